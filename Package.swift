@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+//
+// FWNetworking: a pure-Swift HTTP/1.1 client stack for Linux. See ../shared/ARCHITECTURE.md for the
+// layers. No package dependencies: the system OpenSSL (libssl-dev) is the only library we link
+// beyond libc, and zlib for content decoding.
+
+import PackageDescription
+
+let package = Package(
+    name: "FWNetworking",
+    products: [
+        .library(name: "FWNetworking", targets: ["FWNetworking"]),
+        .library(name: "FWWire", targets: ["FWWire"]),
+        .executable(name: "fwcurl", targets: ["fwcurl"]),
+    ],
+    targets: [
+        // MARK: Product targets, bottom to top
+
+        .target(
+            name: "CFWShims",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+        ),
+        .target(name: "FWWire"),
+        .target(name: "FWLoop", dependencies: ["CFWShims"]),
+        .target(name: "FWTLS", dependencies: ["CFWShims"]),
+        .target(name: "FWTransport", dependencies: ["FWWire", "FWLoop", "FWTLS"]),
+        .target(name: "FWURLSession", dependencies: ["FWTransport", "FWTLS"]),
+        .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS"]),
+        .executableTarget(name: "fwcurl", dependencies: ["FWNetworking", "TestSupport"]),
+
+        // MARK: Test support and tests
+
+        .target(name: "TestSupport"),
+        .testTarget(name: "FWWireTests", dependencies: ["FWWire"]),
+        .testTarget(name: "FWLoopTests", dependencies: ["FWLoop", "TestSupport"]),
+        .testTarget(name: "FWTLSTests", dependencies: ["FWTLS"]),
+        .testTarget(name: "FWTransportTests", dependencies: ["FWTransport", "TestSupport"]),
+        .testTarget(name: "FWURLSessionTests", dependencies: ["FWURLSession", "TestSupport"]),
+        .testTarget(name: "FWNetworkingTests", dependencies: ["FWNetworking", "TestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["FWNetworking", "TestSupport"]),
+    ]
+)

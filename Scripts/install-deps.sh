@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
+# (content decoding) and python3 (a test peer). As root it installs what is missing with apt-get;
+# otherwise it prints the exact command to run and fails.
+set -euo pipefail
+
+missing=()
+dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
+dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+for extra in "$@"; do
+    dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "Missing system packages. Install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi
+echo "Installing ${missing[*]} ..."
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,58 @@
+// CFWShims: the few C helpers Swift cannot use directly.
+//
+// Keep this file tiny. Each section belongs to one Swift target; add to yours only.
+
+#ifndef CFWSHIMS_H
+#define CFWSHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// MARK: - FWLoop: epoll, eventfd, sockets, threads
+
+#include <sys/epoll.h>
+
+/// An epoll event with natural alignment (`struct epoll_event` is packed on x86_64, which Swift
+/// imports badly). `data` carries the loop's registration id.
+typedef struct {
+    uint32_t events;
+    uint64_t data;
+} fw_epoll_event;
+
+/// EPOLL* flags as constants (the glibc macros name enum members Swift imports with odd types).
+static const uint32_t FW_EPOLLIN = EPOLLIN;
+static const uint32_t FW_EPOLLOUT = EPOLLOUT;
+static const uint32_t FW_EPOLLERR = EPOLLERR;
+static const uint32_t FW_EPOLLHUP = EPOLLHUP;
+static const uint32_t FW_EPOLLRDHUP = EPOLLRDHUP;
+
+/// `epoll_create1(EPOLL_CLOEXEC)`. Returns -1 and sets errno on failure.
+int fw_epoll_create(void);
+
+/// `epoll_ctl` with the event built from `events` and `data`. Returns -1 and sets errno on failure.
+int fw_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+
+/// `epoll_wait` into an array of naturally aligned events, at most 64 per call whatever `max` says.
+/// Returns the count, or -1 with errno set.
+int fw_epoll_wait(int epfd, fw_epoll_event *out, int max, int timeout_ms);
+
+/// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`. Returns -1 and sets errno on failure.
+int fw_eventfd_create(void);
+
+/// `socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP)`.
+int fw_socket_stream(int family);
+
+/// Names the calling thread (truncated to the kernel's 15 bytes). Returns 0 or an error number.
+int fw_pthread_setname(const char *name);
+
+// MARK: - FWTLS: OpenSSL
+//
+// OpenSSL includes and wrappers for its macros and version differences: FWTLS sees OpenSSL only here.
+
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+
+/// The linked OpenSSL's version text (OpenSSL_version(OPENSSL_VERSION)).
+const char *fw_openssl_version_text(void);
+
+#endif

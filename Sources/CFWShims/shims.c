@@ -1,0 +1,56 @@
+// CFWShims implementation. See include/CFWShims.h; one section per Swift target.
+
+#define _GNU_SOURCE
+#include "CFWShims.h"
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+// MARK: - FWLoop
+
+int fw_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int fw_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    event.events = events;
+    event.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int fw_epoll_wait(int epfd, fw_epoll_event *out, int max, int timeout_ms) {
+    enum { batch = 64 };
+    struct epoll_event raw[batch];
+    int count = epoll_wait(epfd, raw, max < batch ? max : batch, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        out[i].events = raw[i].events;
+        out[i].data = raw[i].data.u64;
+    }
+    return count;
+}
+
+int fw_eventfd_create(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int fw_socket_stream(int family) {
+    return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+}
+
+int fw_pthread_setname(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof(truncated) - 1);
+    truncated[sizeof(truncated) - 1] = '\0';
+    return pthread_setname_np(pthread_self(), truncated);
+}
+
+// MARK: - OpenSSL
+
+const char *fw_openssl_version_text(void) {
+    return OpenSSL_version(OPENSSL_VERSION);
+}

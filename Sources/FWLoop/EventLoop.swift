@@ -1,0 +1,282 @@
+// EventLoop: one thread running epoll (STYLE.md principles 9 and 10; model: swift-nio
+// SelectableEventLoop.swift and SelectorEpoll.swift).
+//
+// Lifecycle: `init` creates the epoll instance and an eventfd, registers the eventfd under the
+// reserved registration id 0 and starts the thread. Each iteration of the thread:
+//   1. waits in epoll_wait; the timeout is 0 while tasks are queued, else the time to the earliest
+//      timer rounded UP to whole milliseconds (a timer never fires early), else infinite;
+//   2. stops if `shutdown` was called;
+//   3. runs the timers that are due, in deadline order;
+//   4. runs the tasks queued so far, FIFO (tasks queued meanwhile wait for the next iteration, which
+//      then does not block);
+//   5. dispatches the harvested IO events to their handlers, dropping events whose registration is
+//      gone (deregistered this iteration, or an old registration of a reused descriptor).
+// `shutdown` (another thread) marks the loop shutting down and wakes it; the thread runs the tasks
+// accepted before that, drops timers and registrations (releasing handlers on the loop thread) and
+// exits; `shutdown` joins it and closes the epoll fd and the eventfd.
+//
+// Registrations are level-triggered: a handler is called every iteration while its descriptor is
+// ready for what it asked.
+
+import CFWShims
+import Glibc
+import Synchronization
+
+/// An event loop: one named thread running epoll, with cross-thread tasks, timers and IO handlers.
+///
+/// `@unchecked Sendable`: each stored property below says what guards it; the loop-thread-only ones
+/// are checked by `preconditionInEventLoop()` at every entry point.
+public final class EventLoop: @unchecked Sendable {
+    // MARK: State
+
+    /// Cross-thread work, guarded by `incoming`.
+    private struct Incoming {
+        var tasks: [@Sendable () -> Void] = []
+        /// The eventfd was signalled and the loop has not taken the tasks since.
+        var wakeupPending = false
+        var isShuttingDown = false
+    }
+
+    /// One registered descriptor.
+    private struct Registration {
+        let fd: Int32
+        var interest: IOInterest
+        let handler: any IOHandler
+    }
+
+    /// The registration id of the eventfd; real registrations count from 1.
+    private static let wakeupID: UInt64 = 0
+    /// The most events harvested per epoll_wait (the C shim's batch size).
+    private static let eventBatch = 64
+
+    /// The name given at init, also the thread's name. Immutable.
+    public let name: String
+    /// Immutable; closed by `shutdown` after the thread ended.
+    private let epollFD: Int32
+    /// Immutable; written under `incoming` (so never after close), read on the loop thread.
+    private let wakeFD: Int32
+    /// Any thread: the loop thread's pthread_t while it runs, 0 before and after.
+    private let threadID = Atomic<UInt>(0)
+    /// Any thread: set by the first `shutdown`.
+    private let shutdownStarted = Atomic<Bool>(false)
+    /// Any thread: tasks from `execute` and the shutdown flag.
+    private let incoming = Mutex(Incoming())
+    /// Written once in `init` (the loop thread never reads it); read by `shutdown`.
+    private var thread = pthread_t()
+
+    /// Loop thread only.
+    private var registrations: [UInt64: Registration] = [:]
+    /// Loop thread only.
+    private var nextRegistrationID: UInt64 = 1
+    /// Loop thread only.
+    private var timers = TimerQueue()
+
+    // MARK: Life cycle
+
+    /// Creates the epoll instance and the wake-up eventfd and starts the loop thread named `name`.
+    public init(name: String) throws(IOError) {
+        self.name = name
+        epollFD = try Syscall.epollCreate()
+        do throws(IOError) {
+            wakeFD = try Syscall.eventfdCreate()
+        } catch {
+            Syscall.close(epollFD)
+            throw error
+        }
+        do throws(IOError) {
+            try Syscall.epollControl(
+                epollFD, op: EPOLL_CTL_ADD, fd: wakeFD, events: FW_EPOLLIN, data: Self.wakeupID)
+            thread = try PosixThread.spawn(name: name, detached: false) { [self] in
+                run()
+            }
+        } catch {
+            Syscall.close(wakeFD)
+            Syscall.close(epollFD)
+            throw error
+        }
+    }
+
+    /// Stops the loop from another thread and waits for its thread to end, then closes the epoll
+    /// instance and the eventfd. Tasks accepted before the call still run; timers and IO do not.
+    /// Later calls return at once.
+    public func shutdown() {
+        precondition(!inEventLoop, "EventLoop.shutdown() called on the loop thread of \(name)")
+        guard shutdownStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+            .exchanged
+        else {
+            return
+        }
+        incoming.withLock { incoming in
+            incoming.isShuttingDown = true
+            Syscall.eventfdSignal(wakeFD)
+        }
+        PosixThread.join(thread)
+        Syscall.close(wakeFD)
+        Syscall.close(epollFD)
+    }
+
+    // MARK: Threads
+
+    /// True on the loop's own thread.
+    public var inEventLoop: Bool {
+        threadID.load(ordering: .relaxed) == pthread_self()
+    }
+
+    /// Crashes unless called on the loop thread.
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inEventLoop, "not on the thread of event loop \(name)", file: file, line: line)
+    }
+
+    /// Any thread. Runs `task` on the loop thread, FIFO with other tasks. After shutdown: dropped.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        let onLoop = inEventLoop
+        incoming.withLock { incoming in
+            guard !incoming.isShuttingDown else {
+                return
+            }
+            incoming.tasks.append(task)
+            // The loop thread is not blocked: it sees the queued task before it next waits.
+            guard !onLoop && !incoming.wakeupPending else {
+                return
+            }
+            incoming.wakeupPending = true
+            // A non-blocking write, done under the lock so that `shutdown` cannot close the fd first.
+            Syscall.eventfdSignal(wakeFD)
+        }
+    }
+
+    // MARK: Timers (loop thread only)
+
+    /// Runs `task` on the loop thread once `deadline` has passed (never before).
+    @discardableResult
+    public func scheduleTimer(at deadline: Deadline, _ task: @escaping () -> Void) -> TimerID {
+        preconditionInEventLoop()
+        return timers.schedule(at: deadline, task)
+    }
+
+    /// Cancels a timer. Unknown, fired or already cancelled ids are ignored.
+    public func cancelTimer(_ id: TimerID) {
+        preconditionInEventLoop()
+        timers.cancel(id)
+    }
+
+    // MARK: Registrations (loop thread only)
+
+    /// Registers `fd` (level-triggered) and starts telling `handler` about `interest`.
+    ///
+    /// The loop holds `handler` until `deregister`. Deregister before closing the descriptor.
+    public func register(fd: Int32, interest: IOInterest, handler: any IOHandler) throws(IOError) -> RegistrationID {
+        preconditionInEventLoop()
+        let id = nextRegistrationID
+        try Syscall.epollControl(epollFD, op: EPOLL_CTL_ADD, fd: fd, events: interest.rawValue, data: id)
+        nextRegistrationID += 1
+        registrations[id] = Registration(fd: fd, interest: interest, handler: handler)
+        return RegistrationID(rawValue: id)
+    }
+
+    /// Changes what a registration is told about. Unknown or deregistered ids are ignored.
+    public func setInterest(_ interest: IOInterest, for id: RegistrationID) throws(IOError) {
+        preconditionInEventLoop()
+        guard let registration = registrations[id.rawValue], registration.interest != interest else {
+            return
+        }
+        try Syscall.epollControl(
+            epollFD, op: EPOLL_CTL_MOD, fd: registration.fd, events: interest.rawValue, data: id.rawValue)
+        registrations[id.rawValue]?.interest = interest
+    }
+
+    /// Removes the registration (before the owner closes the fd). Events already harvested for it in
+    /// the current iteration are dropped. Unknown ids are ignored.
+    public func deregister(_ id: RegistrationID) {
+        preconditionInEventLoop()
+        guard let registration = registrations.removeValue(forKey: id.rawValue) else {
+            return
+        }
+        do {
+            try Syscall.epollControl(epollFD, op: EPOLL_CTL_DEL, fd: registration.fd, events: 0, data: 0)
+        } catch {
+            // EBADF crashed already; ENOENT, EPERM and EINVAL all mean the kernel holds no such entry.
+        }
+    }
+
+    // MARK: The loop (loop thread)
+
+    private func run() {
+        threadID.store(pthread_self(), ordering: .releasing)
+        let events = UnsafeMutableBufferPointer<fw_epoll_event>.allocate(capacity: Self.eventBatch)
+        defer {
+            events.deallocate()
+        }
+        while true {
+            let count: Int
+            do {
+                count = try Syscall.epollWait(epollFD, into: events, timeoutMilliseconds: waitTimeout())
+            } catch {
+                preconditionFailure("\(error) in event loop \(name)")
+            }
+            if incoming.withLock({ $0.isShuttingDown }) {
+                break
+            }
+            runExpiredTimers()
+            runQueuedTasks()
+            dispatch(UnsafeMutableBufferPointer(rebasing: events[0..<count]))
+        }
+        runQueuedTasks()
+        timers.removeAll()
+        registrations = [:]
+        threadID.store(0, ordering: .releasing)
+    }
+
+    /// The epoll_wait timeout: 0 with queued tasks, the next timer rounded up to ms, or -1.
+    private func waitTimeout() -> Int32 {
+        if incoming.withLock({ !$0.tasks.isEmpty || $0.isShuttingDown }) {
+            return 0
+        }
+        guard let deadline = timers.earliestDeadline() else {
+            return -1
+        }
+        let now = Deadline.now()
+        guard deadline > now else {
+            return 0
+        }
+        let nanoseconds = deadline.uptimeNanoseconds - now.uptimeNanoseconds
+        let milliseconds = nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1)
+        return Int32(clamping: milliseconds)
+    }
+
+    private func runExpiredTimers() {
+        for id in timers.popExpired(now: .now()) {
+            timers.take(id)?()
+        }
+    }
+
+    private func runQueuedTasks() {
+        let tasks = incoming.withLock { incoming in
+            incoming.wakeupPending = false
+            defer {
+                incoming.tasks = []
+            }
+            return incoming.tasks
+        }
+        for task in tasks {
+            task()
+        }
+    }
+
+    private func dispatch(_ events: UnsafeMutableBufferPointer<fw_epoll_event>) {
+        for event in events {
+            if event.data == Self.wakeupID {
+                Syscall.eventfdDrain(wakeFD)
+                continue
+            }
+            guard let registration = registrations[event.data] else {
+                continue
+            }
+            let wanted = IOEvents(rawValue: registration.interest.rawValue).union([.hangup, .error])
+            let ready = IOEvents(rawValue: event.events).intersection(wanted)
+            if !ready.isEmpty {
+                registration.handler.handleIO(ready)
+            }
+        }
+    }
+}

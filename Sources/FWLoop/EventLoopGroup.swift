@@ -1,0 +1,46 @@
+// EventLoopGroup: a fixed set of event loops handed out round-robin.
+
+import Glibc
+import Synchronization
+
+/// A fixed set of event loops; `next()` hands them out round-robin.
+public final class EventLoopGroup: Sendable {
+    /// The loops, in creation order.
+    public let loops: [EventLoop]
+    /// Counts `next()` calls.
+    private let counter = Atomic<UInt>(0)
+
+    /// The number of online CPUs, at least 1.
+    public static var defaultLoopCount: Int {
+        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
+    /// Starts `loopCount` loops (at least 1) named `namePrefix-0`, `namePrefix-1`, ...
+    ///
+    /// If one fails to start, those already started are shut down and the error is thrown.
+    public init(loopCount: Int = EventLoopGroup.defaultLoopCount, namePrefix: String = "fw-loop") throws(IOError) {
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, loopCount) {
+            do throws(IOError) {
+                loops.append(try EventLoop(name: "\(namePrefix)-\(index)"))
+            } catch {
+                loops.forEach { $0.shutdown() }
+                throw error
+            }
+        }
+        self.loops = loops
+    }
+
+    /// The next loop, round-robin.
+    public func next() -> EventLoop {
+        let ticket = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        return loops[Int(ticket % UInt(loops.count))]
+    }
+
+    /// Shuts every loop down (see `EventLoop.shutdown()`); from a thread that is none of the loops.
+    public func shutdown() {
+        for loop in loops {
+            loop.shutdown()
+        }
+    }
+}

@@ -1,0 +1,133 @@
+// Socket: a non-blocking TCP socket owned by one event loop.
+
+import Glibc
+
+/// A non-blocking TCP socket. Owned by one loop (not Sendable).
+///
+/// Created close-on-exec with `TCP_NODELAY`. Calls on a closed socket throw `EBADF` instead of
+/// touching a descriptor number that may belong to someone else by now.
+public final class Socket {
+    /// The descriptor, or -1 once closed.
+    public private(set) var fd: Int32
+    /// The address family the socket was created for.
+    public let family: SocketAddress.Family
+
+    // MARK: Life cycle
+
+    /// Creates a non-blocking, close-on-exec TCP socket with `TCP_NODELAY`.
+    public init(family: SocketAddress.Family) throws(IOError) {
+        let fd = try Syscall.socket(family: SocketAddress.domain(of: family))
+        do throws(IOError) {
+            try Syscall.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: Int32(1))
+        } catch {
+            Syscall.close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.family = family
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the fd once (idempotent). With `reset: true` sets SO_LINGER 0 first (sends RST).
+    public func close(reset: Bool = false) {
+        guard fd >= 0 else {
+            return
+        }
+        if reset {
+            do {
+                try Syscall.setOption(fd, level: SOL_SOCKET, name: SO_LINGER, value: linger(l_onoff: 1, l_linger: 0))
+            } catch {
+                // Without the option the close is graceful instead: still a close.
+            }
+        }
+        Syscall.close(fd)
+        fd = -1
+    }
+
+    /// Sends FIN: the peer reads end of stream, this side can still read. Errors (not connected,
+    /// already shut down, closed) are ignored.
+    public func shutdownWrite() {
+        guard fd >= 0 else {
+            return
+        }
+        do {
+            try Syscall.shutdownWrite(fd)
+        } catch {
+            // ENOTCONN: nothing to shut down.
+        }
+    }
+
+    // MARK: Connecting
+
+    /// true: connected now; false: in progress (wait for writable, then finishConnect()).
+    public func connect(to address: SocketAddress) throws(IOError) -> Bool {
+        let fd = try openDescriptor("connect")
+        return try address.withSockAddr { (pointer, length) throws(IOError) -> Bool in
+            try Syscall.connect(fd, pointer, length)
+        }
+    }
+
+    /// Completes a connect that was in progress once the socket is writable: throws the connect's
+    /// error (`SO_ERROR`), e.g. `ECONNREFUSED`.
+    public func finishConnect() throws(IOError) {
+        let fd = try openDescriptor("connect")
+        let error = try Syscall.getIntOption(fd, level: SOL_SOCKET, name: SO_ERROR)
+        if error != 0 {
+            throw IOError(errno: error, call: "connect")
+        }
+    }
+
+    // MARK: Reading and writing
+
+    /// Reads into `buffer` (not empty): the byte count, 0 at end of stream, or `.wouldBlock`.
+    /// A reset connection throws `ECONNRESET`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> IOResult<Int> {
+        precondition(buffer.count > 0, "Socket.read needs room for at least one byte")
+        return try Syscall.read(try openDescriptor("read"), buffer)
+    }
+
+    /// Writes some of `bytes`: the count written, or `.wouldBlock`. A broken connection throws
+    /// `EPIPE` or `ECONNRESET` (never raises SIGPIPE).
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) -> IOResult<Int> {
+        try Syscall.send(try openDescriptor("send"), bytes)
+    }
+
+    // MARK: Addresses
+
+    /// The local address, or nil when unbound or closed.
+    public func localAddress() -> SocketAddress? {
+        address(peer: false)
+    }
+
+    /// The peer's address, or nil when not connected or closed.
+    public func remoteAddress() -> SocketAddress? {
+        address(peer: true)
+    }
+
+    // MARK: Helpers
+
+    private func openDescriptor(_ call: String) throws(IOError) -> Int32 {
+        guard fd >= 0 else {
+            throw IOError(errno: EBADF, call: call)
+        }
+        return fd
+    }
+
+    private func address(peer: Bool) -> SocketAddress? {
+        guard fd >= 0 else {
+            return nil
+        }
+        var storage = sockaddr_storage()
+        do {
+            try Syscall.socketName(fd, peer: peer, into: &storage)
+        } catch {
+            return nil
+        }
+        return withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0) }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+// TimerQueue: the timers of one EventLoop, a min-heap of deadlines (loop thread only).
+
+/// Scheduled tasks ordered by deadline; equal deadlines run in the order they were scheduled.
+///
+/// Cancelling removes the task at once and leaves its heap entry behind; stale entries are skipped
+/// when they reach the top and the heap is rebuilt when they outnumber the live ones.
+struct TimerQueue {
+    private struct Entry {
+        let deadline: Deadline
+        /// Increasing with each schedule, so it breaks deadline ties in FIFO order.
+        let id: UInt64
+
+        func precedes(_ other: Entry) -> Bool {
+            (deadline, id) < (other.deadline, other.id)
+        }
+    }
+
+    private var heap: [Entry] = []
+    private var tasks: [UInt64: () -> Void] = [:]
+    private var nextID: UInt64 = 1
+
+    // MARK: Inputs
+
+    /// Schedules `task` at `deadline`.
+    mutating func schedule(at deadline: Deadline, _ task: @escaping () -> Void) -> TimerID {
+        let id = nextID
+        nextID += 1
+        tasks[id] = task
+        push(Entry(deadline: deadline, id: id))
+        return TimerID(rawValue: id)
+    }
+
+    /// Cancels a timer; unknown, fired or already cancelled ids are ignored.
+    mutating func cancel(_ id: TimerID) {
+        guard tasks.removeValue(forKey: id.rawValue) != nil else {
+            return
+        }
+        if heap.count > 64 && heap.count > 2 * tasks.count {
+            compact()
+        }
+    }
+
+    /// The earliest deadline of a live timer, or nil when none is scheduled.
+    mutating func earliestDeadline() -> Deadline? {
+        dropStaleTop()
+        return heap.first?.deadline
+    }
+
+    /// Removes the timers due at `now` and returns their ids in firing order. Their tasks stay until
+    /// `take`, so a timer run before them can still cancel them.
+    mutating func popExpired(now: Deadline) -> [TimerID] {
+        var expired: [TimerID] = []
+        while let top = heap.first, top.deadline <= now {
+            popTop()
+            if tasks[top.id] != nil {
+                expired.append(TimerID(rawValue: top.id))
+            }
+        }
+        return expired
+    }
+
+    /// Removes and returns the task of a popped timer, or nil if it was cancelled meanwhile.
+    mutating func take(_ id: TimerID) -> (() -> Void)? {
+        tasks.removeValue(forKey: id.rawValue)
+    }
+
+    /// Drops every timer.
+    mutating func removeAll() {
+        heap = []
+        tasks = [:]
+    }
+
+    // MARK: Heap
+
+    private mutating func dropStaleTop() {
+        while let top = heap.first, tasks[top.id] == nil {
+            popTop()
+        }
+    }
+
+    private mutating func compact() {
+        heap = heap.filter { tasks[$0.id] != nil }.sorted { $0.precedes($1) }
+    }
+
+    private mutating func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else {
+                break
+            }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func popTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else {
+            return
+        }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count && heap[left].precedes(heap[smallest]) {
+                smallest = left
+            }
+            if right < heap.count && heap[right].precedes(heap[smallest]) {
+                smallest = right
+            }
+            guard smallest != parent else {
+                return
+            }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,12 @@
+import CFWShims
+
+// MARK: - TLSLibrary
+
+/// Facts about the OpenSSL library FWTLS runs on (the engine itself arrives with the TLS issue).
+public enum TLSLibrary {
+    /// The linked OpenSSL's version text, e.g. "OpenSSL 3.0.19 27 Jan 2026".
+    public static var versionDescription: String {
+        guard let text = fw_openssl_version_text() else { return "unknown" }
+        return String(cString: text)
+    }
+}

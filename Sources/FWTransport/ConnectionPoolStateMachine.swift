@@ -1,0 +1,301 @@
+// MARK: - ConnectionPoolStateMachine
+//
+// The pool's bookkeeping as a pure value type: no sockets, no threads, no clocks. The owner
+// (`HTTPTransport`) keeps it behind its lock, feeds it inputs and executes the returned actions after
+// the lock is released.
+//
+// Per `ConnectionKey` the machine keeps:
+//   - every connection with its state: `connecting` → (`idle` ⇄ `leased(request)`) → removed;
+//   - the idle list, a LIFO stack (the most recently used connection is the least likely to have been
+//     closed by the server);
+//   - the waiters, a FIFO queue of requests that found no idle connection.
+//
+// The hard rule: the number of connections of a key (connecting + idle + leased) never exceeds
+// `maxConnectionsPerHost`. A request is served by an idle connection if there is one; otherwise it
+// waits, and a new connection is created when the key has fewer connections than the limit and fewer
+// connections on their way than waiters. A new connection serves the oldest waiter; if none is left
+// (it was cancelled) the connection goes to the idle list instead of being wasted.
+//
+// A request that must be retried after a stale keep-alive connection failed asks for a *new*
+// connection: it never takes a parked idle connection (which may be just as stale). When the key is
+// at its limit, the oldest idle connection is closed to make room.
+//
+// A failed connection attempt fails the oldest waiter (each waiter gets its own attempt and its own
+// error, as with URLSession). After `shutdown()` nothing new starts: idle connections are closed,
+// connections that finish are closed instead of parked, and enqueued requests are refused.
+
+/// The pool's state machine: per-host limits, FIFO waiters, LIFO idle connections.
+struct ConnectionPoolStateMachine {
+    /// What to do with a request.
+    enum RequestAction: Equatable {
+        case none
+        /// Run the request on this (established) connection, which is now leased to it.
+        case execute(RequestID, on: ConnectionID)
+        /// The request left the pool without a connection: fail it (the caller knows the reason).
+        case fail(RequestID)
+    }
+
+    /// What to do with connections.
+    enum ConnectionAction: Equatable {
+        case none
+        /// Open a new connection for `key` and report `connectionEstablished` or `connectionFailed`.
+        case create(ConnectionID, ConnectionKey)
+        /// Close this idle connection (it has left the pool already).
+        case close(ConnectionID)
+        /// Close an idle connection to make room, then open a new one.
+        case closeAndCreate(close: ConnectionID, create: ConnectionID, key: ConnectionKey)
+    }
+
+    /// The two halves of one step.
+    struct Action: Equatable {
+        var request: RequestAction
+        var connection: ConnectionAction
+
+        static let none = Action(request: .none, connection: .none)
+    }
+
+    /// What `shutdown()` leaves to the owner.
+    struct ShutdownAction: Equatable {
+        /// Idle connections to close.
+        var close: [ConnectionID]
+        /// Waiting requests to fail.
+        var fail: [RequestID]
+    }
+
+    /// Connection and waiter counts for one key.
+    struct Counters: Equatable, Sendable {
+        var connecting = 0
+        var idle = 0
+        var leased = 0
+        var waiting = 0
+        var open: Int { connecting + idle + leased }
+    }
+
+    private enum ConnectionState: Equatable {
+        case connecting
+        case idle
+        case leased(RequestID)
+    }
+
+    private struct Waiter {
+        var request: RequestID
+        var requiresNewConnection: Bool
+    }
+
+    private struct HostPool {
+        var connections: [ConnectionID: ConnectionState] = [:]
+        /// LIFO: the last element is the most recently parked.
+        var idle: [ConnectionID] = []
+        /// FIFO.
+        var waiters: [Waiter] = []
+        var connectingCount = 0
+
+        var isUnused: Bool { connections.isEmpty && waiters.isEmpty }
+    }
+
+    private enum State {
+        case running
+        case shutDown
+    }
+
+    private var state = State.running
+    private var hosts: [ConnectionKey: HostPool] = [:]
+    private var keyOfConnection: [ConnectionID: ConnectionKey] = [:]
+    private var nextConnectionNumber: UInt64 = 1
+    private let maxConnectionsPerHost: Int
+
+    /// Creates an empty pool; `maxConnectionsPerHost` is clamped to at least 1.
+    init(maxConnectionsPerHost: Int) {
+        self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
+    }
+
+    // MARK: Inputs
+
+    /// A request wants a connection for `key`.
+    mutating func enqueue(_ request: RequestID, key: ConnectionKey, requiresNewConnection: Bool = false) -> Action {
+        guard case .running = state else { return Action(request: .fail(request), connection: .none) }
+        var pool = hosts[key, default: HostPool()]
+        defer { hosts[key] = pool }
+
+        if !requiresNewConnection, let connection = pool.idle.popLast() {
+            pool.connections[connection] = .leased(request)
+            return Action(request: .execute(request, on: connection), connection: .none)
+        }
+        pool.waiters.append(Waiter(request: request, requiresNewConnection: requiresNewConnection))
+        let creation = createIfNeeded(in: &pool, key: key)
+        if creation != .none {
+            return Action(request: .none, connection: creation)
+        }
+        if requiresNewConnection, pool.connectingCount == 0, !pool.idle.isEmpty {
+            let victim = pool.idle.removeFirst()
+            forget(victim, in: &pool)
+            let created = startConnection(in: &pool, key: key)
+            return Action(request: .none, connection: .closeAndCreate(close: victim, create: created, key: key))
+        }
+        return .none
+    }
+
+    /// A connection finished its handshake and can carry requests.
+    mutating func connectionEstablished(_ connection: ConnectionID) -> Action {
+        let key = self.key(of: connection)
+        var pool = hosts[key]!
+        defer { hosts[key] = pool }
+        guard pool.connections[connection] == .connecting else {
+            preconditionFailure("connectionEstablished(\(connection)) in state \(String(describing: pool.connections[connection]))")
+        }
+        pool.connectingCount -= 1
+        return serveOrPark(connection, in: &pool, key: key)
+    }
+
+    /// A connection attempt failed: the oldest waiter gets the error.
+    mutating func connectionFailed(_ connection: ConnectionID) -> Action {
+        let key = self.key(of: connection)
+        var pool = hosts[key]!
+        defer { store(pool, for: key) }
+        guard pool.connections[connection] == .connecting else {
+            preconditionFailure("connectionFailed(\(connection)) in state \(String(describing: pool.connections[connection]))")
+        }
+        pool.connectingCount -= 1
+        forget(connection, in: &pool)
+        guard !pool.waiters.isEmpty else { return .none }
+        let failed = pool.waiters.removeFirst().request
+        return Action(request: .fail(failed), connection: createIfNeeded(in: &pool, key: key))
+    }
+
+    /// The request leased on `connection` is over. A reusable connection serves the next waiter or
+    /// parks; one that is not reusable has closed itself and leaves the pool.
+    mutating func requestFinished(on connection: ConnectionID, reusable: Bool) -> Action {
+        let key = self.key(of: connection)
+        var pool = hosts[key]!
+        defer { store(pool, for: key) }
+        guard case .leased = pool.connections[connection] else {
+            preconditionFailure("requestFinished(on: \(connection)) in state \(String(describing: pool.connections[connection]))")
+        }
+        if reusable {
+            return serveOrPark(connection, in: &pool, key: key)
+        }
+        forget(connection, in: &pool)
+        return Action(request: .none, connection: createIfNeeded(in: &pool, key: key))
+    }
+
+    /// An established connection closed on its own (peer close while idle, error). A request it was
+    /// leased to but had not started is the owner's to retry. Unknown connections are ignored.
+    mutating func connectionClosed(_ connection: ConnectionID) -> Action {
+        guard let key = keyOfConnection[connection], var pool = hosts[key] else { return .none }
+        defer { store(pool, for: key) }
+        switch pool.connections[connection] {
+        case .idle:
+            pool.idle.removeAll { $0 == connection }
+        case .leased:
+            break
+        case .connecting, nil:
+            preconditionFailure("connectionClosed(\(connection)) in state \(String(describing: pool.connections[connection]))")
+        }
+        forget(connection, in: &pool)
+        return Action(request: .none, connection: createIfNeeded(in: &pool, key: key))
+    }
+
+    /// The idle timer of `connection` fired: close it if it is still idle.
+    mutating func idleTimeoutFired(_ connection: ConnectionID) -> Action {
+        guard let key = keyOfConnection[connection], var pool = hosts[key],
+              pool.connections[connection] == .idle else { return .none }
+        pool.idle.removeAll { $0 == connection }
+        forget(connection, in: &pool)
+        store(pool, for: key)
+        return Action(request: .none, connection: .close(connection))
+    }
+
+    /// Removes a waiting request (cancelled or timed out). `.fail` if it was waiting, `.none` if not.
+    mutating func cancelWaiting(_ request: RequestID, key: ConnectionKey) -> Action {
+        guard var pool = hosts[key], let index = pool.waiters.firstIndex(where: { $0.request == request }) else {
+            return .none
+        }
+        pool.waiters.remove(at: index)
+        store(pool, for: key)
+        return Action(request: .fail(request), connection: .none)
+    }
+
+    /// Stops the pool: idle connections close, waiters fail, nothing new starts.
+    mutating func shutdown() -> ShutdownAction {
+        state = .shutDown
+        var result = ShutdownAction(close: [], fail: [])
+        for (key, var pool) in hosts {
+            result.fail += pool.waiters.map(\.request)
+            pool.waiters.removeAll()
+            for connection in pool.idle { forget(connection, in: &pool) }
+            result.close += pool.idle
+            pool.idle.removeAll()
+            store(pool, for: key)
+        }
+        return result
+    }
+
+    // MARK: Queries
+
+    /// Counts for one key.
+    func counters(for key: ConnectionKey) -> Counters {
+        guard let pool = hosts[key] else { return Counters() }
+        var counters = Counters(waiting: pool.waiters.count)
+        for state in pool.connections.values {
+            switch state {
+            case .connecting: counters.connecting += 1
+            case .idle: counters.idle += 1
+            case .leased: counters.leased += 1
+            }
+        }
+        return counters
+    }
+
+    /// Every key with connections or waiters.
+    var keys: [ConnectionKey] { Array(hosts.keys) }
+
+    // MARK: Helpers
+
+    private func key(of connection: ConnectionID) -> ConnectionKey {
+        guard let key = keyOfConnection[connection] else {
+            preconditionFailure("unknown connection \(connection) in state \(state)")
+        }
+        return key
+    }
+
+    private mutating func startConnection(in pool: inout HostPool, key: ConnectionKey) -> ConnectionID {
+        let id = ConnectionID(nextConnectionNumber)
+        nextConnectionNumber += 1
+        pool.connections[id] = .connecting
+        pool.connectingCount += 1
+        keyOfConnection[id] = key
+        return id
+    }
+
+    private mutating func forget(_ connection: ConnectionID, in pool: inout HostPool) {
+        pool.connections[connection] = nil
+        keyOfConnection[connection] = nil
+    }
+
+    private mutating func serveOrPark(_ connection: ConnectionID, in pool: inout HostPool, key: ConnectionKey) -> Action {
+        if !pool.waiters.isEmpty {
+            let waiter = pool.waiters.removeFirst()
+            pool.connections[connection] = .leased(waiter.request)
+            return Action(request: .execute(waiter.request, on: connection), connection: .none)
+        }
+        if case .shutDown = state {
+            forget(connection, in: &pool)
+            return Action(request: .none, connection: .close(connection))
+        }
+        pool.connections[connection] = .idle
+        pool.idle.append(connection)
+        return .none
+    }
+
+    /// Starts a connection when waiters outnumber the connections on their way and the limit allows.
+    private mutating func createIfNeeded(in pool: inout HostPool, key: ConnectionKey) -> ConnectionAction {
+        guard case .running = state,
+              pool.waiters.count > pool.connectingCount,
+              pool.connections.count < maxConnectionsPerHost else { return .none }
+        return .create(startConnection(in: &pool, key: key), key)
+    }
+
+    private mutating func store(_ pool: HostPool, for key: ConnectionKey) {
+        hosts[key] = pool.isUnused ? nil : pool
+    }
+}

@@ -1,0 +1,365 @@
+import FWLoop
+import FWWire
+
+// MARK: - HTTP1Connection
+
+/// One HTTP/1.1 connection: owns the socket, the response parser and the write queue, and runs the
+/// actions of its `HTTP1ConnectionStateMachine`. Lives on one event loop.
+///
+/// Sendable because it only crosses threads as a reference handed to `loop.execute`: every mutable
+/// stored property below is touched on `loop`'s thread only (checked with `preconditionInEventLoop`
+/// at every entry point).
+final class HTTP1Connection: IOHandler, @unchecked Sendable {
+    let id: ConnectionID
+    let key: ConnectionKey
+    let loop: EventLoop
+    private let transport: HTTPTransport
+    private let connectTimeout: Duration
+    private let idleConnectionTimeout: Duration
+
+    // MARK: Loop-thread state
+
+    /// Loop thread only.
+    private var machine = HTTP1ConnectionStateMachine()
+    /// Loop thread only.
+    private var socket: Socket?
+    /// Loop thread only.
+    private var registration: RegistrationID?
+    /// Loop thread only.
+    private var interest: IOInterest = []
+    /// Loop thread only.
+    private var parser: HTTPResponseParser
+    /// Loop thread only.
+    private var writes = PendingWrites()
+    /// The request leased to this connection. Loop thread only.
+    private var current: PreparedRequest?
+    /// Loop thread only: the remaining addresses to try while connecting.
+    private var addresses: [SocketAddress] = []
+    /// Loop thread only: the connect deadline, or the request idle timer, or the idle-connection timer.
+    private var timer: TimerID?
+    /// Loop thread only: when a byte last moved for the current request.
+    private var lastActivity = Deadline.now()
+    /// Loop thread only: the read buffer, reused for every read.
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
+         connectTimeout: Duration, idleConnectionTimeout: Duration, limits: HTTPLimits) {
+        self.id = id
+        self.key = key
+        self.loop = loop
+        self.transport = transport
+        self.connectTimeout = connectTimeout
+        self.idleConnectionTimeout = idleConnectionTimeout
+        self.parser = HTTPResponseParser(limits: limits)
+    }
+
+    // MARK: Establishment
+
+    /// Resolves the host and connects, trying each address in turn. Loop thread.
+    func start() {
+        loop.preconditionInEventLoop()
+        armTimer(after: connectTimeout) { [self] in
+            run(machine.connectFailed(.timedOut("connecting to \(key) took longer than \(connectTimeout)")))
+        }
+        Resolver.resolve(host: key.host, port: key.port) { [self] result in
+            loop.execute { self.resolved(result) }
+        }
+    }
+
+    private func resolved(_ result: Result<[SocketAddress], ResolverError>) {
+        guard !machine.isClosed else { return }
+        switch result {
+        case .success(let found) where !found.isEmpty:
+            addresses = found
+            connectNext(lastError: nil)
+        case .success:
+            run(machine.connectFailed(.cannotFindHost("\(key.host) has no addresses", underlying: nil)))
+        case .failure(let error):
+            run(machine.connectFailed(.cannotFindHost("cannot find host \(key.host): \(error)", underlying: error)))
+        }
+    }
+
+    private func connectNext(lastError: IOError?) {
+        closeSocket()
+        guard !addresses.isEmpty else {
+            let error = lastError ?? IOError(errno: 0, call: "connect")
+            run(machine.connectFailed(.cannotConnect(error)))
+            return
+        }
+        let address = addresses.removeFirst()
+        do throws(IOError) {
+            let socket = try Socket(family: address.family)
+            self.socket = socket
+            let connectedNow = try socket.connect(to: address)
+            try register(socket, interest: connectedNow ? .readable : .writable)
+            if connectedNow { finishEstablishing() }
+        } catch {
+            connectNext(lastError: error)
+        }
+    }
+
+    private func finishConnecting() {
+        guard let socket else { return }
+        do throws(IOError) {
+            try socket.finishConnect()
+            try setInterest(.readable)
+            finishEstablishing()
+        } catch {
+            connectNext(lastError: error)
+        }
+    }
+
+    private func finishEstablishing() {
+        cancelTimer()
+        run(machine.connected())
+    }
+
+    // MARK: Requests
+
+    /// Runs `request` on this connection, which the pool leased to it. Loop thread.
+    func execute(_ request: PreparedRequest) {
+        loop.preconditionInEventLoop()
+        current = request
+        run(machine.startRequest(request.id, isIdempotent: request.request.isIdempotent,
+                                 forbidsReuse: request.forbidsReuse))
+    }
+
+    /// Ends `request` with `error` if it is the one running here. Loop thread.
+    func cancel(_ request: RequestID, error: TransportError) {
+        loop.preconditionInEventLoop()
+        guard machine.activeRequest == request else { return }
+        run(machine.failActiveRequest(error))
+    }
+
+    /// Closes the connection if it is idle (the pool retired it). Loop thread.
+    func closeIfIdle() {
+        loop.preconditionInEventLoop()
+        guard machine.isIdle else { return }
+        run(machine.close())
+    }
+
+    private func startWriting(_ request: PreparedRequest) {
+        parser.expectResponse(requestMethod: request.request.head.method)
+        lastActivity = .now()
+        armRequestIdleTimer(request.request.idleTimeout)
+        let info = ConnectionInfo(id: id, isReused: machine.isReused,
+                                  localAddress: socket?.localAddress()?.description,
+                                  remoteAddress: socket?.remoteAddress()?.description)
+        request.deliver(.connected(info))
+        if request.request.reportsHeadBytes { request.deliver(.headSent(request.encodedHead)) }
+        writes.append(request.encodedHead)
+        if let body = request.request.body { writes.append(body) }
+        flush()
+        // Bytes that arrived while idle were caught by the read path; a response may already be buffered
+        // if the server answered very fast, so parse what is there.
+        if !machine.isClosed, parser.bufferedByteCount > 0 { drainParser() }
+    }
+
+    // MARK: IOHandler
+
+    func handleIO(_ events: IOEvents) {
+        loop.preconditionInEventLoop()
+        if socket == nil { return }
+        if machine.isConnecting {
+            // Writable (or an error) means the connection attempt finished.
+            finishConnecting()
+            return
+        }
+        if events.contains(.writable) { flush() }
+        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readAvailable() }
+    }
+
+    private func flush() {
+        guard let socket, !writes.isEmpty else { return }
+        do throws(IOError) {
+            let result = try writes.flush(to: socket) { _ in
+                machine.wroteBytes()
+                lastActivity = .now()
+            }
+            switch result {
+            case .flushed:
+                try setInterest(.readable)
+                run(machine.writeFinished())
+            case .wouldBlock:
+                try setInterest([.readable, .writable])
+            }
+        } catch {
+            run(machine.connectionLost(.connectionLost("writing the request failed: \(error)", underlying: error)))
+        }
+    }
+
+    private func readAvailable() {
+        // A few reads per wake-up, so one busy connection cannot starve the others on this loop.
+        for _ in 0..<4 {
+            guard let socket else { return }
+            let result: IOResult<Int>
+            do throws(IOError) {
+                result = try readBuffer.withUnsafeMutableBytes { buffer in
+                    Result { () throws(IOError) in try socket.read(into: buffer) }
+                }.get()
+            } catch {
+                run(machine.connectionLost(.connectionLost("the connection was reset: \(error)", underlying: error)))
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                parser.feedEndOfStream()
+                drainParser()
+                run(machine.connectionLost(.connectionLost("the server closed the connection")))
+                return
+            case .processed(let count):
+                lastActivity = .now()
+                readBuffer.withUnsafeBytes { parser.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                drainParser()
+                if count < readBuffer.count { return }
+            }
+        }
+    }
+
+    /// Turns every complete parser event into machine input.
+    private func drainParser() {
+        while !machine.isClosed {
+            if machine.isIdle {
+                if parser.bufferedByteCount > 0 { run(machine.receivedUnsolicitedBytes()) }
+                return
+            }
+            let event: HTTPResponseEvent?
+            do throws(HTTPParseError) {
+                event = try parser.next()
+            } catch {
+                if error.isPrematureEnd {
+                    // The same as a close without a parser error: the machine decides whether a retry is safe.
+                    run(machine.connectionLost(.connectionLost(
+                        "the server closed the connection before the response was complete", underlying: error)))
+                } else {
+                    run(machine.failActiveRequest(.badResponse(error)))
+                }
+                return
+            }
+            guard let event else { return }
+            switch event {
+            case .informational(let head):
+                deliver(machine.receivedResponseEvent(), .informational(head))
+            case .head(let head, _):
+                deliver(machine.receivedResponseEvent(), .head(head))
+            case .body(let bytes):
+                deliver(machine.receivedResponseEvent(), .body(bytes))
+            case .end(let trailers, let keepAlive):
+                pendingTrailers = trailers
+                run(machine.receivedEnd(keepAlive: keepAlive, hasUnreadBytes: parser.bufferedByteCount > 0))
+            }
+        }
+    }
+
+    /// Loop thread only: the trailers of the response that just ended, for `completeRequest`.
+    private var pendingTrailers = HTTPHeaders()
+
+    private func deliver(_ action: HTTP1ConnectionStateMachine.Action, _ event: TransportEvent) {
+        if case .forward = action {
+            current?.deliver(event)
+        } else {
+            run(action)
+        }
+    }
+
+    // MARK: Actions
+
+    private func run(_ action: HTTP1ConnectionStateMachine.Action) {
+        switch action {
+        case .none, .forward:
+            break
+        case .reportEstablished:
+            armIdleConnectionTimer()
+            transport.connectionEstablished(self)
+        case .reportConnectFailed(let box):
+            cancelTimer()
+            closeSocket()
+            transport.connectionFailed(self, error: box.error)
+        case .startWriting:
+            guard let current else { preconditionFailure("startWriting without a request on \(id)") }
+            startWriting(current)
+        case .bounceRequest:
+            let bounced = current
+            current = nil
+            bounced.map(transport.retry(afterStaleConnection:))
+        case .completeRequest(_, let reusable):
+            cancelTimer()
+            let finished = current
+            current = nil
+            if !reusable { closeSocket() }
+            finished?.deliver(.end(trailers: pendingTrailers))
+            pendingTrailers = HTTPHeaders()
+            if reusable { armIdleConnectionTimer() }
+            transport.requestFinished(finished, on: self, reusable: reusable)
+        case .failRequest(_, let box, let retry):
+            cancelTimer()
+            closeSocket()
+            let failed = current
+            current = nil
+            transport.requestFailed(failed, on: self, error: box.error, retry: retry)
+        case .closeIdle:
+            cancelTimer()
+            closeSocket()
+            transport.connectionClosed(self)
+        }
+    }
+
+    // MARK: Socket helpers
+
+    private func register(_ socket: Socket, interest: IOInterest) throws(IOError) {
+        registration = try loop.register(fd: socket.fd, interest: interest, handler: self)
+        self.interest = interest
+    }
+
+    private func setInterest(_ wanted: IOInterest) throws(IOError) {
+        guard let registration, wanted != interest else { return }
+        try loop.setInterest(wanted, for: registration)
+        interest = wanted
+    }
+
+    private func closeSocket() {
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
+        writes.removeAll()
+        socket?.close()
+        socket = nil
+    }
+
+    // MARK: Timers
+
+    private func armTimer(after duration: Duration, _ fire: @escaping () -> Void) {
+        cancelTimer()
+        timer = loop.scheduleTimer(at: .now() + duration) { [self] in
+            timer = nil
+            fire()
+        }
+    }
+
+    private func cancelTimer() {
+        if let timer { loop.cancelTimer(timer) }
+        timer = nil
+    }
+
+    /// Fails the request when no byte moved for `timeout`; rescheduled lazily instead of on every read.
+    private func armRequestIdleTimer(_ timeout: Duration) {
+        cancelTimer()
+        timer = loop.scheduleTimer(at: lastActivity + timeout) { [self] in
+            timer = nil
+            guard machine.activeRequest != nil else { return }
+            if Deadline.now() - lastActivity >= timeout {
+                run(machine.failActiveRequest(.timedOut("no bytes for \(timeout)")))
+            } else {
+                armRequestIdleTimer(timeout)
+            }
+        }
+    }
+
+    private func armIdleConnectionTimer() {
+        armTimer(after: idleConnectionTimeout) { [self] in
+            transport.idleTimeoutFired(self)
+        }
+    }
+}

@@ -1,0 +1,289 @@
+import FWLoop
+import FWWire
+
+// MARK: - HTTPTransport
+
+/// The HTTP/1.1 client engine: one connection pool (per-host limits, FIFO waiters, LIFO idle reuse)
+/// over connections spread across an event-loop group.
+///
+/// Threading: `execute`, `cancel`, `shutdown` and `counters` may be called from any thread. The pool
+/// state machine, the request table and the connection table sit behind `state`'s lock; the lock is
+/// only held to compute what to do, and the work (starting connections, running requests on their
+/// loops, calling delegates) happens after it is released. Connections call back on their loop.
+public final class HTTPTransport: Sendable {
+    /// Settings fixed for the transport's lifetime.
+    public struct Configuration: Sendable {
+        /// Hard limit of open connections per (scheme, host, port).
+        public var maxConnectionsPerHost: Int
+        /// How long a connection attempt may take.
+        public var connectTimeout: Duration
+        /// How long an idle connection is kept for reuse.
+        public var idleConnectionTimeout: Duration
+        /// Response parser limits.
+        public var limits: HTTPLimits
+
+        /// Creates a configuration; the defaults match URLSession's.
+        public init(maxConnectionsPerHost: Int = 6, connectTimeout: Duration = .seconds(60),
+                    idleConnectionTimeout: Duration = .seconds(90), limits: HTTPLimits = HTTPLimits()) {
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.connectTimeout = connectTimeout
+            self.idleConnectionTimeout = idleConnectionTimeout
+            self.limits = limits
+        }
+    }
+
+    /// Connection and waiter counts of one key, for tooling and tests.
+    public struct Counters: Equatable, Sendable {
+        /// Connections being established.
+        public var connecting: Int
+        /// Established connections waiting for a request.
+        public var idle: Int
+        /// Connections carrying a request.
+        public var leased: Int
+        /// Requests waiting for a connection.
+        public var waiting: Int
+        /// `connecting + idle + leased`.
+        public var open: Int { connecting + idle + leased }
+    }
+
+    private struct Entry {
+        var prepared: PreparedRequest
+        var connection: ConnectionID?
+        var retried = false
+        /// A cancel that is on its way to the connection; a retry honours it instead of re-enqueueing.
+        var pendingCancel: TransportError?
+    }
+
+    private struct State {
+        var pool: ConnectionPoolStateMachine
+        var entries: [RequestID: Entry] = [:]
+        var connections: [ConnectionID: HTTP1Connection] = [:]
+        var nextRequestNumber: UInt64 = 1
+    }
+
+    /// Work decided under the lock, done after it.
+    private enum Work {
+        case execute(PreparedRequest, on: HTTP1Connection)
+        case fail(RequestID, any TransportTaskDelegate, TransportError)
+        case start(HTTP1Connection)
+        case close(HTTP1Connection)
+        case cancel(RequestID, on: HTTP1Connection, TransportError)
+    }
+
+    private let group: EventLoopGroup
+    private let configuration: Configuration
+    /// The pool, the request table and the connection table.
+    private let state: LockedBox<State>
+
+    /// Creates a transport whose connections live on `group`'s loops.
+    public init(configuration: Configuration = Configuration(), group: EventLoopGroup) {
+        self.group = group
+        self.configuration = configuration
+        self.state = LockedBox(State(pool: ConnectionPoolStateMachine(
+            maxConnectionsPerHost: configuration.maxConnectionsPerHost)))
+    }
+
+    // MARK: Public API
+
+    /// Starts `request`; `delegate` receives its events (see `TransportEvent`) on a loop thread.
+    @discardableResult
+    public func execute(_ request: TransportRequest, delegate: any TransportTaskDelegate) -> RequestID {
+        let (id, work): (RequestID, [Work]) = state.withLock { state in
+            let id = RequestID(state.nextRequestNumber)
+            state.nextRequestNumber += 1
+            let prepared: PreparedRequest
+            do throws(HTTPRequestError) {
+                prepared = try PreparedRequest(id: id, request: request, delegate: delegate)
+            } catch {
+                return (id, [.fail(id, delegate, .invalidRequest(error))])
+            }
+            state.entries[id] = Entry(prepared: prepared)
+            return (id, resolveLocked(state.pool.enqueue(id, key: request.key), in: &state, failure: .shutDown))
+        }
+        perform(work)
+        return id
+    }
+
+    /// Ends request `id` with `error` (default `cancelled`) wherever it is: waiting, connecting or
+    /// running. A request that already ended is left alone.
+    public func cancel(_ id: RequestID, error: TransportError = .cancelled) {
+        let work: [Work] = state.withLock { state in
+            guard var entry = state.entries[id] else { return [] }
+            guard let connectionID = entry.connection else {
+                let action = state.pool.cancelWaiting(id, key: entry.prepared.request.key)
+                return resolveLocked(action, in: &state, failure: error)
+            }
+            entry.pendingCancel = error
+            state.entries[id] = entry
+            guard let connection = state.connections[connectionID] else { return [] }
+            return [.cancel(id, on: connection, error)]
+        }
+        perform(work)
+    }
+
+    /// Stops the pool: waiting requests fail with `shutDown`, idle connections close, running requests
+    /// finish and then close their connections.
+    public func shutdown() {
+        let work: [Work] = state.withLock { state in
+            let action = state.pool.shutdown()
+            var work: [Work] = action.fail.compactMap { id in
+                state.entries.removeValue(forKey: id).map { .fail(id, $0.prepared.delegate, .shutDown) }
+            }
+            work += action.close.compactMap { id in state.connections.removeValue(forKey: id).map(Work.close) }
+            return work
+        }
+        perform(work)
+    }
+
+    /// The pool's counts for `key`.
+    public func counters(for key: ConnectionKey) -> Counters {
+        let counts = state.withLock { $0.pool.counters(for: key) }
+        return Counters(connecting: counts.connecting, idle: counts.idle, leased: counts.leased, waiting: counts.waiting)
+    }
+
+    // MARK: Connection callbacks (loop thread)
+
+    func connectionEstablished(_ connection: HTTP1Connection) {
+        perform(state.withLock { state in
+            resolveLocked(state.pool.connectionEstablished(connection.id), in: &state, failure: .shutDown)
+        })
+    }
+
+    func connectionFailed(_ connection: HTTP1Connection, error: TransportError) {
+        perform(state.withLock { state in
+            state.connections[connection.id] = nil
+            return resolveLocked(state.pool.connectionFailed(connection.id), in: &state, failure: error)
+        })
+    }
+
+    func requestFinished(_ request: PreparedRequest?, on connection: HTTP1Connection, reusable: Bool) {
+        perform(state.withLock { state in
+            if let request { state.entries[request.id] = nil }
+            if !reusable { state.connections[connection.id] = nil }
+            let action = state.pool.requestFinished(on: connection.id, reusable: reusable)
+            return resolveLocked(action, in: &state, failure: .shutDown)
+        })
+    }
+
+    func requestFailed(_ request: PreparedRequest?, on connection: HTTP1Connection, error: TransportError,
+                       retry: Bool) {
+        perform(state.withLock { state in
+            state.connections[connection.id] = nil
+            var work = resolveLocked(state.pool.requestFinished(on: connection.id, reusable: false),
+                                     in: &state, failure: .shutDown)
+            if let request { work += requeueOrFailLocked(request, error: error, retry: retry, in: &state) }
+            return work
+        })
+    }
+
+    /// The request reached a connection that had closed in the meantime: no byte was written, so it
+    /// goes back to the pool (this does not use up its one retry).
+    func retry(afterStaleConnection request: PreparedRequest) {
+        perform(state.withLock { state in
+            requeueOrFailLocked(request, error: .connectionLost("stale connection"), retry: true,
+                                countsAsRetry: false, in: &state)
+        })
+    }
+
+    func connectionClosed(_ connection: HTTP1Connection) {
+        perform(state.withLock { state in
+            state.connections[connection.id] = nil
+            return resolveLocked(state.pool.connectionClosed(connection.id), in: &state, failure: .shutDown)
+        })
+    }
+
+    func idleTimeoutFired(_ connection: HTTP1Connection) {
+        perform(state.withLock { state in
+            resolveLocked(state.pool.idleTimeoutFired(connection.id), in: &state, failure: .shutDown)
+        })
+    }
+
+    // MARK: Under the lock
+
+    private func requeueOrFailLocked(_ request: PreparedRequest, error: TransportError, retry: Bool,
+                                     countsAsRetry: Bool = true, in state: inout State) -> [Work] {
+        guard var entry = state.entries[request.id] else { return [] }
+        if let cancel = entry.pendingCancel {
+            state.entries[request.id] = nil
+            return [.fail(request.id, request.delegate, cancel)]
+        }
+        guard retry, !(countsAsRetry && entry.retried) else {
+            state.entries[request.id] = nil
+            return [.fail(request.id, request.delegate, error)]
+        }
+        entry.retried = entry.retried || countsAsRetry
+        entry.connection = nil
+        state.entries[request.id] = entry
+        let action = state.pool.enqueue(request.id, key: request.request.key, requiresNewConnection: true)
+        return resolveLocked(action, in: &state, failure: .shutDown)
+    }
+
+    /// Turns a pool action into work, updating the tables. `failure` is the error for a `.fail`.
+    private func resolveLocked(_ action: ConnectionPoolStateMachine.Action, in state: inout State,
+                               failure: TransportError) -> [Work] {
+        var work: [Work] = []
+        switch action.connection {
+        case .none:
+            break
+        case .create(let id, let key):
+            work.append(.start(makeConnection(id, key: key, in: &state)))
+        case .close(let id):
+            if let connection = state.connections.removeValue(forKey: id) { work.append(.close(connection)) }
+        case .closeAndCreate(let closeID, let createID, let key):
+            if let connection = state.connections.removeValue(forKey: closeID) { work.append(.close(connection)) }
+            work.append(.start(makeConnection(createID, key: key, in: &state)))
+        }
+        switch action.request {
+        case .none:
+            break
+        case .execute(let requestID, let connectionID):
+            guard var entry = state.entries[requestID], let connection = state.connections[connectionID] else {
+                preconditionFailure("pool leased \(connectionID) to \(requestID), which the transport does not know")
+            }
+            entry.connection = connectionID
+            state.entries[requestID] = entry
+            work.append(.execute(entry.prepared, on: connection))
+        case .fail(let requestID):
+            if let entry = state.entries.removeValue(forKey: requestID) {
+                work.append(.fail(requestID, entry.prepared.delegate, entry.pendingCancel ?? failure))
+            }
+        }
+        return work
+    }
+
+    private func makeConnection(_ id: ConnectionID, key: ConnectionKey, in state: inout State) -> HTTP1Connection {
+        let connection = HTTP1Connection(id: id, key: key, loop: group.next(), transport: self,
+                                         connectTimeout: configuration.connectTimeout,
+                                         idleConnectionTimeout: configuration.idleConnectionTimeout,
+                                         limits: configuration.limits)
+        state.connections[id] = connection
+        return connection
+    }
+
+    // MARK: After the lock
+
+    private func perform(_ work: [Work]) {
+        for item in work {
+            switch item {
+            case .execute(let request, let connection):
+                onLoop(of: connection) { connection.execute(request) }
+            case .fail(let id, let delegate, let error):
+                delegate.transportTask(id, didReceive: .failed(error))
+            case .start(let connection):
+                onLoop(of: connection) { connection.start() }
+            case .close(let connection):
+                onLoop(of: connection) { connection.closeIfIdle() }
+            case .cancel(let id, let connection, let error):
+                onLoop(of: connection) { connection.cancel(id, error: error) }
+            }
+        }
+    }
+
+    private func onLoop(of connection: HTTP1Connection, _ body: @escaping @Sendable () -> Void) {
+        if connection.loop.inEventLoop {
+            body()
+        } else {
+            connection.loop.execute(body)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import FWWire
+
+// MARK: - PreparedRequest
+
+/// A validated request with its head already encoded, ready for any connection of its key.
+struct PreparedRequest: Sendable {
+    let id: RequestID
+    let request: TransportRequest
+    /// The exact head bytes to write.
+    let encodedHead: [UInt8]
+    /// The request said `Connection: close`, so the connection ends with it.
+    let forbidsReuse: Bool
+    let delegate: any TransportTaskDelegate
+
+    /// Completes the head (`Host`, `Content-Length`) and encodes it; throws before any connection is
+    /// involved when the request would put invalid bytes on the wire.
+    init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
+        var head = request.head
+        if !head.headers.contains(name: "Host") {
+            head.headers.add(name: "Host", value: Self.hostFieldValue(for: request.key))
+        }
+        if let body = request.body {
+            head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        try HTTPRequestEncoder.encodeHead(head, into: &bytes)
+        self.id = id
+        self.request = request
+        self.encodedHead = bytes
+        self.forbidsReuse = head.headers.containsToken("close", inField: "Connection")
+        self.delegate = delegate
+    }
+
+    /// Hands one event to the request's delegate.
+    func deliver(_ event: TransportEvent) {
+        delegate.transportTask(id, didReceive: event)
+    }
+
+    /// `host[:port]`, with the port only when it is not the scheme's default and IPv6 in brackets.
+    static func hostFieldValue(for key: ConnectionKey) -> String {
+        let host = key.host.contains(":") ? "[\(key.host)]" : key.host
+        let defaultPort = key.scheme == "https" ? 443 : 80
+        return key.port == defaultPort ? host : "\(host):\(key.port)"
+    }
+}

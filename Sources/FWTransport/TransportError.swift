@@ -1,0 +1,93 @@
+import FWLoop
+import FWWire
+
+// MARK: - TransportError
+
+/// Why a request failed in the transport. Messages are for people; code keys on the predicates.
+public struct TransportError: Error, CustomStringConvertible, Sendable {
+    private enum Code: Sendable {
+        case cancelled
+        case timedOut
+        case cannotFindHost
+        case cannotConnectToHost
+        case connectionLost
+        case badResponse
+        case invalidRequest
+        case unsupportedURL
+        case shutDown
+    }
+
+    private let code: Code
+    private let detail: String
+    /// The lower-level error this one wraps (an `IOError`, `ResolverError`, `HTTPParseError`,
+    /// `HTTPRequestError`), kept for diagnosis.
+    public let underlying: (any Error & Sendable)?
+
+    private init(_ code: Code, _ detail: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.detail = detail
+        self.underlying = underlying
+    }
+
+    // MARK: Constructors
+
+    /// The caller cancelled the request.
+    public static let cancelled = TransportError(.cancelled, "cancelled")
+    /// The transport was shut down before the request could run.
+    public static let shutDown = TransportError(.shutDown, "the transport was shut down")
+
+    /// No bytes moved for longer than the idle timeout, or a deadline passed.
+    public static func timedOut(_ detail: String) -> TransportError { TransportError(.timedOut, detail) }
+
+    /// Name resolution failed or found no address.
+    public static func cannotFindHost(_ detail: String, underlying: ResolverError?) -> TransportError {
+        TransportError(.cannotFindHost, detail, underlying: underlying)
+    }
+
+    /// Every address refused or failed the connection.
+    public static func cannotConnect(_ error: IOError) -> TransportError {
+        TransportError(.cannotConnectToHost, "cannot connect: \(error)", underlying: error)
+    }
+
+    /// The connection ended (reset, or closed before the response was complete).
+    public static func connectionLost(_ detail: String, underlying: (any Error & Sendable)? = nil) -> TransportError {
+        TransportError(.connectionLost, detail, underlying: underlying)
+    }
+
+    /// The server sent something that is not a valid HTTP/1.1 response.
+    public static func badResponse(_ error: HTTPParseError) -> TransportError {
+        TransportError(.badResponse, "bad response: \(error)", underlying: error)
+    }
+
+    /// The request would put invalid bytes on the wire; nothing was sent.
+    public static func invalidRequest(_ error: HTTPRequestError) -> TransportError {
+        TransportError(.invalidRequest, "invalid request: \(error)", underlying: error)
+    }
+
+    /// The URL cannot be carried by this transport (scheme, missing host).
+    public static func unsupportedURL(_ detail: String) -> TransportError { TransportError(.unsupportedURL, detail) }
+
+    // MARK: Predicates
+
+    /// See `cancelled`.
+    public var isCancelled: Bool { code == .cancelled }
+    /// See `timedOut(_:)`.
+    public var isTimedOut: Bool { code == .timedOut }
+    /// See `cannotFindHost(_:)`.
+    public var isCannotFindHost: Bool { code == .cannotFindHost }
+    /// See `cannotConnect(_:)`.
+    public var isCannotConnectToHost: Bool { code == .cannotConnectToHost }
+    /// See `connectionLost(_:underlying:)`.
+    public var isConnectionLost: Bool { code == .connectionLost }
+    /// See `badResponse(_:)`.
+    public var isBadResponse: Bool { code == .badResponse }
+    /// See `invalidRequest(_:)`.
+    public var isInvalidRequest: Bool { code == .invalidRequest }
+    /// See `unsupportedURL(_:)`.
+    public var isUnsupportedURL: Bool { code == .unsupportedURL }
+    /// See `shutDown`.
+    public var isShutDown: Bool { code == .shutDown }
+
+    /// A human-readable explanation.
+    public var description: String { detail }
+}

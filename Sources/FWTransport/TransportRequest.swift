@@ -1,0 +1,78 @@
+import FWWire
+
+// MARK: - TransportRequest
+
+/// One HTTP request as the transport carries it: where to, the head, and a replayable body.
+public struct TransportRequest: Sendable {
+    /// Which pool serves it.
+    public var key: ConnectionKey
+    /// Method, target and fields. `Host` is added from `key` when absent; `Content-Length` is set from
+    /// `body`.
+    public var head: HTTPRequestHead
+    /// The whole body when there is one (kept so a retry can send it again).
+    public var body: [UInt8]?
+    /// Longest time without a byte moving before the request fails with `timedOut`; also bounds the
+    /// connection attempt made for it.
+    public var idleTimeout: Duration
+    /// Report the exact request head bytes as `.headSent` (for `-v` style tracing).
+    public var reportsHeadBytes: Bool
+
+    /// Creates a request.
+    public init(key: ConnectionKey, head: HTTPRequestHead, body: [UInt8]? = nil,
+                idleTimeout: Duration = .seconds(60), reportsHeadBytes: Bool = false) {
+        self.key = key
+        self.head = head
+        self.body = body
+        self.idleTimeout = idleTimeout
+        self.reportsHeadBytes = reportsHeadBytes
+    }
+
+    /// Whether the method is idempotent (RFC 9110 §9.2.2): such a request may be resent after a failure
+    /// that came before any response byte.
+    var isIdempotent: Bool {
+        switch head.method {
+        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": return true
+        default: return false
+        }
+    }
+}
+
+// MARK: - TransportEvent
+
+/// What happens to a request, in order: `connected`, maybe `headSent`, `informational`s, `head`,
+/// `body`s, then exactly one of `end` or `failed`.
+public enum TransportEvent: Sendable {
+    /// The request got a connection (and, for tracing, the connection's addresses).
+    case connected(ConnectionInfo)
+    /// The exact head bytes written (only when `reportsHeadBytes`).
+    case headSent([UInt8])
+    /// An interim 1xx response.
+    case informational(HTTPResponseHead)
+    /// The final response head.
+    case head(HTTPResponseHead)
+    /// Response body bytes.
+    case body([UInt8])
+    /// The response is complete.
+    case end(trailers: HTTPHeaders)
+    /// The request failed; nothing follows.
+    case failed(TransportError)
+}
+
+/// Facts about the connection a request runs on.
+public struct ConnectionInfo: Sendable {
+    /// The connection's id inside its transport.
+    public var id: ConnectionID
+    /// Whether the connection carried a request before this one.
+    public var isReused: Bool
+    /// The local address, when known.
+    public var localAddress: String?
+    /// The peer address, when known.
+    public var remoteAddress: String?
+}
+
+/// Receives a request's events on the connection's event-loop thread. Implementations hop to their
+/// own queue; they must return quickly and never block.
+public protocol TransportTaskDelegate: AnyObject, Sendable {
+    /// One event of the request `id`.
+    func transportTask(_ id: RequestID, didReceive event: TransportEvent)
+}

@@ -1,0 +1,75 @@
+// HTTPURLResponse+Metadata.swift
+//
+// The `URLResponse` metadata an `HTTPURLResponse` derives from its header fields, as FoundationNetworking
+// derives it, with the corner cases made strict or safe:
+// - mimeType: the Content-Type value without parameters, trimmed and lower-cased; nil when absent/empty.
+// - textEncodingName: the Content-Type `charset` parameter (name matched case-insensitively), unquoted
+//   and lower-cased.
+// - expectedContentLength: Content-Length when it is 1*DIGIT and fits in Int64 (a list of identical
+//   values, as duplicates combine to, counts as one value); otherwise -1.
+// - suggestedFilename: Content-Disposition `filename*` (RFC 8187), else `filename`, with every path
+//   component joined by "_" so no directory part survives ("/a/b" -> "_a_b"); else the URL's last path
+//   component; else "Unknown". Names that end up empty, "." or ".." are not used.
+
+import Foundation
+
+extension HTTPURLResponse {
+    /// Response metadata derived from header fields.
+    struct Metadata {
+        /// The body's MIME type, lower-cased, without parameters.
+        var mimeType: String?
+        /// The body's charset, lower-cased.
+        var textEncodingName: String?
+        /// The declared body length, or -1.
+        var expectedContentLength: Int64
+        /// A file name for saving the body; never empty.
+        var suggestedFilename: String
+
+        /// Derives the metadata for a response from `url` whose combined field values are keyed by
+        /// lower-cased field name.
+        init(url: URL, fieldsByLowercasedName fields: [String: String]) {
+            let contentType = fields["content-type"].map(ParameterizedValue.init(parsing:))
+            mimeType = contentType.flatMap { $0.value.isEmpty ? nil : $0.value.lowercased() }
+            textEncodingName = contentType?.parameter(named: "charset").flatMap { $0.isEmpty ? nil : $0.lowercased() }
+            expectedContentLength = Self.contentLength(fields["content-length"]) ?? -1
+            suggestedFilename = Self.filename(contentDisposition: fields["content-disposition"])
+                ?? URLResponse.suggestedFilename(fromLastPathComponentOf: url)
+        }
+
+        // MARK: Content-Length
+
+        /// The length a Content-Length value declares: 1*DIGIT within Int64, or a comma-separated list of
+        /// such values that are all equal; `nil` for anything else.
+        private static func contentLength(_ value: String?) -> Int64? {
+            guard let value else { return nil }
+            let lengths = value.split(separator: ",", omittingEmptySubsequences: false).map { element in
+                let digits = element.trimmingCharacters(in: .whitespaces)
+                let isNumber = !digits.isEmpty && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
+                return isNumber ? Int64(digits) : nil
+            }
+            guard let length = lengths[0], lengths.allSatisfy({ $0 == length }) else { return nil }
+            return length
+        }
+
+        // MARK: File name
+
+        /// The file name a Content-Disposition value suggests, made safe, or `nil` when it names none.
+        private static func filename(contentDisposition: String?) -> String? {
+            guard let contentDisposition else { return nil }
+            let disposition = ParameterizedValue(parsing: contentDisposition)
+            let candidates = [
+                disposition.parameter(named: "filename*").flatMap(HTTPURLResponse.decodeExtendedValue),
+                disposition.parameter(named: "filename"),
+            ]
+            return candidates.lazy.compactMap { $0.flatMap(safeFilename) }.first
+        }
+
+        /// `name` with its path components joined by "_" (a leading "/" becomes a leading "_"), or `nil`
+        /// when that leaves nothing usable ("", "." or "..").
+        private static func safeFilename(_ name: String) -> String? {
+            let components = (name as NSString).pathComponents.map { $0 == "/" ? "" : $0 }
+            let joined = components.joined(separator: "_")
+            return ["", ".", ".."].contains(joined) ? nil : joined
+        }
+    }
+}

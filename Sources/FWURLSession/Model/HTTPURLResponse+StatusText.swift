@@ -1,0 +1,89 @@
+// HTTPURLResponse+StatusText.swift
+//
+// The texts behind `HTTPURLResponse.localizedString(forStatusCode:)` (declared in the class body so that
+// subclasses can override it): the same English texts FoundationNetworking returns. Known codes have
+// their reason phrase; other codes fall back to their class ("Informational", "Success", "Redirection",
+// "Client Error", "Server Error"); codes outside 100...599 read "Server Error".
+
+import Foundation
+
+extension HTTPURLResponse {
+    // MARK: Status text
+
+    /// The text describing `statusCode`, as FoundationNetworking returns it.
+    static func statusText(forStatusCode statusCode: Int) -> String {
+        if let phrase = reasonPhrases[statusCode] {
+            return phrase
+        }
+        switch statusCode {
+        case 100...199: return "Informational"
+        case 200...299: return "Success"
+        case 300...399: return "Redirection"
+        case 400...499: return "Client Error"
+        default: return "Server Error"
+        }
+    }
+
+    /// The reason phrase of every status code FoundationNetworking names.
+    private static let reasonPhrases: [Int: String] = [
+        100: "Continue",
+        101: "Switching Protocols",
+        102: "Processing",
+        200: "OK",
+        201: "Created",
+        202: "Accepted",
+        203: "Non-Authoritative Information",
+        204: "No Content",
+        205: "Reset Content",
+        206: "Partial Content",
+        207: "Multi-Status",
+        208: "Already Reported",
+        226: "IM Used",
+        300: "Multiple Choices",
+        301: "Moved Permanently",
+        302: "Found",
+        303: "See Other",
+        304: "Not Modified",
+        305: "Use Proxy",
+        307: "Temporary Redirect",
+        308: "Permanent Redirect",
+        400: "Bad Request",
+        401: "Unauthorized",
+        402: "Payment Required",
+        403: "Forbidden",
+        404: "Not Found",
+        405: "Method Not Allowed",
+        406: "Not Acceptable",
+        407: "Proxy Authentication Required",
+        408: "Request Timeout",
+        409: "Conflict",
+        410: "Gone",
+        411: "Length Required",
+        412: "Precondition Failed",
+        413: "Payload Too Large",
+        414: "URI Too Long",
+        415: "Unsupported Media Type",
+        416: "Range Not Satisfiable",
+        417: "Expectation Failed",
+        421: "Misdirected Request",
+        422: "Unprocessable Entity",
+        423: "Locked",
+        424: "Failed Dependency",
+        426: "Upgrade Required",
+        428: "Precondition Required",
+        429: "Too Many Requests",
+        431: "Request Header Fields Too Large",
+        451: "Unavailable For Legal Reasons",
+        500: "Internal Server Error",
+        501: "Not Implemented",
+        502: "Bad Gateway",
+        503: "Service Unavailable",
+        504: "Gateway Timeout",
+        505: "HTTP Version Not Supported",
+        506: "Variant Also Negotiates",
+        507: "Insufficient Storage",
+        508: "Loop Detected",
+        510: "Not Extended",
+        511: "Network Authentication Required",
+    ]
+}

@@ -1,0 +1,150 @@
+// HTTPURLResponse.swift
+//
+// The HTTP response head, source-compatible with FoundationNetworking's `HTTPURLResponse`, plus an
+// additive wire view (`orderedHeaderFields`: every field as received, in order, duplicates kept).
+//
+// `allHeaderFields` follows FoundationNetworking: duplicate fields are joined with ", " (Set-Cookie
+// included; `HTTPCookie` splits that list again), and names are canonicalised with `capitalized`
+// ("content-type" -> "Content-Type") except names starting with "X-"/"x-", which keep their spelling,
+// and WWW-Authenticate, which is spelt "WWW-Authenticate". Fields whose names differ only in case are
+// combined under the first one's canonical name. The metadata derived from the fields (MIME type, text
+// encoding, expected length, suggested file name) is computed in `HTTPURLResponse+Metadata.swift`.
+
+import Foundation
+
+/// The response to an HTTP URL load (FoundationNetworking's `HTTPURLResponse`).
+///
+/// `@unchecked Sendable`: like `URLResponse`, every stored property is assigned once during
+/// initialisation and never written again.
+open class HTTPURLResponse: URLResponse, @unchecked Sendable {
+    // MARK: Properties
+
+    /// The HTTP status code of the response.
+    public let statusCode: Int
+
+    /// Every header field as received, in order, names spelt as received, duplicates kept.
+    ///
+    /// This is an addition to FoundationNetworking's API for tools that need the wire view. A response
+    /// created from a dictionary lists its fields sorted by name (case-insensitively).
+    public let orderedHeaderFields: [(name: String, value: String)]
+
+    /// The HTTP version of the status line, such as `"HTTP/1.1"`, if known.
+    let httpVersion: String?
+
+    /// The combined fields under their canonical names; the storage behind `allHeaderFields`.
+    private let canonicalHeaderFields: [String: String]
+
+    /// The combined field values keyed by lower-cased name, for case-insensitive lookup.
+    private let headerValuesByLowercasedName: [String: String]
+
+    /// All header fields, duplicates combined and names canonicalised as FoundationNetworking does; the
+    /// keys are `String`s and the values `String`s.
+    public var allHeaderFields: [AnyHashable: Any] {
+        canonicalHeaderFields
+    }
+
+    // MARK: Initialisation
+
+    /// Creates a response from a status code and a dictionary of header fields. Never returns `nil`; the
+    /// initialiser is failable for compatibility with FoundationNetworking.
+    public init?(url: URL, statusCode: Int, httpVersion: String?, headerFields: [String: String]?) {
+        let fields = (headerFields ?? [:])
+            .sorted { ($0.key.lowercased(), $0.key) < ($1.key.lowercased(), $1.key) }
+            .map { (name: $0.key, value: $0.value) }
+        let combined = HTTPURLResponse.combine(fields)
+        let metadata = Metadata(url: url, fieldsByLowercasedName: combined.byLowercasedName)
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        self.orderedHeaderFields = fields
+        self.canonicalHeaderFields = combined.canonical
+        self.headerValuesByLowercasedName = combined.byLowercasedName
+        super.init(
+            url: url,
+            mimeType: metadata.mimeType,
+            expectedContentLength: metadata.expectedContentLength,
+            textEncodingName: metadata.textEncodingName,
+            suggestedFilename: metadata.suggestedFilename
+        )
+    }
+
+    /// Creates a response from a parsed status line and the header fields in the order received; the
+    /// transport glue calls this.
+    init(url: URL, statusCode: Int, httpVersion: String, orderedHeaderFields: [(name: String, value: String)]) {
+        let combined = HTTPURLResponse.combine(orderedHeaderFields)
+        let metadata = Metadata(url: url, fieldsByLowercasedName: combined.byLowercasedName)
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        self.orderedHeaderFields = orderedHeaderFields
+        self.canonicalHeaderFields = combined.canonical
+        self.headerValuesByLowercasedName = combined.byLowercasedName
+        super.init(
+            url: url,
+            mimeType: metadata.mimeType,
+            expectedContentLength: metadata.expectedContentLength,
+            textEncodingName: metadata.textEncodingName,
+            suggestedFilename: metadata.suggestedFilename
+        )
+    }
+
+    // MARK: Lookup
+
+    /// The value of the header field named `field` (case-insensitive), duplicates joined with ", ".
+    public func value(forHTTPHeaderField field: String) -> String? {
+        headerValuesByLowercasedName[field.lowercased()]
+    }
+
+    // MARK: Status text
+
+    /// A text describing `statusCode` ("OK", "Not Found", ...), the same texts FoundationNetworking returns.
+    open class func localizedString(forStatusCode statusCode: Int) -> String {
+        statusText(forStatusCode: statusCode)
+    }
+
+    // MARK: Description
+
+    /// A readable summary: URL, status and the header fields sorted by name.
+    open override var description: String {
+        var text = "<\(type(of: self)) \(Unmanaged.passUnretained(self).toOpaque())> "
+        text += "{ URL: \(url?.absoluteString ?? "(null)") }{ status: \(statusCode), headers {\n"
+        for (name, value) in canonicalHeaderFields.sorted(by: { $0.key < $1.key }) {
+            text += "   \"\(name)\" = \"\(value)\";\n"
+        }
+        return text + "} }"
+    }
+
+    // MARK: Combining fields
+
+    /// The canonical-name dictionary and the lower-cased-name index for `fields`: values of fields whose
+    /// names are equal ignoring case are joined with ", " in order; the first name decides the key.
+    private static func combine(
+        _ fields: [(name: String, value: String)]
+    ) -> (canonical: [String: String], byLowercasedName: [String: String]) {
+        var order: [(lowercased: String, canonical: String)] = []
+        var byLowercasedName: [String: String] = [:]
+        for field in fields where !field.name.isEmpty {
+            let lowercased = field.name.lowercased()
+            if let existing = byLowercasedName[lowercased] {
+                byLowercasedName[lowercased] = existing + ", " + field.value
+            } else {
+                byLowercasedName[lowercased] = field.value
+                order.append((lowercased, canonicalName(field.name)))
+            }
+        }
+        var canonical: [String: String] = [:]
+        for entry in order {
+            canonical[entry.canonical] = byLowercasedName[entry.lowercased]
+        }
+        return (canonical, byLowercasedName)
+    }
+
+    /// `name` as FoundationNetworking reports it in `allHeaderFields`.
+    private static func canonicalName(_ name: String) -> String {
+        if name.hasPrefix("X-") || name.hasPrefix("x-") {
+            return name
+        }
+        if name.isEqualIgnoringASCIICase("WWW-Authenticate") {
+            return "WWW-Authenticate"
+        }
+        return name.capitalized
+    }
+}

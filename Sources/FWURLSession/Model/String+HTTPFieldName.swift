@@ -1,0 +1,36 @@
+// String+HTTPFieldName.swift
+//
+// Case-insensitive comparison for HTTP tokens (field names, parameter names, method names). Tokens are
+// ASCII (RFC 9110 §5.1), so only ASCII letters fold; any other byte must match exactly. Works on the
+// UTF-8 views, so it neither allocates nor bridges to NSString.
+
+import Foundation
+
+extension StringProtocol {
+    // MARK: Comparison
+
+    /// Whether `self` equals `other` when ASCII letters are compared without regard to case.
+    func isEqualIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
+        var lhs = utf8.makeIterator()
+        var rhs = other.utf8.makeIterator()
+        while true {
+            switch (lhs.next(), rhs.next()) {
+            case (nil, nil):
+                return true
+            case let (left?, right?):
+                if asciiLowercased(left) != asciiLowercased(right) {
+                    return false
+                }
+            default:
+                return false
+            }
+        }
+    }
+}
+
+// MARK: Helpers
+
+/// `byte` with an ASCII upper-case letter mapped to lower case; every other byte unchanged.
+private func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+}

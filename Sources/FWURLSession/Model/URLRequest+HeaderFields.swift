@@ -1,0 +1,114 @@
+// URLRequest+HeaderFields.swift
+//
+// Header fields of a request, kept as an ordered list so the request can be written in the order the
+// caller set its fields, with the caller's spelling of each name. Each entry also remembers the key
+// FoundationNetworking would report for it in `allHTTPHeaderFields`: `setValue` and `addValue` report the
+// name `capitalized` ("content-type" -> "Content-Type"), the `allHTTPHeaderFields` setter reports names as
+// given. Lookups are case-insensitive. Values with CR, LF or NUL (other than obs-fold CRLF + SP/HTAB) are
+// ignored by `setValue` and `addValue`, as in FoundationNetworking, so no header can be injected that way.
+
+import Foundation
+
+extension URLRequest {
+    // MARK: Storage
+
+    /// One header field of a request.
+    struct HeaderField: Sendable {
+        /// The name as the caller spelt it; this is what goes on the wire.
+        var name: String
+        /// The key `allHTTPHeaderFields` reports for this field.
+        var key: String
+        /// The field value.
+        var value: String
+    }
+
+    /// The header fields in the order they were set, names spelt as the caller gave them, for writing the
+    /// request head. Empty when no field was set.
+    var orderedHeaderFields: [(name: String, value: String)] {
+        (headerFields ?? []).map { (name: $0.name, value: $0.value) }
+    }
+
+    // MARK: Public API
+
+    /// A dictionary of all the HTTP header fields of the receiver; `nil` until a field is set.
+    ///
+    /// Assigning a dictionary replaces every field; its fields are kept sorted by name (case-insensitively)
+    /// so that the order they are written in does not depend on dictionary order.
+    public var allHTTPHeaderFields: [String: String]? {
+        get {
+            headerFields.map { fields in
+                var dictionary: [String: String] = [:]
+                for field in fields {
+                    dictionary[field.key] = field.value
+                }
+                return dictionary
+            }
+        }
+        set {
+            headerFields = newValue.map { dictionary in
+                dictionary
+                    .sorted { ($0.key.lowercased(), $0.key) < ($1.key.lowercased(), $1.key) }
+                    .map { HeaderField(name: $0.key, key: $0.key, value: $0.value) }
+            }
+        }
+    }
+
+    /// The value of the header field named `field` (case-insensitive), or `nil` if it is not set.
+    public func value(forHTTPHeaderField field: String) -> String? {
+        headerFields?.first { $0.name.isEqualIgnoringASCIICase(field) }?.value
+    }
+
+    /// Sets the header field named `field` to `value`, replacing any field with that name whatever its
+    /// case (the field keeps its position); a `nil` value removes the field. A value containing CR, LF or
+    /// NUL outside an obs-fold is ignored and leaves the request unchanged.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField field: String) {
+        if let value, !Self.isValidHeaderValue(value) {
+            return
+        }
+        var fields = headerFields ?? []
+        let position = fields.firstIndex { $0.name.isEqualIgnoringASCIICase(field) }
+        fields.removeAll { $0.name.isEqualIgnoringASCIICase(field) }
+        if let value {
+            let replacement = HeaderField(name: field, key: field.capitalized, value: value)
+            fields.insert(replacement, at: position ?? fields.endIndex)
+        }
+        headerFields = fields
+    }
+
+    /// Appends `value` to the header field named `field` (case-insensitive), joined with `","`, or adds
+    /// the field when it is not set yet. A value containing CR, LF or NUL outside an obs-fold is ignored.
+    public mutating func addValue(_ value: String, forHTTPHeaderField field: String) {
+        guard Self.isValidHeaderValue(value) else { return }
+        var fields = headerFields ?? []
+        if let index = fields.firstIndex(where: { $0.name.isEqualIgnoringASCIICase(field) }) {
+            fields[index].value += "," + value
+        } else {
+            fields.append(HeaderField(name: field, key: field.capitalized, value: value))
+        }
+        headerFields = fields
+    }
+
+    // MARK: Validation
+
+    /// Whether `value` may be stored: no NUL, no bare CR or LF; a CRLF only when SP or HTAB follows it
+    /// (an obs-fold).
+    static func isValidHeaderValue(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x00, UInt8(ascii: "\n"):
+                return false
+            case UInt8(ascii: "\r"):
+                guard index + 2 < bytes.count,
+                      bytes[index + 1] == UInt8(ascii: "\n"),
+                      bytes[index + 2] == UInt8(ascii: " ") || bytes[index + 2] == UInt8(ascii: "\t")
+                else { return false }
+                index += 3
+            default:
+                index += 1
+            }
+        }
+        return true
+    }
+}

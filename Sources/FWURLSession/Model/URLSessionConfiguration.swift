@@ -1,0 +1,208 @@
+// URLSessionConfiguration.swift
+//
+// Session configuration, source-compatible with FoundationNetworking's `URLSessionConfiguration`, with
+// the same defaults. FoundationNetworking's class is not thread-safe; ours keeps every property in one
+// `Storage` value behind a lock, so a configuration may be read and written from any thread.
+//
+// Later issues add the cookie storage, URL cache, credential storage, protocol classes and TLS-version
+// properties (with them, `ephemeral` starts to differ from `default`). `background(withIdentifier:)`
+// and `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
+
+import Foundation
+
+/// The options a `URLSession` is created with (FoundationNetworking's `URLSessionConfiguration`).
+///
+/// A session copies its configuration when it is created, so changing a configuration afterwards does not
+/// affect the session. `@unchecked Sendable`: the only stored `var`, `storage`, is read and written only
+/// while `lock` is held.
+open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
+    // MARK: Storage
+
+    /// Every property of a configuration, with FoundationNetworking's defaults.
+    private struct Storage {
+        var identifier: String?
+        var requestCachePolicy = URLRequest.CachePolicy.useProtocolCachePolicy
+        var timeoutIntervalForRequest: TimeInterval = 60
+        var timeoutIntervalForResource: TimeInterval = 604_800
+        var networkServiceType = URLRequest.NetworkServiceType.default
+        var allowsCellularAccess = true
+        var allowsExpensiveNetworkAccess = true
+        var allowsConstrainedNetworkAccess = true
+        var waitsForConnectivity = false
+        var isDiscretionary = false
+        var sharedContainerIdentifier: String?
+        var sessionSendsLaunchEvents = true
+        var connectionProxyDictionary: [AnyHashable: Any]?
+        var httpShouldUsePipelining = false
+        var httpShouldSetCookies = true
+        var httpMaximumConnectionsPerHost = 6
+        var httpAdditionalHeaders: [AnyHashable: Any]?
+        var shouldUseExtendedBackgroundIdleMode = false
+    }
+
+    /// Guards `storage`.
+    private let lock = NSLock()
+
+    /// The configuration's properties; only touched while `lock` is held.
+    private var storage: Storage
+
+    // MARK: Creation
+
+    /// Creates a configuration with the given properties.
+    private init(storage: Storage) {
+        self.storage = storage
+        super.init()
+    }
+
+    /// Creates a default configuration. Deprecated as in FoundationNetworking: use `.default`.
+    @available(*, deprecated, message: "Use .default instead.", renamed: "URLSessionConfiguration.default")
+    public override init() {
+        storage = Storage()
+        super.init()
+    }
+
+    /// A new default configuration (each access returns a new instance).
+    open class var `default`: URLSessionConfiguration {
+        URLSessionConfiguration(storage: Storage())
+    }
+
+    /// A new configuration for a session that keeps nothing on disk (each access returns a new instance).
+    open class var ephemeral: URLSessionConfiguration {
+        URLSessionConfiguration(storage: Storage())
+    }
+
+    // MARK: NSCopying
+
+    /// A new configuration with the same value for every property.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        URLSessionConfiguration(storage: withStorage { $0 })
+    }
+
+    /// A new configuration with the same value for every property.
+    open override func copy() -> Any {
+        copy(with: nil)
+    }
+
+    // MARK: Identity and policy
+
+    /// The identifier of a background session configuration; `nil` by default.
+    open var identifier: String? {
+        get { withStorage { $0.identifier } }
+        set { withStorage { $0.identifier = newValue } }
+    }
+
+    /// The cache policy for requests of the session; `.useProtocolCachePolicy` by default.
+    open var requestCachePolicy: URLRequest.CachePolicy {
+        get { withStorage { $0.requestCachePolicy } }
+        set { withStorage { $0.requestCachePolicy = newValue } }
+    }
+
+    /// The idle timeout of a request in seconds, unless the request sets its own; 60 by default.
+    open var timeoutIntervalForRequest: TimeInterval {
+        get { withStorage { $0.timeoutIntervalForRequest } }
+        set { withStorage { $0.timeoutIntervalForRequest = newValue } }
+    }
+
+    /// The longest a whole resource load may take, in seconds; 604800 (7 days) by default.
+    open var timeoutIntervalForResource: TimeInterval {
+        get { withStorage { $0.timeoutIntervalForResource } }
+        set { withStorage { $0.timeoutIntervalForResource = newValue } }
+    }
+
+    /// The network service type of the session's requests; `.default` by default.
+    open var networkServiceType: URLRequest.NetworkServiceType {
+        get { withStorage { $0.networkServiceType } }
+        set { withStorage { $0.networkServiceType = newValue } }
+    }
+
+    // MARK: Network access
+
+    /// Whether requests may use a cellular interface; `true` by default.
+    open var allowsCellularAccess: Bool {
+        get { withStorage { $0.allowsCellularAccess } }
+        set { withStorage { $0.allowsCellularAccess = newValue } }
+    }
+
+    /// Whether requests may use an interface the system considers expensive; `true` by default.
+    open var allowsExpensiveNetworkAccess: Bool {
+        get { withStorage { $0.allowsExpensiveNetworkAccess } }
+        set { withStorage { $0.allowsExpensiveNetworkAccess = newValue } }
+    }
+
+    /// Whether requests may use an interface in low-data (constrained) mode; `true` by default.
+    open var allowsConstrainedNetworkAccess: Bool {
+        get { withStorage { $0.allowsConstrainedNetworkAccess } }
+        set { withStorage { $0.allowsConstrainedNetworkAccess = newValue } }
+    }
+
+    /// Whether tasks wait for connectivity instead of failing at once; `false` by default.
+    open var waitsForConnectivity: Bool {
+        get { withStorage { $0.waitsForConnectivity } }
+        set { withStorage { $0.waitsForConnectivity = newValue } }
+    }
+
+    /// Whether background transfers may be scheduled at the system's discretion; `false` by default.
+    open var isDiscretionary: Bool {
+        get { withStorage { $0.isDiscretionary } }
+        set { withStorage { $0.isDiscretionary = newValue } }
+    }
+
+    /// The shared container background downloads go to; `nil` by default.
+    open var sharedContainerIdentifier: String? {
+        get { withStorage { $0.sharedContainerIdentifier } }
+        set { withStorage { $0.sharedContainerIdentifier = newValue } }
+    }
+
+    /// Whether the app is resumed or launched when background tasks finish; `true` by default.
+    open var sessionSendsLaunchEvents: Bool {
+        get { withStorage { $0.sessionSendsLaunchEvents } }
+        set { withStorage { $0.sessionSendsLaunchEvents = newValue } }
+    }
+
+    /// The proxy settings dictionary (CFNetwork's keys); `nil` by default.
+    open var connectionProxyDictionary: [AnyHashable: Any]? {
+        get { withStorage { $0.connectionProxyDictionary } }
+        set { withStorage { $0.connectionProxyDictionary = newValue } }
+    }
+
+    /// Whether sockets are kept open for longer when the process moves to the background; `false` by default.
+    open var shouldUseExtendedBackgroundIdleMode: Bool {
+        get { withStorage { $0.shouldUseExtendedBackgroundIdleMode } }
+        set { withStorage { $0.shouldUseExtendedBackgroundIdleMode = newValue } }
+    }
+
+    // MARK: HTTP
+
+    /// Whether the session may pipeline HTTP/1.1 requests; `false` by default.
+    open var httpShouldUsePipelining: Bool {
+        get { withStorage { $0.httpShouldUsePipelining } }
+        set { withStorage { $0.httpShouldUsePipelining = newValue } }
+    }
+
+    /// Whether the session sends and stores cookies; `true` by default.
+    open var httpShouldSetCookies: Bool {
+        get { withStorage { $0.httpShouldSetCookies } }
+        set { withStorage { $0.httpShouldSetCookies = newValue } }
+    }
+
+    /// The most connections the session opens to one host at a time; 6 by default.
+    open var httpMaximumConnectionsPerHost: Int {
+        get { withStorage { $0.httpMaximumConnectionsPerHost } }
+        set { withStorage { $0.httpMaximumConnectionsPerHost = newValue } }
+    }
+
+    /// Header fields added to every request that does not set them itself; `nil` by default.
+    open var httpAdditionalHeaders: [AnyHashable: Any]? {
+        get { withStorage { $0.httpAdditionalHeaders } }
+        set { withStorage { $0.httpAdditionalHeaders = newValue } }
+    }
+
+    // MARK: Locking
+
+    /// Runs `body` on `storage` while holding `lock`.
+    private func withStorage<Result>(_ body: (inout Storage) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&storage)
+    }
+}

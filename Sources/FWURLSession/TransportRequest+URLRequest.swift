@@ -1,0 +1,62 @@
+import Foundation
+import FWTransport
+import FWWire
+
+// MARK: - TransportRequest from URLRequest
+
+extension TransportRequest {
+    /// The `User-Agent` sent when the request and the configuration name none.
+    static let defaultUserAgent = "FWNetworking/0.1"
+
+    /// Translates a `URLRequest` under `configuration`: target from the URL, fields in the order the
+    /// caller set them, then the configuration's additional fields, then `User-Agent` and `Accept`
+    /// defaults. Throws `badURL` or `unsupportedURL` for URLs the engine cannot carry.
+    init(_ request: URLRequest, configuration: URLSessionConfiguration, tracing: Bool) throws(URLError) {
+        guard let url = request.url else {
+            throw URLError(.badURL, url: nil, description: "the request has no URL")
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" else {
+            throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
+        }
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              var host = components.host, !host.isEmpty else {
+            throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = components.port ?? 80
+        guard (1...65535).contains(port) else {
+            throw URLError(.badURL, url: url, description: "invalid port \(port)")
+        }
+
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+
+        let method = request.httpMethod ?? "GET"
+        var headers = HTTPHeaders()
+        for field in request.orderedHeaderFields { headers.add(name: field.name, value: field.value) }
+        for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
+            guard let name = name.base as? String, !headers.contains(name: name) else { continue }
+            headers.add(name: name, value: "\(value)")
+        }
+        if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: Self.defaultUserAgent) }
+        if !headers.contains(name: "Accept") { headers.add(name: "Accept", value: "*/*") }
+
+        var body = request.httpBody.map { [UInt8]($0) }
+        if body == nil, ["POST", "PUT", "PATCH"].contains(method) { body = [] }
+
+        // A request whose timeout was never assigned takes the session's (as FoundationNetworking does).
+        let interval = request.isTimeoutIntervalSet ? request.timeoutInterval : configuration.timeoutIntervalForRequest
+        self.init(key: ConnectionKey(scheme: scheme, host: host, port: port),
+                  head: HTTPRequestHead(method: method, target: target, headers: headers),
+                  body: body,
+                  idleTimeout: .seconds(interval > 0 ? interval : .greatestFiniteMagnitude / 2),
+                  reportsHeadBytes: tracing)
+    }
+}
+
+extension URLSessionTask {
+    /// Whether the task's delegate wants the connection and head-bytes trace.
+    var wantsTrace: Bool {
+        (delegate ?? (session.delegate as? any URLSessionTaskDelegate)) is any URLSessionTaskTraceDelegate
+    }
+}

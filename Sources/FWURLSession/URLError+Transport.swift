@@ -1,0 +1,39 @@
+import Foundation
+import FWTransport
+
+// MARK: - URLError from transport failures
+
+extension URLError {
+    /// A `URLError` with the keys URLSession users read: the failing URL, a description and the
+    /// underlying error (kept for diagnosis under `NSUnderlyingErrorKey`).
+    init(_ code: URLError.Code, url: URL?, description: String, underlying: (any Error)? = nil) {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let url { info[NSURLErrorFailingURLErrorKey] = url }
+        if let underlying { info[NSUnderlyingErrorKey] = underlying }
+        self.init(code, userInfo: info)
+    }
+
+    /// Maps a transport failure to the code a URLSession user expects (ARCHITECTURE.md "Errors").
+    init(_ error: TransportError, url: URL?) {
+        let code: URLError.Code
+        if error.isCancelled || error.isShutDown {
+            code = .cancelled
+        } else if error.isTimedOut {
+            code = .timedOut
+        } else if error.isCannotFindHost {
+            code = .cannotFindHost
+        } else if error.isCannotConnectToHost {
+            code = .cannotConnectToHost
+        } else if error.isConnectionLost {
+            code = .networkConnectionLost
+        } else if error.isBadResponse {
+            code = .badServerResponse
+        } else if error.isUnsupportedURL {
+            code = .unsupportedURL
+        } else {
+            // An invalid request (header injection, bad method): nothing was sent.
+            code = .badURL
+        }
+        self.init(code, url: url, description: error.description, underlying: error.underlying ?? error)
+    }
+}

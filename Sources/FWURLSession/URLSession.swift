@@ -1,0 +1,222 @@
+import Foundation
+import FWLoop
+import FWTransport
+import Synchronization
+
+// MARK: - URLSession
+
+/// Coordinates a group of tasks that share a configuration, a connection pool and a delegate.
+///
+/// Source-compatible with FoundationNetworking's `URLSession`, without libcurl: requests run on
+/// FWNetworking's own HTTP/1.1 engine. Thread-safe: the task registry and the invalidation state are
+/// in `registry` (a `Mutex`); everything else is immutable.
+open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (Mutex)
+    private enum Invalidation {
+        case active
+        /// `finishTasksAndInvalidate()` or `invalidateAndCancel()` was called; waiting for tasks.
+        case invalidating
+        /// `didBecomeInvalidWithError` was sent.
+        case invalidated
+    }
+
+    private struct Registry {
+        var tasks: [Int: URLSessionTask] = [:]
+        var nextIdentifier = 1
+        var invalidation = Invalidation.active
+        var delegate: (any URLSessionDelegate)?
+    }
+
+    private let registry: Mutex<Registry>
+    private let isShared: Bool
+    /// The engine; nil only when the process could not start its event loops.
+    let transport: HTTPTransport?
+
+    /// A copy of the configuration the session was created with.
+    public let configuration: URLSessionConfiguration
+    /// The queue delegate methods and completion handlers run on.
+    public let delegateQueue: OperationQueue
+    /// A description for the app's own use.
+    public var sessionDescription: String? {
+        get { descriptionBox.withLock { $0 } }
+        set { descriptionBox.withLock { $0 = newValue } }
+    }
+    private let descriptionBox = Mutex<String?>(nil)
+
+    /// The session's delegate; released once the session is invalidated.
+    public var delegate: (any URLSessionDelegate)? { registry.withLock { $0.delegate } }
+
+    /// The process-wide session with the default configuration and no delegate. It cannot be
+    /// invalidated.
+    public class var shared: URLSession { sharedSession }
+    private static let sharedSession = URLSession(configuration: .default, delegate: nil, delegateQueue: nil,
+                                                  isShared: true)
+
+    /// Creates a session with no delegate.
+    public convenience init(configuration: URLSessionConfiguration) {
+        self.init(configuration: configuration, delegate: nil, delegateQueue: nil, isShared: false)
+    }
+
+    /// Creates a session. Without a `queue`, delegate messages go to a new serial operation queue.
+    public convenience init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
+                            delegateQueue queue: OperationQueue?) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: false)
+    }
+
+    private init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
+                 delegateQueue queue: OperationQueue?, isShared: Bool) {
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        self.configuration = configuration
+        if let queue {
+            self.delegateQueue = queue
+        } else {
+            let serial = OperationQueue()
+            serial.maxConcurrentOperationCount = 1
+            serial.name = "FWURLSession delegate queue"
+            self.delegateQueue = serial
+        }
+        self.isShared = isShared
+        self.registry = Mutex(Registry(delegate: delegate))
+        self.transport = try? HTTPTransport(configuration: HTTPTransport.Configuration(
+            maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+            connectTimeout: .seconds(configuration.timeoutIntervalForRequest)
+        ), group: SharedEventLoops.group.get())
+        super.init()
+    }
+
+    // MARK: Data tasks
+
+    /// Creates a data task whose messages go to the delegate.
+    open func dataTask(with request: URLRequest) -> URLSessionDataTask {
+        makeDataTask(request, behaviour: .delegate)
+    }
+
+    /// Creates a data task for a GET of `url`, whose messages go to the delegate.
+    open func dataTask(with url: URL) -> URLSessionDataTask {
+        makeDataTask(URLRequest(url: url), behaviour: .delegate)
+    }
+
+    /// Creates a data task that calls `completionHandler` on the delegate queue with the whole body.
+    open func dataTask(with request: URLRequest,
+                       completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+        -> URLSessionDataTask {
+        makeDataTask(request, behaviour: .dataCompletion(completionHandler))
+    }
+
+    /// Creates a data task for a GET of `url` that calls `completionHandler` with the whole body.
+    open func dataTask(with url: URL,
+                       completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+        -> URLSessionDataTask {
+        makeDataTask(URLRequest(url: url), behaviour: .dataCompletion(completionHandler))
+    }
+
+    private func makeDataTask(_ request: URLRequest, behaviour: URLSessionTask.Behaviour) -> URLSessionDataTask {
+        registry.withLock { registry in
+            let identifier = registry.nextIdentifier
+            registry.nextIdentifier += 1
+            let task = URLSessionDataTask(session: self, identifier: identifier, request: request,
+                                          behaviour: behaviour)
+            registry.tasks[identifier] = task
+            return task
+        }
+    }
+
+    // MARK: Task bookkeeping
+
+    /// Every task that has not completed yet.
+    open func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
+        let tasks = registry.withLock { registry in registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
+        delegateQueue.addOperation { completionHandler(tasks) }
+    }
+
+    /// Starts `task`'s request (its first `resume()`).
+    func start(_ task: URLSessionTask) {
+        let invalidated = registry.withLock { $0.invalidation == .invalidated }
+        guard !invalidated, let request = task.currentRequest else {
+            task.enqueue(.fail(URLError(.cancelled, url: task.currentRequest?.url,
+                                        description: "the session was invalidated")))
+            return
+        }
+        guard let transport else {
+            task.enqueue(.fail(URLError(.unknown, url: request.url,
+                                        description: "FWURLSession could not start its event loops")))
+            return
+        }
+        let transportRequest: TransportRequest
+        do {
+            transportRequest = try TransportRequest(request, configuration: configuration,
+                                                    tracing: task.wantsTrace)
+        } catch {
+            task.enqueue(.fail(error))
+            return
+        }
+        let id = transport.execute(transportRequest, delegate: task)
+        let resourceTimer = DispatchWorkItem { [transport] in
+            transport.cancel(id, error: .timedOut("the resource timeout elapsed"))
+        }
+        let cancelled = task.guarded.withLock { state -> Bool in
+            state.requestID = id
+            state.resourceTimer = URLSessionTask.ResourceTimer(item: resourceTimer)
+            return state.lifecycle.publicState == .canceling
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.timeoutIntervalForResource,
+                                          execute: resourceTimer)
+        if cancelled { transport.cancel(id) }
+    }
+
+    /// `task` delivered its completion (delegate queue).
+    func taskDidComplete(_ task: URLSessionTask) {
+        let finishInvalidation = registry.withLock { registry -> Bool in
+            registry.tasks[task.taskIdentifier] = nil
+            return registry.invalidation == .invalidating && registry.tasks.isEmpty
+        }
+        if finishInvalidation { completeInvalidation() }
+    }
+
+    // MARK: Invalidation
+
+    /// Lets running tasks finish, then invalidates the session: no new task may start, and the
+    /// delegate's `didBecomeInvalidWithError(nil)` is the last message. Ignored on `shared`.
+    open func finishTasksAndInvalidate() {
+        guard !isShared else { return }
+        let finishNow = registry.withLock { registry -> Bool in
+            guard registry.invalidation == .active else { return false }
+            registry.invalidation = .invalidating
+            return registry.tasks.isEmpty
+        }
+        if finishNow { completeInvalidation() }
+    }
+
+    /// Cancels every task, then invalidates the session. Ignored on `shared`.
+    open func invalidateAndCancel() {
+        guard !isShared else { return }
+        let (tasks, finishNow) = registry.withLock { registry -> ([URLSessionTask], Bool) in
+            guard registry.invalidation == .active else { return ([], false) }
+            registry.invalidation = .invalidating
+            return (Array(registry.tasks.values), registry.tasks.isEmpty)
+        }
+        tasks.forEach { $0.cancel() }
+        if finishNow { completeInvalidation() }
+    }
+
+    private func completeInvalidation() {
+        transport?.shutdown()
+        delegateQueue.addOperation { [self] in
+            let delegate = registry.withLock { registry -> (any URLSessionDelegate)? in
+                registry.invalidation = .invalidated
+                defer { registry.delegate = nil }
+                return registry.delegate
+            }
+            delegate?.urlSession(self, didBecomeInvalidWithError: nil)
+        }
+    }
+}
+
+// MARK: - Shared event loops
+
+/// The event loops every session's connections live on: one per core, for the process's lifetime.
+enum SharedEventLoops {
+    /// The group, or why it could not start (no file descriptors or threads left).
+    static let group: Result<EventLoopGroup, IOError> = Result { () throws(IOError) in
+        try EventLoopGroup(namePrefix: "fw-urlsession")
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+// MARK: - Dispositions
+
+extension URLSession {
+    /// What a data task does after `urlSession(_:dataTask:didReceive:completionHandler:)`.
+    public enum ResponseDisposition: Int, Sendable {
+        /// Cancel the load; the task completes with `URLError.cancelled`.
+        case cancel = 0
+        /// Continue the load as a data task.
+        case allow = 1
+        /// Turn the data task into a download task.
+        case becomeDownload = 2
+    }
+}
+
+// MARK: - Delegate protocols
+
+/// Session-wide events. Methods are called on the session's `delegateQueue`.
+public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
+    /// The session was invalidated; this is the last message the session sends.
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
+}
+
+/// Events of any task. Methods are called on the session's `delegateQueue`, in order per task.
+public protocol URLSessionTaskDelegate: URLSessionDelegate {
+    /// The task finished; `error` is nil on success, a `URLError` otherwise.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?)
+}
+
+/// Events of data tasks. Methods are called on the session's `delegateQueue`, in order per task.
+public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
+    /// The response head arrived; no data is delivered until `completionHandler` is called.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void)
+    /// A piece of the body arrived.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
+}
+
+/// FWNetworking addition: observe the connection a task uses and the exact request head bytes written
+/// (what `curl -v` shows). Only tasks whose delegate conforms pay for the copy.
+public protocol URLSessionTaskTraceDelegate: URLSessionTaskDelegate {
+    /// The task got a connection: the peer's address and whether the connection was reused.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
+                    reused: Bool)
+    /// The exact bytes of the request head, as written to the connection.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data)
+    /// The response head as received: status line and fields in wire order, CRLF line ends.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data)
+    /// Trailer fields that followed a chunked body, in order.
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    didReceiveTrailers trailers: [(name: String, value: String)])
+}
+
+// MARK: - Default implementations
+
+extension URLSessionDelegate {
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
+}
+
+extension URLSessionTaskDelegate {
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
+}
+
+extension URLSessionTaskTraceDelegate {
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
+                           reused: Bool) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask,
+                           didReceiveTrailers trailers: [(name: String, value: String)]) {}
+}
+
+extension URLSessionDataDelegate {
+    /// Allows the response.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                           completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        completionHandler(.allow)
+    }
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+}

@@ -1,0 +1,164 @@
+import Foundation
+import FWTransport
+import Synchronization
+
+// MARK: - URLSessionTask
+
+/// One load in a session: a request, its response and its lifecycle (`TaskLifecycle`).
+///
+/// Thread-safe: every mutable stored value is inside `guarded` (a `Mutex`); `session`, `behaviour`,
+/// `taskIdentifier` and `originalRequest` are immutable.
+open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `guarded` (Mutex)
+    /// The state of a task.
+    public enum State: Int, Sendable {
+        /// Running, delivering messages.
+        case running = 0
+        /// Created but not resumed, or suspended.
+        case suspended = 1
+        /// Cancelled; the completion has not been delivered yet.
+        case canceling = 2
+        /// Finished; the completion was delivered or is on its way.
+        case completed = 3
+    }
+
+    /// How the task reports its outcome.
+    enum Behaviour {
+        /// Through the session's (or the task's) delegate.
+        case delegate
+        /// Through a completion handler with the whole body; delegate data messages are skipped.
+        case dataCompletion(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+    }
+
+    /// Everything that changes, under one lock.
+    struct Guarded {
+        var lifecycle = TaskLifecycle()
+        var requestID: RequestID?
+        var currentRequest: URLRequest?
+        var response: URLResponse?
+        var error: (any Error)?
+        var countOfBytesSent: Int64 = 0
+        var countOfBytesReceived: Int64 = 0
+        var countOfBytesExpectedToSend: Int64 = 0
+        var countOfBytesExpectedToReceive: Int64 = -1
+        var taskDescription: String?
+        var priority: Float = URLSessionTask.defaultPriority
+        var delegate: (any URLSessionTaskDelegate)?
+        var deliveries = DeliveryQueue()
+        /// The body collected for completion-handler and async tasks.
+        var body = Data()
+        var resourceTimer: ResourceTimer?
+    }
+
+    /// The pending `timeoutIntervalForResource` work item, cancelled when the task completes.
+    struct ResourceTimer: @unchecked Sendable { // DispatchWorkItem's cancel() is thread-safe
+        let item: DispatchWorkItem
+    }
+
+    /// The default priority.
+    public static let defaultPriority: Float = 0.5
+    /// A low priority.
+    public static let lowPriority: Float = 0.25
+    /// A high priority.
+    public static let highPriority: Float = 0.75
+
+    let session: URLSession
+    let behaviour: Behaviour
+    let guarded: Mutex<Guarded>
+
+    /// The task's identifier, unique within its session.
+    public let taskIdentifier: Int
+    /// The request the task was created with.
+    public let originalRequest: URLRequest?
+
+    init(session: URLSession, identifier: Int, request: URLRequest, behaviour: Behaviour) {
+        self.session = session
+        self.taskIdentifier = identifier
+        self.originalRequest = request
+        self.behaviour = behaviour
+        var initial = Guarded()
+        initial.currentRequest = request
+        initial.countOfBytesExpectedToSend = Int64(request.httpBody?.count ?? 0)
+        self.guarded = Mutex(initial)
+        super.init()
+    }
+
+    // MARK: Public state
+
+    /// The request being loaded now (differs from `originalRequest` after a redirect).
+    public var currentRequest: URLRequest? { guarded.withLock { $0.currentRequest } }
+    /// The response, once its head arrived.
+    public var response: URLResponse? { guarded.withLock { $0.response } }
+    /// The error the task completed with, if any.
+    public var error: (any Error)? { guarded.withLock { $0.error } }
+    /// The task's state.
+    public var state: URLSessionTask.State { guarded.withLock { $0.lifecycle.publicState } }
+    /// Body bytes sent so far.
+    public var countOfBytesSent: Int64 { guarded.withLock { $0.countOfBytesSent } }
+    /// Body bytes received so far (as received on the wire).
+    public var countOfBytesReceived: Int64 { guarded.withLock { $0.countOfBytesReceived } }
+    /// Body bytes the task expects to send.
+    public var countOfBytesExpectedToSend: Int64 { guarded.withLock { $0.countOfBytesExpectedToSend } }
+    /// Body bytes the task expects to receive: the response's Content-Length, or -1 when unknown.
+    public var countOfBytesExpectedToReceive: Int64 { guarded.withLock { $0.countOfBytesExpectedToReceive } }
+
+    /// A description for the app's own use.
+    public var taskDescription: String? {
+        get { guarded.withLock { $0.taskDescription } }
+        set { guarded.withLock { $0.taskDescription = newValue } }
+    }
+
+    /// The task's priority, 0.0 (lowest) to 1.0 (highest).
+    public var priority: Float {
+        get { guarded.withLock { $0.priority } }
+        set { guarded.withLock { $0.priority = min(max(newValue, 0), 1) } }
+    }
+
+    /// A delegate for this task only; it receives the task's messages instead of the session delegate.
+    public var delegate: (any URLSessionTaskDelegate)? {
+        get { guarded.withLock { $0.delegate } }
+        set { guarded.withLock { $0.delegate = newValue } }
+    }
+
+    // MARK: Control
+
+    /// Starts the task, or resumes a suspended one.
+    open func resume() {
+        let action = guarded.withLock { $0.lifecycle.resume() }
+        switch action {
+        case .start: session.start(self)
+        case .resumeDelivery: releaseDelivery()
+        default: break
+        }
+    }
+
+    /// Holds the task's delegate messages until `resume()` (suspensions nest).
+    open func suspend() {
+        guarded.withLock { state in
+            if state.lifecycle.suspend() == .pauseDelivery { state.deliveries.holds.insert(.suspended) }
+        }
+    }
+
+    /// Cancels the task; it completes with `URLError.cancelled` (once).
+    open func cancel() {
+        let (action, requestID) = guarded.withLock { state in
+            state.deliveries.holds.remove(.suspended)
+            return (state.lifecycle.cancel(), state.requestID)
+        }
+        guard action == .cancel else { return }
+        if let requestID { session.transport?.cancel(requestID) }
+        // The transport may already have finished (or never started); the task completes with
+        // `cancelled` either way, and events still queued are dropped (see `handle`).
+        enqueue(.fail(URLError(.cancelled, url: currentRequest?.url, description: "cancelled")))
+    }
+
+    // MARK: Description
+
+    open override var description: String {
+        "<\(type(of: self)): \(taskIdentifier)> { \(originalRequest?.url?.absoluteString ?? "(no URL)") }"
+    }
+}
+
+// MARK: - URLSessionDataTask
+
+/// A task that loads a response body into memory (or hands it to the delegate piece by piece).
+open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {} // state: URLSessionTask.guarded

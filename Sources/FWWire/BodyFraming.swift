@@ -1,0 +1,84 @@
+// Body framing of a response as one pure function: RFC 9112 §6.3 applied in order, as CONFORMANCE.md
+// "Message body framing" rules 1-5 state it.
+
+/// How a message body is delimited.
+public enum BodyFraming: Hashable, Sendable {
+    /// No body at all.
+    case none
+    /// Exactly this many bytes.
+    case contentLength(Int64)
+    /// The chunked transfer coding, ended by the last chunk and an optional trailer section.
+    case chunked
+    /// Everything until the peer closes the connection.
+    case untilClose
+}
+
+/// RFC 9112 §6.3 as one pure function (CONFORMANCE.md "Message body framing", rules 1-5).
+public enum ResponseFramingRules {
+    /// The framing of a final (non-1xx) response, and whether it forbids reusing the connection
+    /// (TE+CL together, TE in HTTP/1.0, TE whose final coding is not chunked, close-delimited).
+    public static func framing(requestMethod: String, head: HTTPResponseHead) throws(HTTPParseError)
+        -> (framing: BodyFraming, forbidsReuse: Bool)
+    {
+        // Rule 1: no body whatever the headers say. (Rule 2, interim 1xx, is the parser's loop.)
+        if requestMethod == "HEAD" || (100..<200).contains(head.status) || head.status == 204
+            || head.status == 304
+        {
+            return (.none, false)
+        }
+        // Rule 3: Transfer-Encoding wins over Content-Length, which is then ignored.
+        if head.headers.contains(name: "Transfer-Encoding") {
+            if head.version == .http1_0 || !finalCodingIsChunked(head.headers) {
+                return (.untilClose, true)
+            }
+            return (.chunked, head.headers.contains(name: "Content-Length"))
+        }
+        // Rule 4.
+        if let length = try contentLength(head.headers) {
+            return (.contentLength(length), false)
+        }
+        // Rule 5.
+        return (.untilClose, true)
+    }
+
+    // MARK: Rule helpers
+
+    /// True when the last non-empty transfer coding over all Transfer-Encoding fields is `chunked`.
+    private static func finalCodingIsChunked(_ headers: HTTPHeaders) -> Bool {
+        var last: ArraySlice<UInt8> = []
+        headers.forEachElement(inField: "Transfer-Encoding") { element in
+            if !element.isEmpty {
+                last = element
+            }
+        }
+        return last.count == 7 && last.elementsEqual("chunked".utf8) { ASCII.lowercased($0) == $1 }
+    }
+
+    /// The one value of every Content-Length element (repeated fields and lists collapse when all are
+    /// equal), or nil when there is no Content-Length field.
+    private static func contentLength(_ headers: HTTPHeaders) throws(HTTPParseError) -> Int64? {
+        var length: Int64?
+        try headers.forEachElement(inField: "Content-Length") { (element) throws(HTTPParseError) in
+            let value = try decimal(element)
+            if let length, length != value {
+                throw .conflictingContentLength
+            }
+            length = value
+        }
+        return length
+    }
+
+    /// 1*DIGIT as an Int64, with checked arithmetic.
+    private static func decimal(_ digits: ArraySlice<UInt8>) throws(HTTPParseError) -> Int64 {
+        guard !digits.isEmpty else { throw .invalidContentLength }
+        var value: Int64 = 0
+        for byte in digits {
+            guard let digit = ASCII.decimalDigitValue(byte) else { throw .invalidContentLength }
+            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = shifted.addingReportingOverflow(Int64(digit))
+            guard !overflowA, !overflowB else { throw .invalidContentLength }
+            value = sum
+        }
+        return value
+    }
+}

@@ -1,0 +1,118 @@
+// Byte-level building blocks of the HTTP/1.1 grammar: the byte values the grammar names and sets of
+// bytes (character classes) as bit tables, so scanning never builds a Character or a String.
+
+// MARK: - Named bytes
+
+/// Byte values the HTTP/1.1 grammar refers to by name.
+enum ASCII {
+    static let nul: UInt8 = 0x00
+    static let tab: UInt8 = 0x09
+    static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    static let space: UInt8 = 0x20
+    static let quote: UInt8 = 0x22
+    static let comma: UInt8 = 0x2C
+    static let colon: UInt8 = 0x3A
+    static let semicolon: UInt8 = 0x3B
+    static let equals: UInt8 = 0x3D
+    static let backslash: UInt8 = 0x5C
+
+    /// The CRLF that ends every line we write.
+    static let crlf: [UInt8] = [cr, lf]
+
+    /// True for SP and HTAB (optional whitespace, OWS / BWS).
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == space || byte == tab
+    }
+
+    /// `byte` with an ASCII upper-case letter mapped to lower case; every other byte unchanged.
+    @inline(__always)
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte &- 0x41 < 26 ? byte | 0x20 : byte
+    }
+
+    /// The value of a hexadecimal digit (either case), or nil for any other byte.
+    @inline(__always)
+    static func hexDigitValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte &- 0x30
+        case 0x41...0x46: return byte &- 0x41 &+ 10
+        case 0x61...0x66: return byte &- 0x61 &+ 10
+        default: return nil
+        }
+    }
+
+    /// The value of a decimal digit, or nil for any other byte.
+    @inline(__always)
+    static func decimalDigitValue(_ byte: UInt8) -> UInt8? {
+        byte &- 0x30 < 10 ? byte &- 0x30 : nil
+    }
+}
+
+// MARK: - Byte classes
+
+/// A set of byte values stored as a 256-bit table; membership is a word select, a shift and a mask.
+struct ByteClass: Sendable {
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    /// The class of every byte for which `isMember` is true (evaluated once per byte value, at creation).
+    init(_ isMember: (UInt8) -> Bool) {
+        for value in 0...255 {
+            let byte = UInt8(value)
+            guard isMember(byte) else { continue }
+            let bit = UInt64(1) << UInt64(byte & 63)
+            switch byte >> 6 {
+            case 0: words.0 |= bit
+            case 1: words.1 |= bit
+            case 2: words.2 |= bit
+            default: words.3 |= bit
+            }
+        }
+    }
+
+    /// True when `byte` belongs to the class.
+    @inline(__always)
+    func contains(_ byte: UInt8) -> Bool {
+        // Selects (not a switch) so the word is picked without a jump table.
+        let lowHalf = byte & 0x40 == 0 ? words.0 : words.1
+        let highHalf = byte & 0x40 == 0 ? words.2 : words.3
+        let word = byte & 0x80 == 0 ? lowHalf : highHalf
+        return word & (UInt64(1) &<< UInt64(byte & 63)) != 0
+    }
+
+    /// True when every byte of `bytes` belongs to the class.
+    func containsAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        bytes.allSatisfy { contains($0) }
+    }
+}
+
+extension ByteClass {
+    /// `tchar` (RFC 9110 §5.6.2): the bytes of methods, field names and chunk-extension names.
+    static let token = ByteClass { byte in
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    /// HTAB, SP, VCHAR and obs-text: reason phrases, quoted-string text and quoted pairs.
+    static let text = ByteClass { byte in
+        byte == ASCII.tab || (byte >= 0x20 && byte != 0x7F)
+    }
+
+    /// Chunk extensions outside quoted strings: token characters, BWS, `;` and `=`.
+    static let chunkExtension = ByteClass { byte in
+        token.contains(byte) || ASCII.isWhitespace(byte) || byte == ASCII.semicolon || byte == ASCII.equals
+    }
+
+    /// Bytes we put in a request target: anything but CTLs (NUL, CR, LF included), DEL and SP.
+    static let requestTarget = ByteClass { byte in
+        byte > 0x20 && byte != 0x7F
+    }
+
+    /// Bytes we put in a request field value: anything but NUL, CR and LF.
+    static let requestFieldValue = ByteClass { byte in
+        byte != ASCII.nul && byte != ASCII.cr && byte != ASCII.lf
+    }
+}

@@ -1,0 +1,89 @@
+// Reading a field section (the header fields of a head, or the trailer fields after the last chunk) line
+// by line into HTTPHeaders, with the header rules of CONFORMANCE.md: token names directly followed by a
+// colon, OWS around values trimmed, NUL in values rejected, obs-fold joined with one SP, and caps on line
+// length, section size and field count.
+
+/// Reads field lines until the blank line that ends the section; consumes whole lines only.
+struct FieldSectionReader {
+    /// The fields read so far (all of them once `read` reported the section complete).
+    private(set) var fields = HTTPHeaders()
+    private var scanner = LineScanner()
+    /// Bytes counted against `maxSize` so far.
+    private var size: Int
+    private let maxSize: Int
+    private let maxLineLength: Int
+    private let maxCount: Int
+    /// The error for exceeding `maxSize`.
+    private let tooLarge: HTTPParseError
+
+    /// A reader for the header fields of a head whose status line took `statusLineLength` bytes (which
+    /// the caller checked against `maxHeadSize`).
+    static func head(limits: HTTPLimits, statusLineLength: Int) -> FieldSectionReader {
+        var reader = FieldSectionReader(
+            size: statusLineLength, maxSize: limits.maxHeadSize, maxLineLength: limits.maxLineLength,
+            maxCount: limits.maxHeaderCount, tooLarge: .headTooLarge)
+        // Room for a typical head, so building it does not regrow the arrays field by field.
+        reader.fields.reserveCapacity(fields: 16, bytes: 512)
+        return reader
+    }
+
+    /// A reader for the trailer section of a chunked body.
+    static func trailers(limits: HTTPLimits) -> FieldSectionReader {
+        FieldSectionReader(
+            size: 0, maxSize: limits.maxTrailerSize, maxLineLength: limits.maxLineLength,
+            maxCount: limits.maxHeaderCount, tooLarge: .trailersTooLarge)
+    }
+
+    private init(size: Int, maxSize: Int, maxLineLength: Int, maxCount: Int, tooLarge: HTTPParseError) {
+        self.size = size
+        self.maxSize = maxSize
+        self.maxLineLength = maxLineLength
+        self.maxCount = maxCount
+        self.tooLarge = tooLarge
+    }
+
+    /// Reads the complete lines at the start of `bytes` (which start at the first unread line). Returns
+    /// how many bytes those lines took and whether the blank line ending the section was among them.
+    mutating func read(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError) -> (consumed: Int, complete: Bool) {
+        var offset = 0
+        while let line = try scanner.nextLine(in: bytes.suffix(from: offset), maxLength: maxLineLength) {
+            let content = bytes.suffix(from: offset).prefix(upTo: line.contentLength)
+            offset += line.length
+            if content.isEmpty {
+                return (offset, true)
+            }
+            size += line.length
+            guard size <= maxSize else { throw tooLarge }
+            try parseFieldLine(content)
+        }
+        return (offset, false)
+    }
+
+    // MARK: One field line
+
+    /// `field-name ":" OWS field-value OWS`, or an obs-fold continuation of the previous field.
+    private mutating func parseFieldLine(_ line: UnsafeRawBufferPointer) throws(HTTPParseError) {
+        if ASCII.isWhitespace(line[0]) {
+            guard !fields.isEmpty else { throw .invalidHeaderName }
+            let continuation = line.trimmingWhitespace()
+            try Self.validateValue(continuation)
+            fields.appendToLastValue(continuation)
+            return
+        }
+        let token = ByteClass.token
+        var colon = 0
+        while colon < line.count, token.contains(line[colon]) {
+            colon += 1
+        }
+        guard colon > 0, colon < line.count, line[colon] == ASCII.colon else { throw .invalidHeaderName }
+        guard fields.count < maxCount else { throw .tooManyHeaders }
+        let value = line.suffix(from: colon + 1).trimmingWhitespace()
+        try Self.validateValue(value)
+        fields.appendField(name: line.prefix(upTo: colon), value: value)
+    }
+
+    /// Field values may hold any byte but NUL (CR and LF never reach here: they end lines or are errors).
+    private static func validateValue(_ value: UnsafeRawBufferPointer) throws(HTTPParseError) {
+        guard !value.contains(ASCII.nul) else { throw .invalidHeaderValue }
+    }
+}

@@ -1,0 +1,191 @@
+// Header fields stored as one byte buffer plus the ranges of each name and value. Parsing appends raw
+// bytes without building Strings; Strings are made only when a caller asks for a name or a value.
+
+/// Ordered header fields, duplicates kept in order, case-insensitive lookup by name.
+///
+/// Storage is one `[UInt8]` buffer plus an array of (name range, value range). Strings are produced on
+/// demand, decoded as ISO-8859-1 (each byte becomes the Unicode scalar of the same value: lossless).
+/// Strings passed in are encoded as UTF-8.
+public struct HTTPHeaders: Sendable {
+    /// Where one field's name and value sit in `storage`.
+    struct FieldRanges: Sendable {
+        var name: Range<Int>
+        var value: Range<Int>
+    }
+
+    /// Every name and value back to back, in field order. Invariant: the last field's value ends the
+    /// buffer (so an obs-fold continuation can extend it in place) and no bytes belong to no field.
+    private var storage: [UInt8]
+    /// The ranges of each field in `storage`, in field order.
+    private var fields: [FieldRanges]
+
+    // MARK: Creating
+
+    /// Empty header fields.
+    public init() {
+        storage = []
+        fields = []
+    }
+
+    /// Header fields in the given order.
+    public init(_ fields: [(name: String, value: String)]) {
+        self.init()
+        for field in fields {
+            add(name: field.name, value: field.value)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The number of fields (each duplicate counts).
+    public var count: Int {
+        fields.count
+    }
+
+    /// True when there are no fields.
+    public var isEmpty: Bool {
+        fields.isEmpty
+    }
+
+    /// The field at `index` (0 ..< count), name and value decoded as ISO-8859-1.
+    public subscript(index: Int) -> (name: String, value: String) {
+        (name: Latin1.string(rawName(at: index)), value: Latin1.string(rawValue(at: index)))
+    }
+
+    /// The bytes of the name of the field at `index`.
+    public func rawName(at index: Int) -> ArraySlice<UInt8> {
+        storage[fields[index].name]
+    }
+
+    /// The bytes of the value of the field at `index`.
+    public func rawValue(at index: Int) -> ArraySlice<UInt8> {
+        storage[fields[index].value]
+    }
+
+    // MARK: Changing
+
+    /// Appends a field; name and value are stored as their UTF-8 bytes.
+    public mutating func add(name: String, value: String) {
+        appendField(name: name.utf8, value: value.utf8)
+    }
+
+    /// Removes every field named `name` (case-insensitive), then appends one field.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name: name)
+        add(name: name, value: value)
+    }
+
+    /// Removes every field named `name` (case-insensitive).
+    public mutating func remove(name: String) {
+        guard contains(name: name) else { return }
+        var kept = HTTPHeaders()
+        kept.storage.reserveCapacity(storage.count)
+        kept.fields.reserveCapacity(fields.count)
+        for index in fields.indices where !nameMatches(at: index, name) {
+            kept.appendField(name: rawName(at: index), value: rawValue(at: index))
+        }
+        self = kept
+    }
+
+    // MARK: Appending raw bytes (parser)
+
+    /// Reserves room for `fields` fields taking `bytes` bytes of names and values in all.
+    mutating func reserveCapacity(fields fieldCount: Int, bytes byteCount: Int) {
+        fields.reserveCapacity(fieldCount)
+        storage.reserveCapacity(byteCount)
+    }
+
+    /// Appends a field from raw bytes, unchecked (the caller validated them).
+    mutating func appendField<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) {
+        let nameStart = storage.count
+        storage.append(contentsOf: name)
+        let valueStart = storage.count
+        storage.append(contentsOf: value)
+        fields.append(FieldRanges(name: nameStart..<valueStart, value: valueStart..<storage.count))
+    }
+
+    /// Joins an obs-fold continuation (already trimmed) to the last field's value with one SP.
+    /// Precondition: at least one field.
+    mutating func appendToLastValue(_ continuation: UnsafeRawBufferPointer) {
+        guard let last = fields.indices.last else {
+            preconditionFailure("obs-fold continuation with no field to continue")
+        }
+        guard !continuation.isEmpty else { return }
+        if !fields[last].value.isEmpty {
+            storage.append(ASCII.space)
+        }
+        storage.append(contentsOf: continuation)
+        fields[last].value = fields[last].value.lowerBound..<storage.count
+    }
+
+    /// True when the field at `index` is named `name`, compared ASCII-case-insensitively on UTF-8 bytes.
+    func nameMatches(at index: Int, _ name: String) -> Bool {
+        let utf8 = name.utf8
+        let raw = rawName(at: index)
+        return raw.count == utf8.count
+            && raw.elementsEqual(utf8) { ASCII.lowercased($0) == ASCII.lowercased($1) }
+    }
+}
+
+// MARK: - Equatable
+
+extension HTTPHeaders: Equatable {
+    /// Equal when both hold the same fields, byte for byte, in the same order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.count == rhs.count
+            && lhs.fields.indices.allSatisfy { index in
+                lhs.rawName(at: index) == rhs.rawName(at: index)
+                    && lhs.rawValue(at: index) == rhs.rawValue(at: index)
+            }
+    }
+}
+
+// MARK: - Sequence
+
+extension HTTPHeaders: Sequence {
+    /// Walks the fields in order, decoding each as ISO-8859-1.
+    public struct Iterator: IteratorProtocol {
+        private let headers: HTTPHeaders
+        private var index = 0
+
+        init(_ headers: HTTPHeaders) {
+            self.headers = headers
+        }
+
+        /// The next field, or nil after the last one.
+        public mutating func next() -> (name: String, value: String)? {
+            guard index < headers.count else { return nil }
+            defer { index += 1 }
+            return headers[index]
+        }
+    }
+
+    /// An iterator over the fields in order.
+    public func makeIterator() -> Iterator {
+        Iterator(self)
+    }
+
+    /// The number of fields.
+    public var underestimatedCount: Int {
+        count
+    }
+}
+
+// MARK: - Literals and printing
+
+extension HTTPHeaders: ExpressibleByDictionaryLiteral {
+    /// Header fields in literal order, e.g. `["Host": "example.com", "Accept": "*/*"]`.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init()
+        for (name, value) in elements {
+            add(name: name, value: value)
+        }
+    }
+}
+
+extension HTTPHeaders: CustomStringConvertible {
+    /// The fields as `[Name: value, ...]`, for logs and test failures.
+    public var description: String {
+        "[" + map { "\($0.name): \($0.value)" }.joined(separator: ", ") + "]"
+    }
+}

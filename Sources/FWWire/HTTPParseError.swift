@@ -1,0 +1,119 @@
+// Remote protocol errors: what a response did wrong.
+
+/// A response that breaks the protocol (remote error).
+///
+/// Compare with the static members (`error == .invalidStatusLine`); the description is for people and
+/// not part of the contract.
+public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
+    private enum Code: Hashable {
+        case invalidStatusLine
+        case unsupportedVersion
+        case invalidStatusCode
+        case invalidHeaderName
+        case invalidHeaderValue
+        case invalidLineEnding
+        case headerLineTooLong
+        case headTooLarge
+        case tooManyHeaders
+        case invalidContentLength
+        case conflictingContentLength
+        case invalidChunkSize
+        case chunkSizeTooLarge
+        case invalidChunkExtension
+        case chunkExtensionTooLong
+        case invalidChunkTerminator
+        case trailersTooLarge
+        case unsolicitedSwitchingProtocols
+        case unexpectedEndOfStream
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) {
+        self.code = code
+    }
+
+    // MARK: Status line
+
+    /// The status line is not `HTTP-version SP 3DIGIT [SP reason]` (includes leading whitespace and an
+    /// empty line before it, and CTLs in the reason phrase).
+    public static let invalidStatusLine = HTTPParseError(.invalidStatusLine)
+    /// A well-formed version other than HTTP/1.0 and HTTP/1.1.
+    public static let unsupportedVersion = HTTPParseError(.unsupportedVersion)
+    /// The status code is not exactly three digits, or is below 100.
+    public static let invalidStatusCode = HTTPParseError(.invalidStatusCode)
+
+    // MARK: Header and trailer fields
+
+    /// An empty name, a byte outside `tchar` in a name, whitespace before the colon, a missing colon,
+    /// or an obs-fold line with no field before it.
+    public static let invalidHeaderName = HTTPParseError(.invalidHeaderName)
+    /// NUL in a field value.
+    public static let invalidHeaderValue = HTTPParseError(.invalidHeaderValue)
+    /// A CR not followed by LF.
+    public static let invalidLineEnding = HTTPParseError(.invalidLineEnding)
+    /// A line longer than `HTTPLimits.maxLineLength`.
+    public static let headerLineTooLong = HTTPParseError(.headerLineTooLong)
+    /// A head larger than `HTTPLimits.maxHeadSize`.
+    public static let headTooLarge = HTTPParseError(.headTooLarge)
+    /// More fields than `HTTPLimits.maxHeaderCount` in a head or a trailer section.
+    public static let tooManyHeaders = HTTPParseError(.tooManyHeaders)
+
+    // MARK: Framing
+
+    /// A Content-Length element that is not 1*DIGIT, or that overflows Int64.
+    public static let invalidContentLength = HTTPParseError(.invalidContentLength)
+    /// Content-Length elements with different values.
+    public static let conflictingContentLength = HTTPParseError(.conflictingContentLength)
+    /// A chunk-size line that does not start with a hex digit or has junk after the digits.
+    public static let invalidChunkSize = HTTPParseError(.invalidChunkSize)
+    /// A chunk size with more than `HTTPLimits.maxChunkSizeDigits` digits or beyond Int64.
+    public static let chunkSizeTooLarge = HTTPParseError(.chunkSizeTooLarge)
+    /// A byte that cannot appear in a chunk extension (e.g. a CTL, or LF inside a quoted string).
+    public static let invalidChunkExtension = HTTPParseError(.invalidChunkExtension)
+    /// Chunk extensions longer than `HTTPLimits.maxChunkExtensionLength`.
+    public static let chunkExtensionTooLong = HTTPParseError(.chunkExtensionTooLong)
+    /// Chunk data not followed by CRLF (or LF).
+    public static let invalidChunkTerminator = HTTPParseError(.invalidChunkTerminator)
+    /// A trailer section larger than `HTTPLimits.maxTrailerSize`.
+    public static let trailersTooLarge = HTTPParseError(.trailersTooLarge)
+    /// A 101 response (we never ask to switch protocols).
+    public static let unsolicitedSwitchingProtocols = HTTPParseError(.unsolicitedSwitchingProtocols)
+
+    // MARK: Premature close
+
+    /// The peer closed before the message was complete.
+    public static let unexpectedEndOfStream = HTTPParseError(.unexpectedEndOfStream)
+
+    /// True when the message was cut short by the peer closing (maps to
+    /// `URLError.networkConnectionLost`); every other error is malformed input
+    /// (`URLError.badServerResponse`).
+    public var isPrematureEnd: Bool {
+        code == .unexpectedEndOfStream
+    }
+
+    /// A short English explanation.
+    public var description: String {
+        switch code {
+        case .invalidStatusLine: "invalid status line"
+        case .unsupportedVersion: "unsupported HTTP version"
+        case .invalidStatusCode: "invalid status code"
+        case .invalidHeaderName: "invalid header field name"
+        case .invalidHeaderValue: "invalid header field value"
+        case .invalidLineEnding: "CR not followed by LF"
+        case .headerLineTooLong: "line too long"
+        case .headTooLarge: "response head too large"
+        case .tooManyHeaders: "too many header fields"
+        case .invalidContentLength: "invalid Content-Length"
+        case .conflictingContentLength: "conflicting Content-Length values"
+        case .invalidChunkSize: "invalid chunk size"
+        case .chunkSizeTooLarge: "chunk size too large"
+        case .invalidChunkExtension: "invalid chunk extension"
+        case .chunkExtensionTooLong: "chunk extension too long"
+        case .invalidChunkTerminator: "chunk data not followed by CRLF"
+        case .trailersTooLarge: "trailer section too large"
+        case .unsolicitedSwitchingProtocols: "unsolicited 101 Switching Protocols"
+        case .unexpectedEndOfStream: "connection closed before the response was complete"
+        }
+    }
+}

@@ -1,0 +1,15 @@
+// What the response parser reports, in order: any interim heads, the final head, body bytes, the end.
+
+/// What the parser reports.
+public enum HTTPResponseEvent: Sendable, Equatable {
+    /// An interim 1xx response other than 101 (skipped over; reported for observers).
+    case informational(HTTPResponseHead)
+    /// The final response head and its body framing.
+    case head(HTTPResponseHead, framing: BodyFraming)
+    /// Body bytes (already de-chunked). Never empty.
+    case body([UInt8])
+    /// End of the message. `keepAlive` is derived: true only when the version allows it
+    /// (1.1 without `Connection: close`, 1.0 with `Connection: keep-alive`), the framing was not
+    /// close-delimited and nothing forbade reuse. Trailers are empty unless chunked trailers arrived.
+    case end(trailers: HTTPHeaders, keepAlive: Bool)
+}

@@ -1,0 +1,169 @@
+// ScriptedConnection: one accepted connection of a loopback server, driven by blocking calls.
+
+import Foundation
+import Glibc
+
+// MARK: - ScriptedConnection
+
+/// One accepted connection, for scripts. Blocking, with a timeout on every read.
+///
+/// Every read and write times out after 5 s (`TestSupportError.timedOut`).
+/// Reads and writes are made by the one thread that runs the connection's script; `abort()` may come
+/// from any thread (the server's `stop()`), and only shuts the socket down, so the descriptor stays
+/// valid until the script's thread closes it.
+public final class ScriptedConnection: @unchecked Sendable {
+    // MARK: Stored state
+
+    /// 0-based order of acceptance.
+    public let connectionIndex: Int
+    /// Called with every request read, in order.
+    let onRequest: @Sendable (ReceivedRequest) -> Void
+    /// Called once, when the descriptor is closed.
+    private let onClose: @Sendable () -> Void
+    /// Guards `descriptor` and `aborted`.
+    private let lock = NSLock()
+    /// The socket, or -1 once closed. Under `lock`.
+    private var descriptor: Int32
+    /// Whether the server shut the connection down. Under `lock`.
+    private var aborted = false
+    /// Bytes received but not consumed yet. Script thread only.
+    var input = InputBuffer()
+
+    init(
+        descriptor: Int32, index: Int,
+        onRequest: @escaping @Sendable (ReceivedRequest) -> Void, onClose: @escaping @Sendable () -> Void
+    ) {
+        self.descriptor = descriptor
+        self.connectionIndex = index
+        self.onRequest = onRequest
+        self.onClose = onClose
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: Writing and closing
+
+    /// Writes all of `bytes`; throws on timeout or when the peer is gone.
+    public func write(_ bytes: [UInt8]) throws {
+        let socket = try openDescriptor()
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { buffer in
+                send(socket, buffer.baseAddress! + written, buffer.count - written, Int32(MSG_NOSIGNAL))
+            }
+            if result >= 0 {
+                written += result
+            } else if errno != EINTR {
+                throw PosixSocket.ioError("send", errno: errno)
+            }
+        }
+    }
+
+    /// Writes the UTF-8 bytes of `text` as they are (the script writes "\r\n" itself).
+    public func write(_ text: String) throws {
+        try write(Array(text.utf8))
+    }
+
+    /// Closes the connection with FIN. Idempotent.
+    public func close() {
+        closeDescriptor(abortive: false)
+    }
+
+    /// Closes the connection with RST (SO_LINGER 0, then close). Idempotent.
+    public func reset() {
+        closeDescriptor(abortive: true)
+    }
+
+    // MARK: Waiting for the peer
+
+    /// Waits until the peer closes (read returns 0) or the timeout; true if it closed.
+    ///
+    /// Bytes that arrive meanwhile are kept for later reads. A reset by the peer counts as closed.
+    public func waitForClose(timeout: Double) -> Bool {
+        guard let socket = try? openDescriptor() else { return false }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(max(0, timeout)))
+        while true {
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero else { return false }
+            let milliseconds = Int32(min(remaining / .milliseconds(1), 60_000).rounded(.up))
+            var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0, errno != EINTR { return false }
+            guard ready > 0 else { continue }
+            do {
+                if try !receive() { return true }
+            } catch let error as TestSupportError where error == .connectionReset {
+                return true
+            } catch let error as TestSupportError where error == .timedOut {
+                continue
+            } catch {
+                return false
+            }
+        }
+    }
+
+    // MARK: Server side
+
+    /// Whether the server's `stop()` shut this connection down.
+    var isAborted: Bool {
+        lock.withLock { aborted }
+    }
+
+    /// Shuts the socket down in both directions so that blocked reads and writes return; the script's
+    /// thread still closes the descriptor.
+    func abort() {
+        lock.withLock {
+            aborted = true
+            if descriptor >= 0 {
+                shutdown(descriptor, Int32(SHUT_RDWR))
+            }
+        }
+    }
+
+    /// Sleeps for `seconds` in small steps; false if the connection was aborted meanwhile.
+    func pause(_ seconds: Double) -> Bool {
+        !waitUntil(timeout: seconds) { isAborted }
+    }
+
+    // MARK: Descriptor access
+
+    /// Receives once into `input`; false on end of stream.
+    func receive() throws -> Bool {
+        let socket = try openDescriptor()
+        while true {
+            let result = withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) { buffer in
+                let count = recv(socket, buffer.baseAddress, buffer.count, 0)
+                if count > 0 {
+                    input.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                }
+                return count
+            }
+            if result >= 0 { return result > 0 }
+            if errno != EINTR { throw PosixSocket.ioError("recv", errno: errno) }
+        }
+    }
+
+    /// The descriptor, or `connectionClosed` once this side closed it.
+    private func openDescriptor() throws -> Int32 {
+        let socket = lock.withLock { descriptor }
+        guard socket >= 0 else { throw TestSupportError.connectionClosed }
+        return socket
+    }
+
+    /// Closes the descriptor once, with RST when `abortive`, and reports it to the server.
+    private func closeDescriptor(abortive: Bool) {
+        let closed: Bool = lock.withLock {
+            guard descriptor >= 0 else { return false }
+            if abortive {
+                try? PosixSocket.setAbortiveClose(descriptor)
+            }
+            Glibc.close(descriptor)
+            descriptor = -1
+            return true
+        }
+        if closed { onClose() }
+    }
+}

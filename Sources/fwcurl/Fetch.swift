@@ -1,0 +1,127 @@
+import Foundation
+import FWNetworking
+
+// MARK: - Fetch
+
+/// Collects what a task's trace reports: printed at once for `-v`, kept for `-i` and `--json`.
+final class FetchTrace: NSObject, URLSessionTaskTraceDelegate, @unchecked Sendable { // vars: under `lock`
+    private let verbose: Bool
+    private let lock = NSLock()
+    private var responseHeadBytes = Data()
+    private var trailerFields: [(name: String, value: String)] = []
+
+    init(verbose: Bool) { self.verbose = verbose }
+
+    var responseHead: Data { lock.withLock { responseHeadBytes } }
+    var trailers: [(name: String, value: String)] { lock.withLock { trailerFields } }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
+                    reused: Bool) {
+        guard verbose else { return }
+        Terminal.error("* \(reused ? "Re-using" : "Connected to") \(remoteAddress ?? "?")" +
+                       (reused ? " (connection reused)" : ""))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {
+        if verbose { Terminal.error(Self.lines(of: head, prefix: "> ")) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {
+        lock.withLock { responseHeadBytes = head }
+        if verbose { Terminal.error(Self.lines(of: head, prefix: "< ")) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    didReceiveTrailers trailers: [(name: String, value: String)]) {
+        lock.withLock { trailerFields = trailers }
+    }
+
+    /// Head bytes as text lines (ISO-8859-1), each with `prefix`, without the final empty line.
+    private static func lines(of head: Data, prefix: String) -> String {
+        let text = String(head.map { Character(Unicode.Scalar($0)) })
+        return text.components(separatedBy: "\r\n").filter { !$0.isEmpty }.map { prefix + $0 }.joined(separator: "\n")
+    }
+}
+
+/// The outcome of one URL.
+enum FetchResult {
+    case response(HTTPURLResponse, body: Data, trace: FetchTrace)
+    case failure(URLError)
+
+    /// The `--json` object of the contract in the README.
+    var json: JSONValue {
+        switch self {
+        case .response(let response, let body, let trace):
+            func pairs(_ fields: [(name: String, value: String)]) -> JSONValue {
+                .array(fields.map { .array([.string($0.name), .string($0.value)]) })
+            }
+            return .object([
+                ("status", .int(response.statusCode)),
+                ("headers", pairs(response.orderedHeaderFields)),
+                ("body_base64", .string(body.base64EncodedString())),
+                ("trailers", pairs(trace.trailers)),
+            ])
+        case .failure(let error):
+            return .object([("error", .object([
+                ("code", .int(error.code.rawValue)),
+                ("message", .string(error.localizedDescription)),
+            ]))])
+        }
+    }
+}
+
+/// Fetches the URLs of `options` one after another on one session (so connections are reused).
+func fetch(_ options: Options) async -> Int32 {
+    let configuration = URLSessionConfiguration.default
+    if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
+    let session = URLSession(configuration: configuration)
+    defer { session.finishTasksAndInvalidate() }
+
+    var results: [FetchResult] = []
+    for url in options.urls {
+        let trace = FetchTrace(verbose: options.verbose)
+        do {
+            let (body, response) = try await session.data(for: options.request(for: url), delegate: trace)
+            guard let http = response as? HTTPURLResponse else {
+                results.append(.failure(URLError(.badServerResponse)))
+                continue
+            }
+            results.append(.response(http, body: body, trace: trace))
+        } catch let error as URLError {
+            results.append(.failure(error))
+        } catch {
+            results.append(.failure(URLError(.unknown)))
+        }
+    }
+
+    if options.json {
+        let json = results.count == 1 ? results[0].json : .object([("responses", .array(results.map(\.json)))])
+        Terminal.output(Data((json.text + "\n").utf8))
+    } else {
+        for result in results { write(result, options: options) }
+    }
+    let failed = results.contains { if case .failure = $0 { return true } else { return false } }
+    return failed ? 1 : 0
+}
+
+private func write(_ result: FetchResult, options: Options) {
+    switch result {
+    case .failure(let error):
+        Terminal.error("fwcurl: (\(error.code.rawValue)) \(error.localizedDescription)")
+    case .response(_, let body, let trace):
+        if options.includeHeaders { Terminal.output(trace.responseHead) }
+        if let path = options.outputFile {
+            if !FileManager.default.createFile(atPath: path, contents: body) {
+                Terminal.error("fwcurl: cannot write \(path)")
+            }
+        } else {
+            Terminal.output(body)
+        }
+    }
+}
+
+/// Unbuffered writes to stdout and stderr.
+enum Terminal {
+    static func output(_ data: Data) { FileHandle.standardOutput.write(data) }
+    static func error(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import FWNetworking
+
+// MARK: - Options
+
+/// The command line of a fetch: `fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE]
+/// [-i] [-v] [--max-time S] [--json] URL [URL...]`.
+struct Options {
+    var method: String?
+    var headers: [(name: String, value: String)] = []
+    var body: Data?
+    var outputFile: String?
+    var includeHeaders = false
+    var verbose = false
+    var maxTime: Double?
+    var json = false
+    var urls: [URL] = []
+
+    /// A command-line mistake, reported with the usage text.
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let usage = """
+        usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE] [-i] [-v]
+                      [--max-time SECONDS] [--json] URL [URL...]
+               fwcurl demo
+        """
+
+    /// Parses `arguments` (without the program name).
+    init(arguments: [String]) throws(UsageError) {
+        var rest = arguments[...]
+        func value(for flag: String) throws(UsageError) -> String {
+            guard let next = rest.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+            return next
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-X", "--request":
+                method = try value(for: argument)
+            case "-H", "--header":
+                let field = try value(for: argument)
+                guard let colon = field.firstIndex(of: ":") else {
+                    throw UsageError(description: "header '\(field)' has no colon")
+                }
+                let name = String(field[..<colon])
+                let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers.append((name: name, value: value))
+            case "-d", "--data":
+                body = try Self.loadData(try value(for: argument))
+            case "-o", "--output":
+                outputFile = try value(for: argument)
+            case "-i", "--include":
+                includeHeaders = true
+            case "-v", "--verbose":
+                verbose = true
+            case "--max-time", "-m":
+                let text = try value(for: argument)
+                guard let seconds = Double(text), seconds > 0 else {
+                    throw UsageError(description: "--max-time needs a positive number of seconds, not '\(text)'")
+                }
+                maxTime = seconds
+            case "--json":
+                json = true
+            case let flag where flag.hasPrefix("-") && flag.count > 1:
+                throw UsageError(description: "unknown option \(flag)")
+            default:
+                guard let url = URL(string: argument), url.scheme != nil else {
+                    throw UsageError(description: "'\(argument)' is not a URL")
+                }
+                urls.append(url)
+            }
+        }
+        if urls.isEmpty { throw UsageError(description: "no URL given") }
+    }
+
+    /// `-d` text, or the contents of a file for `@FILE`.
+    private static func loadData(_ argument: String) throws(UsageError) -> Data {
+        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
+        let path = String(argument.dropFirst())
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError(description: "cannot read \(path)")
+        }
+        return data
+    }
+
+    /// The request for one URL.
+    func request(for url: URL) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method ?? (body == nil ? "GET" : "POST")
+        for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
+        if let body {
+            request.httpBody = body
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            }
+        }
+        return request
+    }
+}

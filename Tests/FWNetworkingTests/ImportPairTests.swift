@@ -1,0 +1,29 @@
+import Foundation
+import FWNetworking
+import Testing
+
+// The compatibility promise (ARCHITECTURE.md): with exactly `import Foundation` + `import FWNetworking`
+// the networking names resolve, unqualified, to FWNetworking's types and not to Foundation's
+// unavailable placeholders. This file compiling is most of the test.
+@Suite struct ImportPairTests {
+    @Test func networkingNamesResolveToFWNetworking() {
+        let configuration: URLSessionConfiguration = .ephemeral
+        configuration.httpMaximumConnectionsPerHost = 3
+        let session: URLSession = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        var request: URLRequest = URLRequest(url: URL(string: "http://example.invalid/path")!)
+        request.httpMethod = "PUT"
+        request.setValue("1", forHTTPHeaderField: "X-One")
+        let task: URLSessionDataTask = session.dataTask(with: request)
+        let response: HTTPURLResponse? = HTTPURLResponse(url: URL(string: "http://example.invalid/")!,
+                                                        statusCode: 204, httpVersion: "HTTP/1.1",
+                                                        headerFields: ["A": "b"])
+        let error: URLError = URLError(.timedOut)
+
+        #expect(session.configuration.httpMaximumConnectionsPerHost == 3)
+        #expect(task.originalRequest?.httpMethod == "PUT")
+        #expect(task.state == .suspended)
+        #expect(response?.statusCode == 204)
+        #expect(error.code.rawValue == NSURLErrorTimedOut)
+    }
+}

@@ -1,0 +1,226 @@
+import FWLoop
+import FWTransport
+import FWWire
+import Testing
+import TestSupport
+
+// The transport end to end against scripted loopback servers: exact bytes in, exact bytes out.
+@Suite struct HTTPTransportTests {
+    @Test func writesTheExactRequestAndParsesTheResponse() throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-One: 1\r\n\r\nhello")
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+
+        var headers = HTTPHeaders()
+        headers.add(name: "X-Test", value: "yes")
+        let outcome = fixture.run(getRequest(port: server.port, path: "/a?b=c", method: "POST", headers: headers,
+                                             body: Array("data".utf8)))
+        #expect(outcome.error == nil)
+        #expect(outcome.head?.status == 200)
+        #expect(outcome.head?.headers.first(name: "x-one") == "1")
+        #expect(outcome.bodyText == "hello")
+        #expect(outcome.terminalCount == 1)
+        let request = try #require(server.requests.first)
+        #expect(String(decoding: request.rawHead, as: UTF8.self) ==
+                "POST /a?b=c HTTP/1.1\r\nX-Test: yes\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 4\r\n\r\n")
+        #expect(request.body == Array("data".utf8))
+    }
+
+    @Test func reusesAKeptAliveConnection() throws {
+        let server = try LoopbackHTTPServer { _ in .ok("x") }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+
+        let first = fixture.run(getRequest(port: server.port))
+        let second = fixture.run(getRequest(port: server.port))
+        #expect(first.bodyText == "x" && second.bodyText == "x")
+        #expect(first.connection?.isReused == false)
+        #expect(second.connection?.isReused == true)
+        #expect(server.connectionCount == 1)
+        let key = ConnectionKey(scheme: "http", host: "127.0.0.1", port: server.port)
+        #expect(waitUntil(timeout: 2) { fixture.transport.counters(for: key).idle == 1 })
+    }
+
+    @Test func connectionCloseFromTheServerOpensANewConnection() throws {
+        let server = try LoopbackHTTPServer { _ in .ok("x", headers: [("Connection", "close")]) }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+
+        #expect(fixture.run(getRequest(port: server.port)).bodyText == "x")
+        #expect(fixture.run(getRequest(port: server.port)).bodyText == "x")
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test func neverOpensMoreThanTheLimit() throws {
+        let server = try LoopbackHTTPServer { _ in
+            var reply = LoopbackHTTPServer.Reply.ok("slow")
+            reply.delay = 0.05
+            return reply
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture(HTTPTransport.Configuration(maxConnectionsPerHost: 3))
+        defer { fixture.close() }
+
+        let delegates = (0..<20).map { _ in RecordingDelegate() }
+        for delegate in delegates { fixture.transport.execute(getRequest(port: server.port), delegate: delegate) }
+        let outcomes = delegates.map { $0.outcome(timeout: 10) }
+        #expect(outcomes.allSatisfy { $0.bodyText == "slow" })
+        #expect(server.peakConcurrentConnections == 3)
+        #expect(server.connectionCount == 3)
+    }
+
+    @Test func aRefusedConnectionFailsWithCannotConnect() throws {
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        let outcome = fixture.run(getRequest(port: try closedPort()))
+        #expect(outcome.error?.isCannotConnectToHost == true)
+        #expect(outcome.terminalCount == 1)
+    }
+
+    @Test func anUnknownHostFailsWithCannotFindHost() throws {
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        let request = TransportRequest(key: ConnectionKey(scheme: "http", host: "no-such-host.invalid", port: 80),
+                                       head: HTTPRequestHead(method: "GET", target: "/", headers: HTTPHeaders()))
+        let outcome = fixture.run(request, timeout: 15)
+        #expect(outcome.error?.isCannotFindHost == true)
+    }
+
+    @Test func aMalformedResponseFailsOnlyItsRequest() throws {
+        let server = try ScriptedServer { connection in
+            guard let request = try connection.readRequest() else { return }
+            if request.target == "/bad" {
+                try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello")
+            } else {
+                try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+            _ = connection.waitForClose(timeout: 2)
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+
+        let bad = fixture.run(getRequest(port: server.port, path: "/bad"))
+        #expect(bad.error?.isBadResponse == true)
+        #expect(fixture.run(getRequest(port: server.port, path: "/good")).bodyText == "ok")
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            _ = connection.waitForClose(timeout: 5)
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        let outcome = fixture.run(getRequest(port: server.port, idleTimeout: .milliseconds(300)))
+        #expect(outcome.error?.isTimedOut == true)
+    }
+
+    @Test func aCloseInTheMiddleOfTheBodyIsConnectionLost() throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf")
+            connection.close()
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        let outcome = fixture.run(getRequest(port: server.port))
+        #expect(outcome.error?.isConnectionLost == true)
+        #expect(outcome.bodyText == "half")
+    }
+
+    @Test func aResetIsConnectionLost() throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf")
+            connection.reset()
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        #expect(fixture.run(getRequest(port: server.port)).error?.isConnectionLost == true)
+    }
+
+    @Test func aStaleKeptAliveConnectionIsRetriedOnANewOne() throws {
+        // The first connection answers once, says nothing about closing, then closes as soon as the
+        // next request arrives (as a server whose keep-alive timer just fired would).
+        let server = try ScriptedServer { connection in
+            guard try connection.readRequest() != nil else { return }
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n\(connection.connectionIndex)")
+            if connection.connectionIndex == 0 {
+                _ = try connection.readBytes(count: 1)
+                connection.close()
+            } else {
+                _ = connection.waitForClose(timeout: 2)
+            }
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        #expect(fixture.run(getRequest(port: server.port)).bodyText == "0")
+        let second = fixture.run(getRequest(port: server.port))
+        #expect(second.error == nil)
+        #expect(second.bodyText == "1")
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test func bytesWithNoRequestOutstandingCloseTheConnection() throws {
+        let server = try ScriptedServer { connection in
+            guard try connection.readRequest() != nil else { return }
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na")
+            if connection.connectionIndex == 0 {
+                try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale")
+            }
+            _ = connection.waitForClose(timeout: 2)
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        #expect(fixture.run(getRequest(port: server.port)).bodyText == "a")
+        let key = ConnectionKey(scheme: "http", host: "127.0.0.1", port: server.port)
+        #expect(waitUntil(timeout: 2) { fixture.transport.counters(for: key).open == 0 })
+        let second = fixture.run(getRequest(port: server.port))
+        #expect(second.bodyText == "a")
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test func cancellingWaitingAndRunningRequestsEndsEachOnce() throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            _ = connection.waitForClose(timeout: 5)
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture(HTTPTransport.Configuration(maxConnectionsPerHost: 1))
+        defer { fixture.close() }
+
+        let running = RecordingDelegate(), waiting = RecordingDelegate()
+        let runningID = fixture.transport.execute(getRequest(port: server.port), delegate: running)
+        let waitingID = fixture.transport.execute(getRequest(port: server.port), delegate: waiting)
+        #expect(waitUntil(timeout: 2) { server.requests.count == 1 })
+        fixture.transport.cancel(waitingID)
+        fixture.transport.cancel(runningID)
+        fixture.transport.cancel(runningID)
+        #expect(waiting.outcome().error?.isCancelled == true)
+        #expect(running.outcome().error?.isCancelled == true)
+        #expect(waiting.outcome().terminalCount == 1)
+        #expect(running.outcome().terminalCount == 1)
+    }
+
+    @Test func headerInjectionIsRefusedBeforeAnyConnection() throws {
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        var headers = HTTPHeaders()
+        headers.add(name: "X-Evil", value: "a\r\nInjected: yes")
+        let outcome = fixture.run(getRequest(port: 9, headers: headers))
+        #expect(outcome.error?.isInvalidRequest == true)
+        #expect(outcome.connection == nil)
+    }
+}

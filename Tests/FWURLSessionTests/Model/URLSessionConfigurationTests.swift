@@ -1,0 +1,140 @@
+// URLSessionConfigurationTests.swift
+//
+// URLSessionConfiguration: FoundationNetworking's defaults, fresh instances, copies that are independent
+// of the original, and thread-safe access.
+
+import Foundation
+import Testing
+@testable import FWURLSession
+
+@Suite struct URLSessionConfigurationTests {
+    // MARK: Defaults
+
+    func expectDefaults(_ configuration: URLSessionConfiguration) {
+        #expect(configuration.identifier == nil)
+        #expect(configuration.requestCachePolicy == .useProtocolCachePolicy)
+        #expect(configuration.timeoutIntervalForRequest == 60)
+        #expect(configuration.timeoutIntervalForResource == 604_800)
+        #expect(configuration.networkServiceType == .default)
+        #expect(configuration.allowsCellularAccess)
+        #expect(configuration.allowsExpensiveNetworkAccess)
+        #expect(configuration.allowsConstrainedNetworkAccess)
+        #expect(!configuration.waitsForConnectivity)
+        #expect(!configuration.isDiscretionary)
+        #expect(configuration.sharedContainerIdentifier == nil)
+        #expect(configuration.sessionSendsLaunchEvents)
+        #expect(configuration.connectionProxyDictionary == nil)
+        #expect(!configuration.httpShouldUsePipelining)
+        #expect(configuration.httpShouldSetCookies)
+        #expect(configuration.httpMaximumConnectionsPerHost == 6)
+        #expect(configuration.httpAdditionalHeaders == nil)
+        #expect(!configuration.shouldUseExtendedBackgroundIdleMode)
+    }
+
+    @Test func defaultHasFoundationNetworkingDefaults() {
+        expectDefaults(.default)
+    }
+
+    @Test func ephemeralHasFoundationNetworkingDefaults() {
+        expectDefaults(.ephemeral)
+    }
+
+    @available(*, deprecated, message: "exercises the deprecated initialiser")
+    @Test func deprecatedInitialiserHasTheDefaults() {
+        expectDefaults(URLSessionConfiguration())
+    }
+
+    @Test func eachAccessReturnsANewInstance() {
+        let first = URLSessionConfiguration.default
+        first.httpMaximumConnectionsPerHost = 1
+        #expect(URLSessionConfiguration.default !== first)
+        #expect(URLSessionConfiguration.default.httpMaximumConnectionsPerHost == 6)
+        #expect(URLSessionConfiguration.ephemeral !== URLSessionConfiguration.ephemeral)
+    }
+
+    // MARK: Copying
+
+    /// Changes every property away from its default.
+    func customise(_ configuration: URLSessionConfiguration) {
+        configuration.identifier = "id"
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = 1
+        configuration.timeoutIntervalForResource = 2
+        configuration.networkServiceType = .background
+        configuration.allowsCellularAccess = false
+        configuration.allowsExpensiveNetworkAccess = false
+        configuration.allowsConstrainedNetworkAccess = false
+        configuration.waitsForConnectivity = true
+        configuration.isDiscretionary = true
+        configuration.sharedContainerIdentifier = "group"
+        configuration.sessionSendsLaunchEvents = false
+        configuration.connectionProxyDictionary = ["HTTPEnable": 1]
+        configuration.httpShouldUsePipelining = true
+        configuration.httpShouldSetCookies = false
+        configuration.httpMaximumConnectionsPerHost = 2
+        configuration.httpAdditionalHeaders = ["User-Agent": "test"]
+        configuration.shouldUseExtendedBackgroundIdleMode = true
+    }
+
+    func expectCustomised(_ configuration: URLSessionConfiguration) {
+        #expect(configuration.identifier == "id")
+        #expect(configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(configuration.timeoutIntervalForRequest == 1)
+        #expect(configuration.timeoutIntervalForResource == 2)
+        #expect(configuration.networkServiceType == .background)
+        #expect(!configuration.allowsCellularAccess)
+        #expect(!configuration.allowsExpensiveNetworkAccess)
+        #expect(!configuration.allowsConstrainedNetworkAccess)
+        #expect(configuration.waitsForConnectivity)
+        #expect(configuration.isDiscretionary)
+        #expect(configuration.sharedContainerIdentifier == "group")
+        #expect(!configuration.sessionSendsLaunchEvents)
+        #expect(configuration.connectionProxyDictionary?["HTTPEnable"] as? Int == 1)
+        #expect(configuration.httpShouldUsePipelining)
+        #expect(!configuration.httpShouldSetCookies)
+        #expect(configuration.httpMaximumConnectionsPerHost == 2)
+        #expect(configuration.httpAdditionalHeaders?["User-Agent"] as? String == "test")
+        #expect(configuration.shouldUseExtendedBackgroundIdleMode)
+    }
+
+    @Test func copyCopiesEveryProperty() throws {
+        let original = URLSessionConfiguration.default
+        customise(original)
+        let copy = try #require(original.copy() as? URLSessionConfiguration)
+        #expect(copy !== original)
+        expectCustomised(copy)
+        let zoneCopy = try #require(original.copy(with: nil) as? URLSessionConfiguration)
+        expectCustomised(zoneCopy)
+    }
+
+    @Test func copyIsIndependentOfTheOriginal() throws {
+        let original = URLSessionConfiguration.default
+        let copy = try #require(original.copy() as? URLSessionConfiguration)
+        customise(original)
+        expectDefaults(copy)
+        expectCustomised(original)
+
+        let second = try #require(original.copy() as? URLSessionConfiguration)
+        second.httpAdditionalHeaders = ["User-Agent": "other"]
+        #expect(original.httpAdditionalHeaders?["User-Agent"] as? String == "test")
+    }
+
+    // MARK: Thread safety
+
+    @Test func concurrentWritesAndReadsAreSafe() async {
+        let configuration = URLSessionConfiguration.default
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for step in 0..<500 {
+                        configuration.httpMaximumConnectionsPerHost = worker * 1000 + step
+                        configuration.httpAdditionalHeaders = ["X-Worker": worker]
+                        _ = configuration.copy()
+                    }
+                }
+            }
+        }
+        #expect((0..<4).map { $0 * 1000 + 499 }.contains(configuration.httpMaximumConnectionsPerHost))
+        #expect(configuration.httpAdditionalHeaders?["X-Worker"] is Int)
+    }
+}

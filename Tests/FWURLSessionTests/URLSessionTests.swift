@@ -1,0 +1,215 @@
+import Foundation
+@testable import FWURLSession
+import Testing
+import TestSupport
+
+// The URLSession surface end to end on loopback: delegate order and queue, completion handlers,
+// async, invalidation, and the URLError of every failure.
+@Suite struct URLSessionTests {
+    private static func makeServer() throws -> LoopbackHTTPServer {
+        try LoopbackHTTPServer { request in
+            switch request.target {
+            case "/hello": return .ok("hello", contentType: "text/plain; charset=utf-8")
+            case "/chunked": return .chunked(["a", "bc", "def"])
+            case "/headers": return .ok(request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            case "/slow":
+                var reply = LoopbackHTTPServer.Reply.ok("slow")
+                reply.delay = 1
+                return reply
+            case "/malformed": return .raw("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
+            default: return .status(404)
+            }
+        }
+    }
+
+    @Test func completionHandlerGetsBodyAndResponse() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let result = load(session, URLRequest(url: url(server, "/hello")))
+        #expect(result.error == nil)
+        #expect(result.data == Data("hello".utf8))
+        #expect(result.response?.statusCode == 200)
+        #expect(result.response?.mimeType == "text/plain")
+        #expect(result.response?.textEncodingName == "utf-8")
+        #expect(result.response?.expectedContentLength == 5)
+    }
+
+    @Test func delegateMessagesArriveInOrderOnTheDelegateQueue() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        delegate.expectedQueue.withLock { $0 = queue }
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: queue)
+        let task = session.dataTask(with: url(server, "/chunked"))
+        #expect(task.state == .suspended)
+        task.resume()
+        #expect(delegate.waitForCompletion())
+        session.finishTasksAndInvalidate()
+        #expect(waitUntil(timeout: 5) { delegate.log.withLock { $0.invalidated } })
+
+        let log = delegate.log.withLock { $0 }
+        #expect(log.messages.first == "response 200")
+        #expect(log.messages.dropFirst().prefix { $0 == "data" }.count == log.messages.count - 3)
+        #expect(Array(log.messages.suffix(2)) == ["complete", "invalid"])
+        #expect(log.data == Data("abcdef".utf8))
+        #expect(log.error == nil)
+        #expect(log.offDelegateQueue == 0)
+        #expect(task.state == .completed)
+        #expect(task.countOfBytesReceived == 6)
+        #expect(session.delegate == nil)
+    }
+
+    @Test func cancelDispositionCancelsTheTask() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate(disposition: .cancel)
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: url(server, "/hello")).resume()
+        #expect(delegate.waitForCompletion())
+        let log = delegate.log.withLock { $0 }
+        #expect((log.error as? URLError)?.code == .cancelled)
+        #expect(!log.messages.contains("data"))
+    }
+
+    @Test func asyncDataReturnsBodyAndResponse() async throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        let (data, response) = try await session.data(from: url(server, "/hello"))
+        #expect(data == Data("hello".utf8))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test func cancellingTheSwiftTaskCancelsTheLoad() async throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        let load = Task { try await session.data(from: url(server, "/slow")) }
+        try await Task.sleep(for: .milliseconds(100))
+        load.cancel()
+        await #expect { try await load.value } throws: { ($0 as? URLError)?.code == .cancelled }
+    }
+
+    @Test func cancelBeforeResumeCompletesWithCancelled() throws {
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        let done = DispatchSemaphore(value: 0)
+        let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) { _, _, error in
+            #expect((error as? URLError)?.code == .cancelled)
+            done.signal()
+        }
+        task.cancel()
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(task.state == .completed)
+    }
+
+    @Test func invalidateAndCancelEndsRunningTasksThenInvalidates() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate()
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        session.dataTask(with: url(server, "/slow")).resume()
+        #expect(waitUntil(timeout: 2) { server.requestCount == 1 })
+        session.invalidateAndCancel()
+        #expect(waitUntil(timeout: 5) { delegate.log.withLock { $0.invalidated } })
+        let log = delegate.log.withLock { $0 }
+        #expect((log.error as? URLError)?.code == .cancelled)
+        #expect(log.messages.last == "invalid")
+    }
+
+    @Test func configurationHeadersAndDefaultsAreSent() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.default
+        configuration.httpAdditionalHeaders = ["X-Session": "s", "Accept": "text/plain"]
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        var request = URLRequest(url: url(server, "/headers"))
+        request.setValue("r", forHTTPHeaderField: "X-Request")
+        let text = String(decoding: load(session, request).data ?? Data(), as: UTF8.self)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first == "X-Request: r")
+        #expect(lines.contains("X-Session: s"))
+        #expect(lines.contains("Accept: text/plain"))
+        #expect(lines.contains("User-Agent: FWNetworking/0.1"))
+        #expect(lines.contains("Host: 127.0.0.1:\(server.port)"))
+    }
+
+    @Test(arguments: [
+        ("malformed", URLError.Code.badServerResponse),
+        ("refused", .cannotConnectToHost),
+        ("unknownHost", .cannotFindHost),
+        ("unsupportedScheme", .unsupportedURL),
+        ("injection", .badURL),
+    ])
+    func failuresMapToTheURLErrorUsersExpect(_ scenario: String, _ code: URLError.Code) throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        let refusedPort = try ScriptedServer { _ in }
+        let port = refusedPort.port
+        refusedPort.stop()
+        var request: URLRequest
+        switch scenario {
+        case "malformed": request = URLRequest(url: url(server, "/malformed"))
+        case "refused": request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
+        case "unknownHost": request = URLRequest(url: URL(string: "http://no-such-host.invalid/")!)
+        case "unsupportedScheme": request = URLRequest(url: URL(string: "gopher://127.0.0.1/")!)
+        default:
+            // URLRequest itself drops header values with CR or LF (as FoundationNetworking does), so the
+            // way to ask for bytes that must never reach the wire is a method that is not a token.
+            request = URLRequest(url: url(server, "/hello"))
+            request.httpMethod = "GET / HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET"
+        }
+        let result = load(session, request, timeout: 15)
+        #expect(result.error?.code == code)
+        #expect(result.error?.errorUserInfo[NSURLErrorFailingURLErrorKey] != nil || scenario == "injection")
+        // The session keeps working after any failure.
+        #expect(load(session, URLRequest(url: url(server, "/hello"))).data == Data("hello".utf8))
+    }
+
+    @Test func requestTimeoutEndsWithTimedOut() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        var request = URLRequest(url: url(server, "/slow"))
+        request.timeoutInterval = 0.2
+        #expect(load(session, request).error?.code == .timedOut)
+    }
+
+    @Test func resourceTimeoutEndsWithTimedOut() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForResource = 0.3
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        #expect(load(session, URLRequest(url: url(server, "/slow"))).error?.code == .timedOut)
+    }
+
+    @Test func suspendHoldsDelegateMessagesUntilResume() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate()
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: url(server, "/hello"))
+        task.resume()
+        task.suspend()
+        #expect(task.state == .suspended)
+        #expect(waitUntil(timeout: 2) { server.requestCount == 1 })
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(delegate.log.withLock { $0.messages.contains("complete") } == false)
+        task.resume()
+        #expect(delegate.waitForCompletion())
+    }
+}

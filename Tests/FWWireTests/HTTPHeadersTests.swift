@@ -1,0 +1,115 @@
+// HTTPHeaders: order, duplicates, case-insensitive lookup, list tokens, byte storage and String decoding.
+
+import FWWire
+import Testing
+
+@Test("creating: empty, from pairs, from a literal")
+func creating() {
+    let empty = HTTPHeaders()
+    #expect(empty.isEmpty)
+    #expect(empty.count == 0)
+
+    let pairs = HTTPHeaders([(name: "A", value: "1"), (name: "B", value: "2"), (name: "A", value: "3")])
+    let literal: HTTPHeaders = ["A": "1", "B": "2", "A": "3"]
+    #expect(pairs == literal)
+    #expect(pairs.count == 3)
+    #expect(!pairs.isEmpty)
+    #expect(pairs[2].name == "A")
+    #expect(pairs[2].value == "3")
+}
+
+@Test("iteration keeps order and duplicates")
+func iteration() {
+    let headers: HTTPHeaders = ["Set-Cookie": "a=1", "Date": "today", "Set-Cookie": "b=2"]
+    let fields = headers.map { "\($0.name)=\($0.value)" }
+    #expect(fields == ["Set-Cookie=a=1", "Date=today", "Set-Cookie=b=2"])
+    #expect(headers.underestimatedCount == 3)
+}
+
+@Test("lookup by name is case-insensitive")
+func lookup() {
+    let headers: HTTPHeaders = ["Content-Type": "text/html", "set-cookie": "a=1", "SET-COOKIE": "b=2"]
+    #expect(headers.contains(name: "content-type"))
+    #expect(!headers.contains(name: "Content-Length"))
+    #expect(!headers.contains(name: "Content-Typ"))
+    #expect(headers.first(name: "CONTENT-TYPE") == "text/html")
+    #expect(headers.first(name: "Set-Cookie") == "a=1")
+    #expect(headers.first(name: "Missing") == nil)
+    #expect(headers.values(name: "Set-Cookie") == ["a=1", "b=2"])
+    #expect(headers.values(name: "Missing").isEmpty)
+}
+
+@Test("adding, replacing and removing")
+func changing() {
+    var headers: HTTPHeaders = ["Accept": "a", "Host": "h", "accept": "b"]
+    headers.add(name: "X", value: "1")
+    #expect(headers.count == 4)
+    headers.replaceOrAdd(name: "ACCEPT", value: "c")
+    #expect(headers == ["Host": "h", "X": "1", "ACCEPT": "c"])
+    headers.remove(name: "x")
+    #expect(headers == ["Host": "h", "ACCEPT": "c"])
+    headers.remove(name: "Missing")
+    #expect(headers == ["Host": "h", "ACCEPT": "c"])
+    headers.replaceOrAdd(name: "New", value: "n")
+    #expect(headers == ["Host": "h", "ACCEPT": "c", "New": "n"])
+    headers.remove(name: "host")
+    headers.remove(name: "accept")
+    headers.remove(name: "new")
+    #expect(headers.isEmpty)
+    #expect(headers == HTTPHeaders())
+}
+
+@Test("equality compares fields in order, byte for byte")
+func equality() {
+    let a1: HTTPHeaders = ["A": "1"]
+    #expect(a1 == ["A": "1"])
+    #expect(a1 != ["a": "1"])
+    #expect(a1 != ["A": "1 "])
+    #expect(a1 != ["A": "1", "A": "1"])
+    let ab: HTTPHeaders = ["A": "1", "B": "2"]
+    #expect(ab != ["B": "2", "A": "1"])
+    let split: HTTPHeaders = ["AB": ""]
+    #expect(split != ["A": "B"])
+}
+
+@Test("containsToken: comma-separated, OWS trimmed, case-insensitive, whole elements only", arguments: [
+    (["Connection": "close"], "close", true),
+    (["Connection": "Keep-Alive, CLOSE"], "close", true),
+    (["Connection": " \tclose\t "], "close", true),
+    (["Connection": "upgrade", "connection": "close"], "close", true),
+    (["Connection": ",,close,,"], "close", true),
+    (["Connection": "closed"], "close", false),
+    (["Connection": "clo se"], "close", false),
+    (["Connection": "keep-alive"], "close", false),
+    (["Connection": ""], "", false),
+    (["Keep-Alive": "close"], "close", false),
+] as [(HTTPHeaders, String, Bool)])
+func containsToken(headers: HTTPHeaders, token: String, expected: Bool) {
+    #expect(headers.containsToken(token, inField: "Connection") == expected)
+}
+
+@Test("Strings in are stored as UTF-8; bytes out decode as ISO-8859-1, losslessly")
+func encodings() {
+    let headers: HTTPHeaders = ["X-Name": "café"]
+    #expect(headers.rawName(at: 0) == ArraySlice(bytes("X-Name")))
+    #expect(headers.rawValue(at: 0) == [0x63, 0x61, 0x66, 0xC3, 0xA9])
+    #expect(headers[0].value == "caf\u{C3}\u{A9}")
+
+    // Every byte a received value can hold (all but NUL, CR and LF) survives the trip to a String.
+    let value = (1...255).map { UInt8($0) }.filter { $0 != 0x0A && $0 != 0x0D }
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes("HTTP/1.1 204 X\r\nV: ") + value + bytes("\r\n\r\n"))
+    guard case .head(let head, _)? = try? parser.next() else {
+        Issue.record("no head")
+        return
+    }
+    #expect(head.headers.rawValue(at: 0) == ArraySlice(value))
+    #expect(head.headers[0].value.unicodeScalars.map { UInt8($0.value) } == value)
+}
+
+@Test("description lists the fields")
+func headersDescription() {
+    let headers: HTTPHeaders = ["A": "1", "B": "2"]
+    #expect(headers.description == "[A: 1, B: 2]")
+}

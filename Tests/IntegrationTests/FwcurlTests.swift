@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TestSupport
+
+// fwcurl as a user runs it: the built binary, against real loopback servers.
+@Suite struct FwcurlTests {
+    /// The fwcurl binary next to the test bundle (`swift build --build-tests` builds both).
+    private static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fwcurl")
+    }
+
+    private struct Run {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: stdout)) as? [String: Any] }
+    }
+
+    private static func fwcurl(_ arguments: [String], timeout: Double = 30) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let finished = waitUntil(timeout: timeout) { !process.isRunning }
+        if !finished { process.terminate() }
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func jsonForOneURLFollowsTheContract() throws {
+        let server = try PythonHTTPServer(files: ["file": Array("contents\n".utf8)])
+        defer { server.stop() }
+        let run = try Self.fwcurl(["--json", server.baseURL + "/file"])
+        #expect(run.status == 0)
+        let json = try #require(run.json)
+        #expect(json["status"] as? Int == 200)
+        let headers = try #require(json["headers"] as? [[String]])
+        #expect(headers.contains { $0.count == 2 && $0[0] == "Content-Length" && $0[1] == "9" })
+        #expect(headers.first?.first == "Server")
+        #expect(Data(base64Encoded: json["body_base64"] as? String ?? "") == Data("contents\n".utf8))
+        #expect((json["trailers"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func jsonForSeveralURLsIsAListAndErrorsCarryTheURLErrorCode() throws {
+        let server = try LoopbackHTTPServer { request in
+            request.target == "/chunked" ? .chunked(["a", "b"], trailers: [("X-Sum", "2")]) : .ok("one")
+        }
+        defer { server.stop() }
+        let refused = try ScriptedServer { _ in }
+        let refusedPort = refused.port
+        refused.stop()
+        let run = try Self.fwcurl(["--json", server.baseURL + "/one", server.baseURL + "/chunked",
+                                   "http://127.0.0.1:\(refusedPort)/"])
+        #expect(run.status != 0)
+        let responses = try #require(run.json?["responses"] as? [[String: Any]])
+        #expect(responses.count == 3)
+        #expect(Data(base64Encoded: responses[0]["body_base64"] as? String ?? "") == Data("one".utf8))
+        #expect(responses[1]["trailers"] as? [[String]] == [["X-Sum", "2"]])
+        let error = try #require(responses[2]["error"] as? [String: Any])
+        #expect(error["code"] as? Int == NSURLErrorCannotConnectToHost)
+        #expect((error["message"] as? String)?.isEmpty == false)
+        // One session for all: the two good URLs shared a connection.
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test func headIsARealHeadAndVerboseShowsTheHeads() throws {
+        let server = try LoopbackHTTPServer { request in
+            .status(200, headers: [("Content-Length", "100")])
+        }
+        defer { server.stop() }
+        let run = try Self.fwcurl(["-X", "HEAD", "-v", "-i", "-H", "X-Trace: on", server.baseURL + "/"])
+        #expect(run.status == 0)
+        #expect(server.requests.first?.method == "HEAD")
+        #expect(run.stderr.contains("> HEAD / HTTP/1.1"))
+        #expect(run.stderr.contains("> X-Trace: on"))
+        #expect(run.stderr.contains("< HTTP/1.1 200"))
+        #expect(String(decoding: run.stdout, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func postsDataAndWritesTheBodyToAFile() throws {
+        let server = try LoopbackHTTPServer { request in .ok(String(decoding: request.body, as: UTF8.self).uppercased()) }
+        defer { server.stop() }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("fwcurl-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let run = try Self.fwcurl(["-d", "shout", "-o", output.path, server.baseURL + "/"])
+        #expect(run.status == 0)
+        #expect(server.requests.first?.method == "POST")
+        #expect(try Data(contentsOf: output) == Data("SHOUT".utf8))
+    }
+
+    @Test func theDemoBehaves() throws {
+        let run = try Self.fwcurl(["demo"], timeout: 60)
+        #expect(run.status == 0, "\(String(decoding: run.stdout, as: UTF8.self))\n\(run.stderr)")
+        #expect(String(decoding: run.stdout, as: UTF8.self).contains("All steps behaved."))
+    }
+}
