@@ -287,12 +287,15 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         case .completeRequest(_, let reusable):
             cancelTimer()
             let finished = current
+            let trailers = pendingTrailers
             current = nil
-            if !reusable { closeSocket() }
-            finished?.deliver(.end(trailers: pendingTrailers))
             pendingTrailers = HTTPHeaders()
+            if !reusable { closeSocket() }
             if reusable { armIdleConnectionTimer() }
+            // Back to the pool before the delegate hears of the end, so that a request its completion
+            // handler starts finds this connection idle.
             transport.requestFinished(finished, on: self, reusable: reusable)
+            finished?.deliver(.end(trailers: trailers))
         case .failRequest(_, let box, let retry):
             cancelTimer()
             closeSocket()
