@@ -60,7 +60,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Any thread: set by the first `shutdown`.
     private let shutdownStarted = Atomic<Bool>(false)
     /// Any thread: tasks from `execute` and the shutdown flag.
-    private let incoming = Mutex(Incoming())
+    private let incoming = LockedBox(Incoming())
     /// Written once in `init` (the loop thread never reads it); read by `shutdown`.
     private var thread = pthread_t()
 

@@ -5,7 +5,6 @@
 // answered at once on the caller's thread.
 
 import Glibc
-import Synchronization
 
 // MARK: - ResolverError
 
@@ -147,7 +146,7 @@ public enum Resolver {
 /// Worker threads for lookups, fed by a locked FIFO and a counting semaphore (one post per job).
 ///
 /// `@unchecked` only for `available`, a raw pointer: it never changes and the semaphore it points to
-/// is thread-safe by itself; `state` is a Mutex.
+/// is thread-safe by itself; `state` is a LockedBox.
 final class ResolverPool: @unchecked Sendable {
     /// One pending lookup.
     struct Job: Sendable {
@@ -168,7 +167,7 @@ final class ResolverPool: @unchecked Sendable {
 
     private let threadLimit: Int
     /// Jobs and thread counts.
-    private let state = Mutex(State())
+    private let state = LockedBox(State())
     /// Counts queued jobs. The pointer is immutable and the semaphore is thread-safe by itself.
     private let available: UnsafeMutablePointer<sem_t>
 

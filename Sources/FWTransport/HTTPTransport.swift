@@ -83,6 +83,18 @@ public final class HTTPTransport: Sendable {
             maxConnectionsPerHost: configuration.maxConnectionsPerHost)))
     }
 
+    /// Creates a transport on the process-wide event loops (one per core, started on first use), or
+    /// nil when the process cannot start them (no file descriptors or threads left).
+    public convenience init?(sharedLoopsWith configuration: Configuration) {
+        guard let group = try? Self.sharedGroup.get() else { return nil }
+        self.init(configuration: configuration, group: group)
+    }
+
+    /// The process-wide event loops, or why they could not start.
+    private static let sharedGroup: Result<EventLoopGroup, IOError> = Result { () throws(IOError) in
+        try EventLoopGroup(namePrefix: "fw-loop")
+    }
+
     // MARK: Public API
 
     /// Starts `request`; `delegate` receives its events (see `TransportEvent`) on a loop thread.

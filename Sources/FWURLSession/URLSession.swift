@@ -1,7 +1,5 @@
 import Foundation
-import FWLoop
 import FWTransport
-import Synchronization
 
 // MARK: - URLSession
 
@@ -9,8 +7,8 @@ import Synchronization
 ///
 /// Source-compatible with FoundationNetworking's `URLSession`, without libcurl: requests run on
 /// FWNetworking's own HTTP/1.1 engine. Thread-safe: the task registry and the invalidation state are
-/// in `registry` (a `Mutex`); everything else is immutable.
-open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (Mutex)
+/// in `registry` (a `Locked`); everything else is immutable.
+open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (Locked)
     private enum Invalidation {
         case active
         /// `finishTasksAndInvalidate()` or `invalidateAndCancel()` was called; waiting for tasks.
@@ -26,7 +24,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         var delegate: (any URLSessionDelegate)?
     }
 
-    private let registry: Mutex<Registry>
+    private let registry: Locked<Registry>
     private let isShared: Bool
     /// The engine; nil only when the process could not start its event loops.
     let transport: HTTPTransport?
@@ -40,7 +38,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         get { descriptionBox.withLock { $0 } }
         set { descriptionBox.withLock { $0 = newValue } }
     }
-    private let descriptionBox = Mutex<String?>(nil)
+    private let descriptionBox = Locked<String?>(nil)
 
     /// The session's delegate; released once the session is invalidated.
     public var delegate: (any URLSessionDelegate)? { registry.withLock { $0.delegate } }
@@ -75,11 +73,11 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             self.delegateQueue = serial
         }
         self.isShared = isShared
-        self.registry = Mutex(Registry(delegate: delegate))
-        self.transport = try? HTTPTransport(configuration: HTTPTransport.Configuration(
+        self.registry = Locked(Registry(delegate: delegate))
+        self.transport = HTTPTransport(sharedLoopsWith: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
             connectTimeout: .seconds(configuration.timeoutIntervalForRequest)
-        ), group: SharedEventLoops.group.get())
+        ))
         super.init()
     }
 
@@ -208,15 +206,5 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             }
             delegate?.urlSession(self, didBecomeInvalidWithError: nil)
         }
-    }
-}
-
-// MARK: - Shared event loops
-
-/// The event loops every session's connections live on: one per core, for the process's lifetime.
-enum SharedEventLoops {
-    /// The group, or why it could not start (no file descriptors or threads left).
-    static let group: Result<EventLoopGroup, IOError> = Result { () throws(IOError) in
-        try EventLoopGroup(namePrefix: "fw-urlsession")
     }
 }

@@ -1,14 +1,13 @@
 import Foundation
 import FWTransport
-import Synchronization
 
 // MARK: - URLSessionTask
 
 /// One load in a session: a request, its response and its lifecycle (`TaskLifecycle`).
 ///
-/// Thread-safe: every mutable stored value is inside `guarded` (a `Mutex`); `session`, `behaviour`,
+/// Thread-safe: every mutable stored value is inside `guarded` (a `Locked`); `session`, `behaviour`,
 /// `taskIdentifier` and `originalRequest` are immutable.
-open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `guarded` (Mutex)
+open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `guarded` (Locked)
     /// The state of a task.
     public enum State: Int, Sendable {
         /// Running, delivering messages.
@@ -63,7 +62,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
 
     let session: URLSession
     let behaviour: Behaviour
-    let guarded: Mutex<Guarded>
+    let guarded: Locked<Guarded>
 
     /// The task's identifier, unique within its session.
     public let taskIdentifier: Int
@@ -78,7 +77,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         var initial = Guarded()
         initial.currentRequest = request
         initial.countOfBytesExpectedToSend = Int64(request.httpBody?.count ?? 0)
-        self.guarded = Mutex(initial)
+        self.guarded = Locked(initial)
         super.init()
     }
 

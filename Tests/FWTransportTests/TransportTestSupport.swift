@@ -1,14 +1,13 @@
 import FWLoop
 import FWTransport
 import FWWire
-import Synchronization
 import TestSupport
 
 // MARK: - Helpers for transport tests
 
 /// Records a request's events and lets a test wait for the terminal one.
 final class RecordingDelegate: TransportTaskDelegate {
-    private let events = Mutex<[TransportEvent]>([])
+    private let events = LockedBox<[TransportEvent]>([])
 
     func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
         events.withLock { $0.append(event) }

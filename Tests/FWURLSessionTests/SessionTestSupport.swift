@@ -1,6 +1,5 @@
 import Foundation
 @testable import FWURLSession
-import Synchronization
 import TestSupport
 
 // MARK: - Helpers for session tests
@@ -16,10 +15,10 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         var offDelegateQueue = 0
     }
 
-    let log = Mutex(Log())
+    let log = Locked(Log())
     let disposition: URLSession.ResponseDisposition
     /// The queue messages must arrive on (set after the session exists).
-    let expectedQueue = Mutex<OperationQueue?>(nil)
+    let expectedQueue = Locked<OperationQueue?>(nil)
 
     init(disposition: URLSession.ResponseDisposition = .allow) {
         self.disposition = disposition
@@ -65,7 +64,7 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
 /// Runs a completion-handler data task and waits (bounded) for its result.
 func load(_ session: URLSession, _ request: URLRequest, timeout: Double = 5)
     -> (data: Data?, response: HTTPURLResponse?, error: URLError?) {
-    let result = Mutex<(Data?, URLResponse?, (any Error)?)?>(nil)
+    let result = Locked<(Data?, URLResponse?, (any Error)?)?>(nil)
     session.dataTask(with: request) { data, response, error in
         result.withLock { $0 = (data, response, error) }
     }.resume()
