@@ -31,7 +31,7 @@ let package = Package(
         // MARK: Test support and tests
 
         .target(name: "TestSupport"),
-        .testTarget(name: "FWWireTests", dependencies: ["FWWire"]),
+        .testTarget(name: "FWWireTests", dependencies: ["FWWire", "TestSupport"]),
         .testTarget(name: "FWLoopTests", dependencies: ["FWLoop", "TestSupport"]),
         .testTarget(name: "FWTLSTests", dependencies: ["FWTLS"]),
         .testTarget(name: "FWTransportTests", dependencies: ["FWTransport", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import FWTransport
 
 // The pool as a pure state machine: fake request ids, no sockets, no threads.
@@ -224,18 +225,5 @@ import Testing
             #expect(counters.open == connecting.count + leased.count + idle.count)
             #expect(counters.waiting == waiting.count)
         }
-    }
-}
-
-/// A tiny deterministic generator for reproducible random walks.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -3,6 +3,7 @@
 
 import FWWire
 import Testing
+import TestSupport
 
 private let cl5: HTTPHeaders = ["Content-Length": "5"]
 
@@ -285,18 +286,6 @@ func largeBody() throws {
 
 // MARK: - Mutated input
 
-/// SplitMix64: a small deterministic generator, so a failure reproduces.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Test("mutated responses: accepted or a protocol error, the same however the bytes are split")
 func mutatedInput() {
@@ -307,7 +296,7 @@ func mutatedInput() {
         "HTTP/1.0 404 Not Found\r\nConnection: keep-alive\r\nContent-Length: 0, 0\r\n\r\n",
     ].map(bytes)
     let alphabet = bytes("HTTP/1.0 \r\n:;\"\\,0123456789abcdefxX\t") + [0x00, 0x7F, 0xFF]
-    var random = SplitMix64(state: 0x5EED)
+    var random = SplitMix64(seed: 0x5EED)
     for iteration in 0..<600 {
         var input = seeds[iteration % seeds.count]
         for _ in 0...Int.random(in: 0...3, using: &random) {

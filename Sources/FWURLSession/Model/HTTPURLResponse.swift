@@ -46,7 +46,8 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable {
     // MARK: Initialisation
 
     /// Creates a response from a status code and a dictionary of header fields. Never returns `nil`; the
-    /// initialiser is failable for compatibility with FoundationNetworking.
+    /// initialiser is failable for compatibility with FoundationNetworking. (Designated, not delegating to
+    /// the wire initialiser below, so that subclasses in other modules inherit it.)
     public init?(url: URL, statusCode: Int, httpVersion: String?, headerFields: [String: String]?) {
         let fields = (headerFields ?? [:])
             .sorted { ($0.key.lowercased(), $0.key) < ($1.key.lowercased(), $1.key) }
