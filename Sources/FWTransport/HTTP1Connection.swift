@@ -41,6 +41,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     private var lastActivity = Deadline.now()
     /// Loop thread only: the read buffer, reused for every read.
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
+    private var heldBody: [UInt8]?
+    private var continueTimer: TimerID?
 
     init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
          connectTimeout: Duration, idleConnectionTimeout: Duration, limits: HTTPLimits) {
@@ -146,9 +149,19 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                                   localAddress: socket?.localAddress()?.description,
                                   remoteAddress: socket?.remoteAddress()?.description)
         request.deliver(.connected(info))
-        if request.request.reportsHeadBytes { request.deliver(.headSent(request.encodedHead)) }
+        if request.request.tracesBytes { request.deliver(.headSent(request.encodedHead)) }
         writes.append(request.encodedHead)
-        if let body = request.request.body { writes.append(body) }
+        if let body = request.request.body {
+            if request.expectsContinue {
+                heldBody = body
+                continueTimer = loop.scheduleTimer(at: .now() + PreparedRequest.continueTimeout) { [self] in
+                    continueTimer = nil
+                    releaseHeldBody()
+                }
+            } else {
+                writes.append(body)
+            }
+        }
         flush()
         // Bytes that arrived while idle were caught by the read path; a response may already be buffered
         // if the server answered very fast, so parse what is there.
@@ -169,17 +182,37 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readAvailable() }
     }
 
+    /// Sends the body that waited for `100 Continue` (the 100 came, or the wait timed out).
+    private func releaseHeldBody() {
+        guard let body = heldBody else { return }
+        heldBody = nil
+        if let continueTimer { loop.cancelTimer(continueTimer) }
+        continueTimer = nil
+        writes.append(body)
+        flush()
+    }
+
+    /// A final status arrived before `100 Continue`: the body is never sent (and the connection, whose
+    /// request is then not fully framed, will not be reused).
+    private func dropHeldBody() {
+        heldBody = nil
+        if let continueTimer { loop.cancelTimer(continueTimer) }
+        continueTimer = nil
+    }
+
     private func flush() {
         guard let socket, !writes.isEmpty else { return }
+        let tracing = current?.request.tracesBytes == true
         do throws(IOError) {
-            let result = try writes.flush(to: socket) { _ in
+            let result = try writes.flush(to: socket) { written in
                 machine.wroteBytes()
                 lastActivity = .now()
+                if tracing { current?.deliver(.wireWrite(Array(written))) }
             }
             switch result {
             case .flushed:
                 try setInterest(.readable)
-                run(machine.writeFinished())
+                if heldBody == nil { run(machine.writeFinished()) }
             case .wouldBlock:
                 try setInterest([.readable, .writable])
             }
@@ -211,6 +244,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                 return
             case .processed(let count):
                 lastActivity = .now()
+                if let current, current.request.tracesBytes { current.deliver(.wireRead(Array(readBuffer[..<count]))) }
                 readBuffer.withUnsafeBytes { parser.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 drainParser()
                 if count < readBuffer.count { return }
@@ -242,7 +276,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             switch event {
             case .informational(let head):
                 deliver(machine.receivedResponseEvent(), .informational(head))
+                if head.status == 100 { releaseHeldBody() }
             case .head(let head, _):
+                dropHeldBody()
                 deliver(machine.receivedResponseEvent(), .head(head))
             case .body(let bytes):
                 deliver(machine.receivedResponseEvent(), .body(bytes))
@@ -286,6 +322,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             bounced.map(transport.retry(afterStaleConnection:))
         case .completeRequest(_, let reusable):
             cancelTimer()
+            dropHeldBody()
             let finished = current
             let trailers = pendingTrailers
             current = nil
@@ -323,6 +360,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     }
 
     private func closeSocket() {
+        dropHeldBody()
         if let registration { loop.deregister(registration) }
         registration = nil
         interest = []

@@ -31,8 +31,8 @@ struct PendingWrites {
         offset = 0
     }
 
-    /// Writes as much as the socket takes; `wrote` is told each time some bytes left.
-    mutating func flush(to socket: Socket, wrote: (Int) -> Void) throws(IOError) -> FlushResult {
+    /// Writes as much as the socket takes; `wrote` is shown the bytes each time some left.
+    mutating func flush(to socket: Socket, wrote: (ArraySlice<UInt8>) -> Void) throws(IOError) -> FlushResult {
         while let first = buffers.first {
             let result = try first.withUnsafeBytes { bytes in
                 Result { () throws(IOError) in try socket.write(UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
@@ -41,7 +41,7 @@ struct PendingWrites {
             case .wouldBlock:
                 return .wouldBlock
             case .processed(let count):
-                wrote(count)
+                wrote(first[offset..<offset + count])
                 offset += count
                 if offset == first.count {
                     buffers.removeFirst()

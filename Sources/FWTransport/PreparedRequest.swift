@@ -10,6 +10,8 @@ struct PreparedRequest: Sendable {
     let encodedHead: [UInt8]
     /// The request said `Connection: close`, so the connection ends with it.
     let forbidsReuse: Bool
+    /// The body waits for `100 Continue` (or `continueTimeout`) before it is sent.
+    let expectsContinue: Bool
     let delegate: any TransportTaskDelegate
 
     /// Completes the head (`Host`, `Content-Length`) and encodes it; throws before any connection is
@@ -21,6 +23,9 @@ struct PreparedRequest: Sendable {
         }
         if let body = request.body {
             head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+            if body.count > Self.continueThreshold, !head.headers.contains(name: "Expect") {
+                head.headers.add(name: "Expect", value: "100-continue")
+            }
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
@@ -29,8 +34,15 @@ struct PreparedRequest: Sendable {
         self.request = request
         self.encodedHead = bytes
         self.forbidsReuse = head.headers.containsToken("close", inField: "Connection")
+        self.expectsContinue = !(request.body?.isEmpty ?? true)
+            && head.headers.containsToken("100-continue", inField: "Expect")
         self.delegate = delegate
     }
+
+    /// Bodies larger than this ask for `100 Continue` first (CONFORMANCE.md, "Requests we write").
+    static let continueThreshold = 1024 * 1024
+    /// How long a body waits for `100 Continue` before it is sent anyway.
+    static let continueTimeout: Duration = .seconds(1)
 
     /// Hands one event to the request's delegate.
     func deliver(_ event: TransportEvent) {

@@ -14,17 +14,18 @@ public struct TransportRequest: Sendable {
     /// Longest time without a byte moving before the request fails with `timedOut`; also bounds the
     /// connection attempt made for it.
     public var idleTimeout: Duration
-    /// Report the exact request head bytes as `.headSent` (for `-v` style tracing).
-    public var reportsHeadBytes: Bool
+    /// Report the exact bytes exchanged: `.headSent`, and every `.wireWrite` / `.wireRead` (for `-v`
+    /// and `--trace-ascii` style tracing; it costs a copy of every byte).
+    public var tracesBytes: Bool
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: [UInt8]? = nil,
-                idleTimeout: Duration = .seconds(60), reportsHeadBytes: Bool = false) {
+                idleTimeout: Duration = .seconds(60), tracesBytes: Bool = false) {
         self.key = key
         self.head = head
         self.body = body
         self.idleTimeout = idleTimeout
-        self.reportsHeadBytes = reportsHeadBytes
+        self.tracesBytes = tracesBytes
     }
 
     /// Whether the method is idempotent (RFC 9110 §9.2.2): such a request may be resent after a failure
@@ -40,12 +41,17 @@ public struct TransportRequest: Sendable {
 // MARK: - TransportEvent
 
 /// What happens to a request, in order: `connected`, maybe `headSent`, `informational`s, `head`,
-/// `body`s, then exactly one of `end` or `failed`.
+/// `body`s, then exactly one of `end` or `failed`. With tracing, `wireWrite` and `wireRead` report the
+/// raw bytes in between, in the order they moved.
 public enum TransportEvent: Sendable {
     /// The request got a connection (and, for tracing, the connection's addresses).
     case connected(ConnectionInfo)
-    /// The exact head bytes written (only when `reportsHeadBytes`).
+    /// The exact head bytes about to be written (only when `tracesBytes`).
     case headSent([UInt8])
+    /// Bytes that left the socket for this request (only when `tracesBytes`).
+    case wireWrite([UInt8])
+    /// Bytes read from the socket while this request was active (only when `tracesBytes`).
+    case wireRead([UInt8])
     /// An interim 1xx response.
     case informational(HTTPResponseHead)
     /// The final response head.

@@ -50,7 +50,7 @@ extension TransportRequest {
                   head: HTTPRequestHead(method: method, target: target, headers: headers),
                   body: body,
                   idleTimeout: .seconds(interval > 0 ? interval : .greatestFiniteMagnitude / 2),
-                  reportsHeadBytes: tracing)
+                  tracesBytes: tracing)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import FWTransport
+import FWWire
 
 // MARK: - URLError from transport failures
 
@@ -27,7 +28,8 @@ extension URLError {
         } else if error.isConnectionLost {
             code = .networkConnectionLost
         } else if error.isBadResponse {
-            code = .badServerResponse
+            let parseError = error.underlying as? HTTPParseError
+            code = parseError?.isUnrecognizedResponse == true ? .cannotParseResponse : .badServerResponse
         } else if error.isUnsupportedURL {
             code = .unsupportedURL
         } else {

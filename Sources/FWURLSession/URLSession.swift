@@ -76,7 +76,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.registry = Locked(Registry(delegate: delegate))
         self.transport = HTTPTransport(sharedLoopsWith: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
-            connectTimeout: .seconds(configuration.timeoutIntervalForRequest)
+            connectTimeout: .seconds(configuration.timeoutIntervalForRequest),
+            limits: configuration.httpResponseLimits
         ))
         super.init()
     }

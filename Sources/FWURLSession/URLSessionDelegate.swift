@@ -37,14 +37,18 @@ public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
 }
 
-/// FWNetworking addition: observe the connection a task uses and the exact request head bytes written
-/// (what `curl -v` shows). Only tasks whose delegate conforms pay for the copy.
+/// FWNetworking addition: observe the connection a task uses and the exact bytes exchanged (what
+/// `curl -v` and `curl --trace-ascii` show). Only tasks whose delegate conforms pay for the copies.
 public protocol URLSessionTaskTraceDelegate: URLSessionTaskDelegate {
     /// The task got a connection: the peer's address and whether the connection was reused.
     func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
                     reused: Bool)
     /// The exact bytes of the request head, as written to the connection.
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data)
+    /// Bytes that left the connection for this task, in order (head and body).
+    func urlSession(_ session: URLSession, task: URLSessionTask, didWriteBytes bytes: Data)
+    /// Bytes read from the connection while this task was active, in order (exactly as received).
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReadBytes bytes: Data)
     /// The response head as received: status line and fields in wire order, CRLF line ends.
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data)
     /// Trailer fields that followed a chunked body, in order.
@@ -71,6 +75,12 @@ extension URLSessionTaskTraceDelegate {
 
     /// Does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didWriteBytes bytes: Data) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReadBytes bytes: Data) {}
 
     /// Does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {}

@@ -119,6 +119,10 @@ extension URLSessionTask: TransportTaskDelegate {
             if let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
                 trace.urlSession(session, task: self, didSendRequestHead: Data(bytes))
             }
+        case .transport(.wireWrite(let bytes)):
+            (taskDelegate as? any URLSessionTaskTraceDelegate)?.urlSession(session, task: self, didWriteBytes: Data(bytes))
+        case .transport(.wireRead(let bytes)):
+            (taskDelegate as? any URLSessionTaskTraceDelegate)?.urlSession(session, task: self, didReadBytes: Data(bytes))
         case .transport(.informational):
             break
         case .transport(.head(let head)):

@@ -87,9 +87,15 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
 
     /// True when the message was cut short by the peer closing (maps to
     /// `URLError.networkConnectionLost`); every other error is malformed input
-    /// (`URLError.badServerResponse`).
+    /// (`URLError.badServerResponse`, or `cannotParseResponse`, see `isUnrecognizedResponse`).
     public var isPrematureEnd: Bool {
         code == .unexpectedEndOfStream
+    }
+
+    /// True when the bytes are not recognisably an HTTP/1.x response at all (status line, version,
+    /// status code): URLSession reports that as `URLError.cannotParseResponse`.
+    public var isUnrecognizedResponse: Bool {
+        code == .invalidStatusLine || code == .unsupportedVersion || code == .invalidStatusCode
     }
 
     /// A short English explanation.

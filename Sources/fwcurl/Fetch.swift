@@ -6,20 +6,32 @@ import FWNetworking
 /// Collects what a task's trace reports: printed at once for `-v`, kept for `-i` and `--json`.
 final class FetchTrace: NSObject, URLSessionTaskTraceDelegate, @unchecked Sendable { // vars: under `lock`
     private let verbose: Bool
+    private let traceLog: TraceLog?
     private let lock = NSLock()
     private var responseHeadBytes = Data()
     private var trailerFields: [(name: String, value: String)] = []
 
-    init(verbose: Bool) { self.verbose = verbose }
+    init(verbose: Bool, traceLog: TraceLog?) {
+        self.verbose = verbose
+        self.traceLog = traceLog
+    }
 
     var responseHead: Data { lock.withLock { responseHeadBytes } }
     var trailers: [(name: String, value: String)] { lock.withLock { trailerFields } }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
                     reused: Bool) {
-        guard verbose else { return }
-        Terminal.error("* \(reused ? "Re-using" : "Connected to") \(remoteAddress ?? "?")" +
-                       (reused ? " (connection reused)" : ""))
+        let line = "\(reused ? "Re-using connection to" : "Connected to") \(remoteAddress ?? "?")"
+        traceLog?.info(line)
+        if verbose { Terminal.error("* " + line) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didWriteBytes bytes: Data) {
+        traceLog?.dump("=> Send data", bytes)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReadBytes bytes: Data) {
+        traceLog?.dump("<= Recv data", bytes)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {
@@ -77,9 +89,11 @@ func fetch(_ options: Options) async -> Int32 {
     let session = URLSession(configuration: configuration)
     defer { session.finishTasksAndInvalidate() }
 
+    let traceLog = options.traceFile.flatMap(TraceLog.init(path:))
+    if let path = options.traceFile, traceLog == nil { Terminal.error("fwcurl: cannot write the trace to \(path)") }
     var results: [FetchResult] = []
     for url in options.urls {
-        let trace = FetchTrace(verbose: options.verbose)
+        let trace = FetchTrace(verbose: options.verbose, traceLog: traceLog)
         do {
             let (body, response) = try await session.data(for: options.request(for: url), delegate: trace)
             guard let http = response as? HTTPURLResponse else {
@@ -124,4 +138,52 @@ private func write(_ result: FetchResult, options: Options) {
 enum Terminal {
     static func output(_ data: Data) { FileHandle.standardOutput.write(data) }
     static func error(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+}
+
+/// `--trace-ascii`: every byte exchanged, as curl prints it: a header line per chunk, then the bytes as
+/// text lines with their offsets, non-printable bytes shown as '.'.
+final class TraceLog: @unchecked Sendable { // `handle` writes are serialised by `lock`
+    private let handle: FileHandle
+    private let lock = NSLock()
+
+    init?(path: String) {
+        if path == "-" {
+            handle = .standardError
+        } else {
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                  let file = FileHandle(forWritingAtPath: path) else { return nil }
+            handle = file
+        }
+    }
+
+    func info(_ text: String) {
+        write("== Info: \(text)\n")
+    }
+
+    func dump(_ title: String, _ bytes: Data) {
+        var text = "\(title), \(bytes.count) bytes (0x\(String(bytes.count, radix: 16)))\n"
+        var offset = 0
+        var line = ""
+        for byte in bytes {
+            if line.isEmpty { line = String(format: "%04x: ", offset) }
+            offset += 1
+            switch byte {
+            case 0x0A:
+                text += line + "\n"
+                line = ""
+            case 0x0D:
+                continue
+            case 0x20..<0x7F:
+                line.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                line += "."
+            }
+        }
+        if !line.isEmpty { text += line + "\n" }
+        write(text)
+    }
+
+    private func write(_ text: String) {
+        lock.withLock { handle.write(Data(text.utf8)) }
+    }
 }

@@ -4,7 +4,7 @@ import FWNetworking
 // MARK: - Options
 
 /// The command line of a fetch: `fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE]
-/// [-i] [-v] [--max-time S] [--json] URL [URL...]`.
+/// [-i] [-v] [--max-time S] [--json] [--trace-ascii FILE|-] URL [URL...]`.
 struct Options {
     var method: String?
     var headers: [(name: String, value: String)] = []
@@ -14,6 +14,7 @@ struct Options {
     var verbose = false
     var maxTime: Double?
     var json = false
+    var traceFile: String?
     var urls: [URL] = []
 
     /// A command-line mistake, reported with the usage text.
@@ -23,7 +24,7 @@ struct Options {
 
     static let usage = """
         usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE] [-i] [-v]
-                      [--max-time SECONDS] [--json] URL [URL...]
+                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] URL [URL...]
                fwcurl demo
         """
 
@@ -62,6 +63,8 @@ struct Options {
                 maxTime = seconds
             case "--json":
                 json = true
+            case "--trace-ascii":
+                traceFile = try value(for: argument)
             case let flag where flag.hasPrefix("-") && flag.count > 1:
                 throw UsageError(description: "unknown option \(flag)")
             default:

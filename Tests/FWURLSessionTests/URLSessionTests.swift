@@ -17,6 +17,8 @@ import TestSupport
                 reply.delay = 1
                 return reply
             case "/malformed": return .raw("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
+            case "/not-http": return .raw("HTTP/2.0 200 OK\r\n\r\n")
+            case "/many-fields": return .ok("x", headers: (1...5).map { ("X-\($0)", "\($0)") })
             default: return .status(404)
             }
         }
@@ -144,6 +146,8 @@ import TestSupport
 
     @Test(arguments: [
         ("malformed", URLError.Code.badServerResponse),
+        ("notHTTP", .cannotParseResponse),
+        ("overLimit", .badServerResponse),
         ("refused", .cannotConnectToHost),
         ("unknownHost", .cannotFindHost),
         ("unsupportedScheme", .unsupportedURL),
@@ -152,7 +156,9 @@ import TestSupport
     func failuresMapToTheURLErrorUsersExpect(_ scenario: String, _ code: URLError.Code) throws {
         let server = try Self.makeServer()
         defer { server.stop() }
-        let session = URLSession(configuration: .default)
+        let configuration = URLSessionConfiguration.default
+        configuration.httpResponseLimits.maxHeaderCount = 4
+        let session = URLSession(configuration: configuration)
         defer { session.invalidateAndCancel() }
         let refusedPort = try ScriptedServer { _ in }
         let port = refusedPort.port
@@ -160,6 +166,8 @@ import TestSupport
         var request: URLRequest
         switch scenario {
         case "malformed": request = URLRequest(url: url(server, "/malformed"))
+        case "notHTTP": request = URLRequest(url: url(server, "/not-http"))
+        case "overLimit": request = URLRequest(url: url(server, "/many-fields"))
         case "refused": request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
         case "unknownHost": request = URLRequest(url: URL(string: "http://no-such-host.invalid/")!)
         case "unsupportedScheme": request = URLRequest(url: URL(string: "gopher://127.0.0.1/")!)

@@ -93,6 +93,22 @@ import TestSupport
         #expect(try Data(contentsOf: output) == Data("SHOUT".utf8))
     }
 
+    @Test func traceAsciiShowsEveryByteExchanged() throws {
+        let server = try LoopbackHTTPServer { _ in .ok("traced body") }
+        defer { server.stop() }
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("fwcurl-trace-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let run = try Self.fwcurl(["--trace-ascii", trace.path, "-d", "x=1", server.baseURL + "/t"])
+        #expect(run.status == 0)
+        let text = try String(contentsOf: trace, encoding: .utf8)
+        #expect(text.contains("== Info: Connected to 127.0.0.1:\(server.port)"))
+        #expect(text.contains("=> Send data, "))
+        #expect(text.contains("0000: POST /t HTTP/1.1"))
+        #expect(text.contains("<= Recv data, "))
+        #expect(text.contains("0000: HTTP/1.1 200 OK"))
+        #expect(text.contains(": traced body"))
+    }
+
     @Test func theDemoBehaves() throws {
         let run = try Self.fwcurl(["demo"], timeout: 60)
         #expect(run.status == 0, "\(String(decoding: run.stdout, as: UTF8.self))\n\(run.stderr)")

@@ -9,6 +9,7 @@
 // and `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
 
 import Foundation
+import FWWire
 
 /// The options a `URLSession` is created with (FoundationNetworking's `URLSessionConfiguration`).
 ///
@@ -38,6 +39,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var httpMaximumConnectionsPerHost = 6
         var httpAdditionalHeaders: [AnyHashable: Any]?
         var shouldUseExtendedBackgroundIdleMode = false
+        var httpResponseLimits = HTTPLimits()
     }
 
     /// Guards `storage`.
@@ -195,6 +197,14 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     open var httpAdditionalHeaders: [AnyHashable: Any]? {
         get { withStorage { $0.httpAdditionalHeaders } }
         set { withStorage { $0.httpAdditionalHeaders = newValue } }
+    }
+
+    /// FWNetworking addition: the limits responses must stay within (line length, head size, field
+    /// count, chunk-size digits, chunk extensions, trailers). A response over a limit fails with
+    /// `URLError.badServerResponse`; nothing is ever truncated. Defaults: CONFORMANCE.md.
+    open var httpResponseLimits: HTTPLimits {
+        get { withStorage { $0.httpResponseLimits } }
+        set { withStorage { $0.httpResponseLimits = newValue } }
     }
 
     // MARK: Locking

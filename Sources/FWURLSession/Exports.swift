@@ -1,0 +1,4 @@
+// Types from the lower layers that appear in FWURLSession's public API, re-exported so that
+// `import FWNetworking` is enough to use them.
+
+@_exported import struct FWWire.HTTPLimits
