@@ -41,6 +41,12 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     private var lastActivity = Deadline.now()
     /// Loop thread only: the read buffer, reused for every read.
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
+    private var establishment = TransportMetrics()
+    /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
+    private var metrics = TransportMetrics()
+    private var bytesWritten: Int64 = 0
+    private var bytesRead: Int64 = 0
     /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
     private var heldBody: [UInt8]?
     private var continueTimer: TimerID?
@@ -64,6 +70,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         armTimer(after: connectTimeout) { [self] in
             run(machine.connectFailed(.timedOut("connecting to \(key) took longer than \(connectTimeout)")))
         }
+        establishment.domainLookupStart = TransportMetrics.now()
         Resolver.resolve(host: key.host, port: key.port) { [self] result in
             loop.execute { self.resolved(result) }
         }
@@ -71,6 +78,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
 
     private func resolved(_ result: Result<[SocketAddress], ResolverError>) {
         guard !machine.isClosed else { return }
+        establishment.domainLookupEnd = TransportMetrics.now()
         switch result {
         case .success(let found) where !found.isEmpty:
             addresses = found
@@ -90,6 +98,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             return
         }
         let address = addresses.removeFirst()
+        establishment.connectStart = TransportMetrics.now()
         do throws(IOError) {
             let socket = try Socket(family: address.family)
             self.socket = socket
@@ -113,6 +122,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     }
 
     private func finishEstablishing() {
+        establishment.connectEnd = TransportMetrics.now()
+        establishment.localAddress = socket?.localAddress().map(SocketAddressInfo.init)
+        establishment.remoteAddress = socket?.remoteAddress().map(SocketAddressInfo.init)
         cancelTimer()
         run(machine.connected())
     }
@@ -144,6 +156,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     private func startWriting(_ request: PreparedRequest) {
         parser.expectResponse(requestMethod: request.request.head.method)
         lastActivity = .now()
+        startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)
         let info = ConnectionInfo(id: id, isReused: machine.isReused,
                                   localAddress: socket?.localAddress()?.description,
@@ -205,6 +218,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         let tracing = current?.request.tracesBytes == true
         do throws(IOError) {
             let result = try writes.flush(to: socket) { written in
+                bytesWritten += Int64(written.count)
                 machine.wroteBytes()
                 lastActivity = .now()
                 if tracing { current?.deliver(.wireWrite(Array(written))) }
@@ -212,7 +226,10 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             switch result {
             case .flushed:
                 try setInterest(.readable)
-                if heldBody == nil { run(machine.writeFinished()) }
+                if heldBody == nil {
+                    metrics.requestEnd = TransportMetrics.now()
+                    run(machine.writeFinished())
+                }
             case .wouldBlock:
                 try setInterest([.readable, .writable])
             }
@@ -244,6 +261,10 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                 return
             case .processed(let count):
                 lastActivity = .now()
+                if current != nil {
+                    if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
+                    bytesRead += Int64(count)
+                }
                 if let current, current.request.tracesBytes { current.deliver(.wireRead(Array(readBuffer[..<count]))) }
                 readBuffer.withUnsafeBytes { parser.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 drainParser()
@@ -278,12 +299,15 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                 deliver(machine.receivedResponseEvent(), .informational(head))
                 if head.status == 100 { releaseHeldBody() }
             case .head(let head, _):
+                metrics.responseHeaderBytes = bytesRead - Int64(parser.bufferedByteCount)
                 dropHeldBody()
                 deliver(machine.receivedResponseEvent(), .head(head))
             case .body(let bytes):
                 deliver(machine.receivedResponseEvent(), .body(bytes))
             case .end(let trailers, let keepAlive):
                 pendingTrailers = trailers
+                metrics.responseEnd = TransportMetrics.now()
+                metrics.responseBodyBytes = bytesRead - Int64(parser.bufferedByteCount) - metrics.responseHeaderBytes
                 run(machine.receivedEnd(keepAlive: keepAlive, hasUnreadBytes: parser.bufferedByteCount > 0))
             }
         }
@@ -331,19 +355,41 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             if reusable { armIdleConnectionTimer() }
             // Back to the pool before the delegate hears of the end, so that a request its completion
             // handler starts finds this connection idle.
+            let finishedMetrics = finalMetrics()
             transport.requestFinished(finished, on: self, reusable: reusable)
+            finished?.deliver(.metrics(finishedMetrics))
             finished?.deliver(.end(trailers: trailers))
         case .failRequest(_, let box, let retry):
             cancelTimer()
             closeSocket()
             let failed = current
             current = nil
+            failed?.deliver(.metrics(finalMetrics()))
             transport.requestFailed(failed, on: self, error: box.error, retry: retry)
         case .closeIdle:
             cancelTimer()
             closeSocket()
             transport.connectionClosed(self)
         }
+    }
+
+    // MARK: Metrics
+
+    private func startMetrics(for request: PreparedRequest) {
+        metrics = machine.isReused ? TransportMetrics() : establishment
+        metrics.isReusedConnection = machine.isReused
+        metrics.localAddress = establishment.localAddress
+        metrics.remoteAddress = establishment.remoteAddress
+        metrics.requestStart = TransportMetrics.now()
+        metrics.requestHeaderBytes = Int64(request.encodedHead.count)
+        bytesWritten = 0
+        bytesRead = 0
+    }
+
+    private func finalMetrics() -> TransportMetrics {
+        var final = metrics
+        final.requestBodyBytes = max(0, bytesWritten - final.requestHeaderBytes)
+        return final
     }
 
     // MARK: Socket helpers

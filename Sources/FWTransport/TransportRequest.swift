@@ -58,6 +58,9 @@ public enum TransportEvent: Sendable {
     case head(HTTPResponseHead)
     /// Response body bytes.
     case body([UInt8])
+    /// Timings and byte counts of the attempt on its connection; comes right before `end` or `failed`
+    /// (a retried attempt's metrics are followed by the retry's own).
+    case metrics(TransportMetrics)
     /// The response is complete.
     case end(trailers: HTTPHeaders)
     /// The request failed; nothing follows.

@@ -148,6 +148,10 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             task.enqueue(.fail(error))
             return
         }
+        task.guarded.withLock { state in
+            state.metricsClock = MetricsClock()
+            state.fetchStart = Date()
+        }
         let id = transport.execute(transportRequest, delegate: task)
         let resourceTimer = DispatchWorkItem { [transport] in
             transport.cancel(id, error: .timedOut("the resource timeout elapsed"))

@@ -24,6 +24,8 @@ public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
 
 /// Events of any task. Methods are called on the session's `delegateQueue`, in order per task.
 public protocol URLSessionTaskDelegate: URLSessionDelegate {
+    /// The task's metrics, delivered just before `didCompleteWithError`.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
     /// The task finished; `error` is nil on success, a `URLError` otherwise.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?)
 }
@@ -64,6 +66,10 @@ extension URLSessionDelegate {
 }
 
 extension URLSessionTaskDelegate {
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask,
+                           didFinishCollecting metrics: URLSessionTaskMetrics) {}
+
     /// Does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
 }

@@ -123,6 +123,8 @@ extension URLSessionTask: TransportTaskDelegate {
             (taskDelegate as? any URLSessionTaskTraceDelegate)?.urlSession(session, task: self, didWriteBytes: Data(bytes))
         case .transport(.wireRead(let bytes)):
             (taskDelegate as? any URLSessionTaskTraceDelegate)?.urlSession(session, task: self, didReadBytes: Data(bytes))
+        case .transport(.metrics(let metrics)):
+            guarded.withLock { $0.transportMetrics = metrics }
         case .transport(.informational):
             break
         case .transport(.head(let head)):
@@ -196,6 +198,9 @@ extension URLSessionTask: TransportTaskDelegate {
         }
         guard action == .complete else { return }
         timer?.item.cancel()
+        if let metrics = collectMetrics() {
+            taskDelegate?.urlSession(session, task: self, didFinishCollecting: metrics)
+        }
         switch behaviour {
         case .dataCompletion(let completion):
             if let error { completion(nil, nil, error) } else { completion(body, response, nil) }
@@ -203,6 +208,22 @@ extension URLSessionTask: TransportTaskDelegate {
             taskDelegate?.urlSession(session, task: self, didCompleteWithError: error)
         }
         session.taskDidComplete(self)
+    }
+}
+
+extension URLSessionTask {
+    /// The task's metrics: one transaction for the request it sent; nil when it never started.
+    fileprivate func collectMetrics() -> URLSessionTaskMetrics? {
+        guarded.withLock { state -> URLSessionTaskMetrics? in
+            guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
+                  let request = state.currentRequest else { return nil }
+            let transaction = URLSessionTaskTransactionMetrics(
+                request: request, response: state.response, fetchStart: fetchStart,
+                transport: state.transportMetrics, clock: clock, decodedBodyBytes: state.countOfBytesReceived)
+            return URLSessionTaskMetrics(transactionMetrics: [transaction],
+                                         taskInterval: DateInterval(start: fetchStart, end: max(fetchStart, Date())),
+                                         redirectCount: 0)
+        }
     }
 }
 

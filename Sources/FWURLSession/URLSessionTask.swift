@@ -46,6 +46,11 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         /// The body collected for completion-handler and async tasks.
         var body = Data()
         var resourceTimer: ResourceTimer?
+        /// When the request was handed to the transport, and the clock that dates transport times.
+        var fetchStart: Date?
+        var metricsClock: MetricsClock?
+        /// The last attempt's transport metrics.
+        var transportMetrics: TransportMetrics?
     }
 
     /// The pending `timeoutIntervalForResource` work item, cancelled when the task completes.

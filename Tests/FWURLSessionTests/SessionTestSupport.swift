@@ -13,6 +13,7 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         var completed = false
         var invalidated = false
         var offDelegateQueue = 0
+        var metrics: [URLSessionTaskMetrics] = []
     }
 
     let log = Locked(Log())
@@ -43,6 +44,11 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         log.withLock { $0.data.append(data) }
     }
 
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        record("metrics")
+        log.withLock { $0.metrics.append(metrics) }
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         record("complete")
         log.withLock {
@@ -58,6 +64,10 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
 
     func waitForCompletion(timeout: Double = 5) -> Bool {
         waitUntil(timeout: timeout) { log.withLock { $0.completed } }
+    }
+
+    func reset() {
+        log.withLock { $0 = Log() }
     }
 }
 

@@ -55,8 +55,8 @@ import TestSupport
 
         let log = delegate.log.withLock { $0 }
         #expect(log.messages.first == "response 200")
-        #expect(log.messages.dropFirst().prefix { $0 == "data" }.count == log.messages.count - 3)
-        #expect(Array(log.messages.suffix(2)) == ["complete", "invalid"])
+        #expect(log.messages.dropFirst().prefix { $0 == "data" }.count == log.messages.count - 4)
+        #expect(Array(log.messages.suffix(3)) == ["metrics", "complete", "invalid"])
         #expect(log.data == Data("abcdef".utf8))
         #expect(log.error == nil)
         #expect(log.offDelegateQueue == 0)
@@ -219,5 +219,43 @@ import TestSupport
         #expect(delegate.log.withLock { $0.messages.contains("complete") } == false)
         task.resume()
         #expect(delegate.waitForCompletion())
+    }
+
+    @Test func metricsDescribeTheExchange() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate()
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+
+        session.dataTask(with: url(server, "/hello")).resume()
+        #expect(delegate.waitForCompletion())
+        let first = try #require(delegate.log.withLock { $0.metrics.first?.transactionMetrics.first })
+        delegate.reset()
+        session.dataTask(with: url(server, "/hello")).resume()
+        #expect(delegate.waitForCompletion())
+        let second = try #require(delegate.log.withLock { $0.metrics.first?.transactionMetrics.first })
+
+        #expect(first.isReusedConnection == false)
+        let dates = [first.fetchStartDate, first.domainLookupStartDate, first.domainLookupEndDate,
+                     first.connectStartDate, first.connectEndDate, first.requestStartDate, first.requestEndDate,
+                     first.responseStartDate, first.responseEndDate]
+        let known = dates.compactMap { $0 }
+        #expect(known.count == dates.count)
+        #expect(known == known.sorted())
+        #expect(first.secureConnectionStartDate == nil)
+        #expect(first.networkProtocolName == "http/1.1")
+        #expect(first.remoteAddress == "127.0.0.1")
+        #expect(first.remotePort == String(server.port))
+        #expect(first.localAddress == "127.0.0.1")
+        #expect(first.countOfRequestHeaderBytesSent > 40)
+        #expect(first.countOfRequestBodyBytesSent == 0)
+        #expect(first.countOfResponseBodyBytesReceived == 5)
+        #expect(first.countOfResponseHeaderBytesReceived > 30)
+        #expect((first.response as? HTTPURLResponse)?.statusCode == 200)
+
+        #expect(second.isReusedConnection)
+        #expect(second.domainLookupStartDate == nil && second.connectStartDate == nil)
+        #expect(second.requestStartDate != nil && second.responseEndDate != nil)
     }
 }

@@ -1,0 +1,52 @@
+import FWLoop
+
+// MARK: - TransportMetrics
+
+/// Timings and byte counts of one request on one connection, for `URLSessionTaskMetrics`. Times are
+/// monotonic-clock nanoseconds (compare them with `TransportMetrics.now()`); a time is nil when the
+/// phase did not happen for this request (a reused connection has no lookup or connect).
+public struct TransportMetrics: Sendable {
+    /// Name resolution started / ended (new connections only).
+    public var domainLookupStart: UInt64?
+    public var domainLookupEnd: UInt64?
+    /// The TCP connect of the address that won started / ended (new connections only).
+    public var connectStart: UInt64?
+    public var connectEnd: UInt64?
+    /// The TLS handshake started / ended (new TLS connections only).
+    public var secureConnectionStart: UInt64?
+    public var secureConnectionEnd: UInt64?
+    /// The first request byte was handed to the socket / the last one left.
+    public var requestStart: UInt64?
+    public var requestEnd: UInt64?
+    /// The first response byte arrived / the response was complete.
+    public var responseStart: UInt64?
+    public var responseEnd: UInt64?
+    /// Whether the connection carried a request before.
+    public var isReusedConnection = false
+    /// The connection's local and remote addresses.
+    public var localAddress: SocketAddressInfo?
+    public var remoteAddress: SocketAddressInfo?
+    /// Bytes of the request head and body that were written.
+    public var requestHeaderBytes: Int64 = 0
+    public var requestBodyBytes: Int64 = 0
+    /// Bytes of the response head (interim responses included) and of the body as received (chunk
+    /// framing included, before any content decoding).
+    public var responseHeaderBytes: Int64 = 0
+    public var responseBodyBytes: Int64 = 0
+
+    /// The current monotonic time in the same units as the fields.
+    public static func now() -> UInt64 { Deadline.now().uptimeNanoseconds }
+}
+
+/// A numeric address and port.
+public struct SocketAddressInfo: Sendable, Hashable {
+    /// "127.0.0.1" or "::1".
+    public var host: String
+    /// The port.
+    public var port: Int
+
+    init(_ address: SocketAddress) {
+        host = address.host
+        port = address.port
+    }
+}

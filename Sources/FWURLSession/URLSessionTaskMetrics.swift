@@ -1,0 +1,149 @@
+import Foundation
+import FWTransport
+
+// MARK: - URLSessionTaskMetrics
+
+/// What happened during a task: one transaction per request sent (one per redirect hop), and the
+/// task's whole interval. Delivered by `urlSession(_:task:didFinishCollecting:)` before the completion.
+/// FoundationNetworking declares these types but never fills them; FWNetworking does.
+open class URLSessionTaskMetrics: NSObject, @unchecked Sendable { // immutable after init
+    /// How a resource was obtained.
+    public enum ResourceFetchType: Int, Sendable {
+        case unknown = 0
+        case networkLoad = 1
+        case serverPush = 2
+        case localCache = 3
+    }
+
+    /// The protocol used to resolve the host name.
+    public enum DomainResolutionProtocol: Int, Sendable {
+        case unknown = 0
+        case udp = 1
+        case tcp = 2
+        case tls = 3
+        case https = 4
+    }
+
+    /// One entry per request the task sent, in order.
+    public let transactionMetrics: [URLSessionTaskTransactionMetrics]
+    /// From the task's start (`resume()`) to its completion.
+    public let taskInterval: DateInterval
+    /// How many redirects the task followed.
+    public let redirectCount: Int
+
+    init(transactionMetrics: [URLSessionTaskTransactionMetrics], taskInterval: DateInterval, redirectCount: Int) {
+        self.transactionMetrics = transactionMetrics
+        self.taskInterval = taskInterval
+        self.redirectCount = redirectCount
+        super.init()
+    }
+}
+
+// MARK: - URLSessionTaskTransactionMetrics
+
+/// The timings and sizes of one request/response exchange.
+open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // immutable after init
+    /// The request as sent.
+    public let request: URLRequest
+    /// The response, when one arrived.
+    public let response: URLResponse?
+    /// When the task began fetching this resource.
+    public let fetchStartDate: Date?
+    /// Name resolution, when this transaction opened the connection.
+    public let domainLookupStartDate: Date?
+    public let domainLookupEndDate: Date?
+    /// The TCP connection, when this transaction opened it.
+    public let connectStartDate: Date?
+    public let connectEndDate: Date?
+    /// The TLS handshake, when this transaction opened a TLS connection.
+    public let secureConnectionStartDate: Date?
+    public let secureConnectionEndDate: Date?
+    /// Writing the request.
+    public let requestStartDate: Date?
+    public let requestEndDate: Date?
+    /// Receiving the response: first byte, last byte.
+    public let responseStartDate: Date?
+    public let responseEndDate: Date?
+    /// "http/1.1".
+    public let networkProtocolName: String?
+    /// Always false: FWNetworking does not use proxies yet.
+    public let isProxyConnection: Bool
+    /// Whether the request went over a connection that carried an earlier request.
+    public let isReusedConnection: Bool
+    /// `.networkLoad`.
+    public let resourceFetchType: URLSessionTaskMetrics.ResourceFetchType
+    /// Bytes of the request head written.
+    public let countOfRequestHeaderBytesSent: Int64
+    /// Bytes of the request body written.
+    public let countOfRequestBodyBytesSent: Int64
+    /// Bytes of the request body before any content encoding (none is applied).
+    public let countOfRequestBodyBytesBeforeEncoding: Int64
+    /// Bytes of the response heads (interim ones included).
+    public let countOfResponseHeaderBytesReceived: Int64
+    /// Bytes of the response body as received (chunk framing included).
+    public let countOfResponseBodyBytesReceived: Int64
+    /// Bytes of the response body after decoding.
+    public let countOfResponseBodyBytesAfterDecoding: Int64
+    /// The connection's endpoints.
+    public let localAddress: String?
+    public let localPort: String?
+    public let remoteAddress: String?
+    public let remotePort: String?
+    /// Link properties Linux does not report: always false.
+    public let isCellular = false
+    public let isExpensive = false
+    public let isConstrained = false
+    public let isMultipath = false
+    /// `.unknown`: resolution goes through the system resolver.
+    public let domainResolutionProtocol = URLSessionTaskMetrics.DomainResolutionProtocol.unknown
+
+    init(request: URLRequest, response: URLResponse?, fetchStart: Date, transport: TransportMetrics?,
+         clock: MetricsClock, decodedBodyBytes: Int64) {
+        self.request = request
+        self.response = response
+        fetchStartDate = fetchStart
+        domainLookupStartDate = clock.date(transport?.domainLookupStart)
+        domainLookupEndDate = clock.date(transport?.domainLookupEnd)
+        connectStartDate = clock.date(transport?.connectStart)
+        connectEndDate = clock.date(transport?.connectEnd)
+        secureConnectionStartDate = clock.date(transport?.secureConnectionStart)
+        secureConnectionEndDate = clock.date(transport?.secureConnectionEnd)
+        requestStartDate = clock.date(transport?.requestStart)
+        requestEndDate = clock.date(transport?.requestEnd)
+        responseStartDate = clock.date(transport?.responseStart)
+        responseEndDate = clock.date(transport?.responseEnd)
+        networkProtocolName = transport == nil ? nil : "http/1.1"
+        isProxyConnection = false
+        isReusedConnection = transport?.isReusedConnection ?? false
+        resourceFetchType = transport == nil ? .unknown : .networkLoad
+        countOfRequestHeaderBytesSent = transport?.requestHeaderBytes ?? 0
+        countOfRequestBodyBytesSent = transport?.requestBodyBytes ?? 0
+        countOfRequestBodyBytesBeforeEncoding = transport?.requestBodyBytes ?? 0
+        countOfResponseHeaderBytesReceived = transport?.responseHeaderBytes ?? 0
+        countOfResponseBodyBytesReceived = transport?.responseBodyBytes ?? 0
+        countOfResponseBodyBytesAfterDecoding = decodedBodyBytes
+        localAddress = transport?.localAddress?.host
+        localPort = transport?.localAddress.map { String($0.port) }
+        remoteAddress = transport?.remoteAddress?.host
+        remotePort = transport?.remoteAddress.map { String($0.port) }
+        super.init()
+    }
+}
+
+/// Converts the transport's monotonic nanoseconds to wall-clock dates, anchored when the task started.
+struct MetricsClock: Sendable {
+    let anchorDate: Date
+    let anchorMonotonic: UInt64
+
+    /// Anchors now.
+    init() {
+        anchorMonotonic = TransportMetrics.now()
+        anchorDate = Date()
+    }
+
+    func date(_ monotonic: UInt64?) -> Date? {
+        guard let monotonic else { return nil }
+        let offset = Double(Int64(bitPattern: monotonic &- anchorMonotonic)) / 1_000_000_000
+        return anchorDate.addingTimeInterval(offset)
+    }
+}
