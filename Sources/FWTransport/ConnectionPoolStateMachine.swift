@@ -8,13 +8,18 @@
 //   - every connection with its state: `connecting` → (`idle` ⇄ `leased(request)`) → removed;
 //   - the idle list, a LIFO stack (the most recently used connection is the least likely to have been
 //     closed by the server);
-//   - the waiters, a FIFO queue of requests that found no idle connection.
+//   - the waiters, a queue of requests that found no idle connection: higher priority first, FIFO
+//     within a priority.
 //
 // The hard rule: the number of connections of a key (connecting + idle + leased) never exceeds
 // `maxConnectionsPerHost`. A request is served by an idle connection if there is one; otherwise it
 // waits, and a new connection is created when the key has fewer connections than the limit and fewer
 // connections on their way than waiters. A new connection serves the oldest waiter; if none is left
 // (it was cancelled) the connection goes to the idle list instead of being wasted.
+//
+// At most `maxIdleConnectionsPerHost` connections are parked per key: parking one more closes the
+// oldest. Lowering `maxConnectionsPerHost` never closes a connection: it only stops new ones until
+// the count is under the new limit.
 //
 // A request that must be retried after a stale keep-alive connection failed asks for a *new*
 // connection: it never takes a parked idle connection (which may be just as stale). When the key is
@@ -79,6 +84,7 @@ struct ConnectionPoolStateMachine {
 
     private struct Waiter {
         var request: RequestID
+        var priority: Int
         var requiresNewConnection: Bool
     }
 
@@ -102,17 +108,21 @@ struct ConnectionPoolStateMachine {
     private var hosts: [ConnectionKey: HostPool] = [:]
     private var keyOfConnection: [ConnectionID: ConnectionKey] = [:]
     private var nextConnectionNumber: UInt64 = 1
-    private let maxConnectionsPerHost: Int
+    private var maxConnectionsPerHost: Int
+    private let maxIdleConnectionsPerHost: Int
 
-    /// Creates an empty pool; `maxConnectionsPerHost` is clamped to at least 1.
-    init(maxConnectionsPerHost: Int) {
+    /// Creates an empty pool; both limits are clamped to at least 1 (idle: at least 0). The idle cap
+    /// defaults to the connection limit.
+    init(maxConnectionsPerHost: Int, maxIdleConnectionsPerHost: Int? = nil) {
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
+        self.maxIdleConnectionsPerHost = max(0, maxIdleConnectionsPerHost ?? maxConnectionsPerHost)
     }
 
     // MARK: Inputs
 
-    /// A request wants a connection for `key`.
-    mutating func enqueue(_ request: RequestID, key: ConnectionKey, requiresNewConnection: Bool = false) -> Action {
+    /// A request wants a connection for `key`. Higher `priority` waits ahead of lower.
+    mutating func enqueue(_ request: RequestID, key: ConnectionKey, priority: Int = 0,
+                          requiresNewConnection: Bool = false) -> Action {
         guard case .running = state else { return Action(request: .fail(request), connection: .none) }
         var pool = hosts[key, default: HostPool()]
         defer { hosts[key] = pool }
@@ -121,7 +131,9 @@ struct ConnectionPoolStateMachine {
             pool.connections[connection] = .leased(request)
             return Action(request: .execute(request, on: connection), connection: .none)
         }
-        pool.waiters.append(Waiter(request: request, requiresNewConnection: requiresNewConnection))
+        let waiter = Waiter(request: request, priority: priority, requiresNewConnection: requiresNewConnection)
+        let index = pool.waiters.lastIndex { $0.priority >= priority }.map { $0 + 1 } ?? 0
+        pool.waiters.insert(waiter, at: index)
         let creation = createIfNeeded(in: &pool, key: key)
         if creation != .none {
             return Action(request: .none, connection: creation)
@@ -230,6 +242,19 @@ struct ConnectionPoolStateMachine {
         return result
     }
 
+    /// Changes the per-host limit for connections created from now on; open connections stay.
+    mutating func setMaxConnectionsPerHost(_ limit: Int) -> [Action] {
+        maxConnectionsPerHost = max(1, limit)
+        var actions: [Action] = []
+        for (key, var pool) in hosts {
+            while case let creation = createIfNeeded(in: &pool, key: key), creation != .none {
+                actions.append(Action(request: .none, connection: creation))
+            }
+            store(pool, for: key)
+        }
+        return actions
+    }
+
     // MARK: Queries
 
     /// Counts for one key.
@@ -284,7 +309,10 @@ struct ConnectionPoolStateMachine {
         }
         pool.connections[connection] = .idle
         pool.idle.append(connection)
-        return .none
+        guard pool.idle.count > maxIdleConnectionsPerHost else { return .none }
+        let oldest = pool.idle.removeFirst()
+        forget(oldest, in: &pool)
+        return Action(request: .none, connection: .close(oldest))
     }
 
     /// Starts a connection when waiters outnumber the connections on their way and the limit allows.

@@ -20,7 +20,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     // MARK: Loop-thread state
 
     /// Loop thread only.
-    private var machine = HTTP1ConnectionStateMachine()
+    private var machine: HTTP1ConnectionStateMachine
     /// Loop thread only.
     private var socket: Socket?
     /// Loop thread only.
@@ -52,7 +52,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     private var continueTimer: TimerID?
 
     init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
-         connectTimeout: Duration, idleConnectionTimeout: Duration, limits: HTTPLimits) {
+         connectTimeout: Duration, idleConnectionTimeout: Duration, maxRequests: Int?, limits: HTTPLimits) {
         self.id = id
         self.key = key
         self.loop = loop
@@ -60,6 +60,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         self.connectTimeout = connectTimeout
         self.idleConnectionTimeout = idleConnectionTimeout
         self.parser = HTTPResponseParser(limits: limits)
+        self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests)
     }
 
     // MARK: Establishment

@@ -13,7 +13,8 @@ import FWWire
 // every request byte left the socket; the read half is done when the parser reported the end of the
 // response. Keep-alive is derived, never stored: the connection goes back to `idle` only when both
 // halves finished cleanly, the parser said the response allows it, the request did not say
-// `Connection: close`, and no unread bytes follow the response. A response that ends before the
+// `Connection: close`, no unread bytes follow the response, and the connection has carried fewer than
+// `maxRequests` requests. A response that ends before the
 // request was fully written completes the request but closes the connection.
 //
 // When the peer closes or resets while a request is active, the request is retried (once, by the
@@ -64,7 +65,14 @@ struct HTTP1ConnectionStateMachine {
 
     private var state = State.connecting
     /// Whether the connection has carried a request before the current one.
-    private(set) var isReused = false
+    var isReused: Bool { completedRequests > 0 }
+    private var completedRequests = 0
+    private let maxRequests: Int
+
+    /// A machine for a new connection that carries at most `maxRequests` requests (nil: no limit).
+    init(maxRequests: Int? = nil) {
+        self.maxRequests = max(1, maxRequests ?? .max)
+    }
     /// The request that is active, if any.
     var activeRequest: RequestID? {
         if case .active(let active) = state { return active.request }
@@ -153,8 +161,9 @@ struct HTTP1ConnectionStateMachine {
     /// The parser reported the end of the response. `hasUnreadBytes`: bytes follow the response.
     mutating func receivedEnd(keepAlive: Bool, hasUnreadBytes: Bool) -> Action {
         guard case .active(let active) = state else { preconditionFailure("receivedEnd in state \(state)") }
+        completedRequests += 1
         let reusable = keepAlive && active.writeDone && !active.requestForbidsReuse && !hasUnreadBytes
-        isReused = true
+            && completedRequests < maxRequests
         state = reusable ? .idle : .closed
         return .completeRequest(active.request, reusable: reusable)
     }

@@ -15,6 +15,10 @@ public final class HTTPTransport: Sendable {
     public struct Configuration: Sendable {
         /// Hard limit of open connections per (scheme, host, port).
         public var maxConnectionsPerHost: Int
+        /// Most idle connections kept per host (nil: as many as `maxConnectionsPerHost`).
+        public var maxIdleConnectionsPerHost: Int?
+        /// Requests one connection carries before it is closed (nil: no limit).
+        public var maxRequestsPerConnection: Int?
         /// How long a connection attempt may take.
         public var connectTimeout: Duration
         /// How long an idle connection is kept for reuse.
@@ -23,9 +27,12 @@ public final class HTTPTransport: Sendable {
         public var limits: HTTPLimits
 
         /// Creates a configuration; the defaults match URLSession's.
-        public init(maxConnectionsPerHost: Int = 6, connectTimeout: Duration = .seconds(60),
+        public init(maxConnectionsPerHost: Int = 6, maxIdleConnectionsPerHost: Int? = nil,
+                    maxRequestsPerConnection: Int? = nil, connectTimeout: Duration = .seconds(60),
                     idleConnectionTimeout: Duration = .seconds(90), limits: HTTPLimits = HTTPLimits()) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.maxIdleConnectionsPerHost = maxIdleConnectionsPerHost
+            self.maxRequestsPerConnection = maxRequestsPerConnection
             self.connectTimeout = connectTimeout
             self.idleConnectionTimeout = idleConnectionTimeout
             self.limits = limits
@@ -80,7 +87,8 @@ public final class HTTPTransport: Sendable {
         self.group = group
         self.configuration = configuration
         self.state = LockedBox(State(pool: ConnectionPoolStateMachine(
-            maxConnectionsPerHost: configuration.maxConnectionsPerHost)))
+            maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+            maxIdleConnectionsPerHost: configuration.maxIdleConnectionsPerHost)))
     }
 
     /// Creates a transport on the process-wide event loops (one per core, started on first use), or
@@ -110,7 +118,8 @@ public final class HTTPTransport: Sendable {
                 return (id, [.fail(id, delegate, .invalidRequest(error))])
             }
             state.entries[id] = Entry(prepared: prepared)
-            return (id, resolveLocked(state.pool.enqueue(id, key: request.key), in: &state, failure: .shutDown))
+            let action = state.pool.enqueue(id, key: request.key, priority: request.priority)
+            return (id, resolveLocked(action, in: &state, failure: .shutDown))
         }
         perform(work)
         return id
@@ -145,6 +154,13 @@ public final class HTTPTransport: Sendable {
             return work
         }
         perform(work)
+    }
+
+    /// Changes the per-host limit: new connections respect it, open ones are never closed for it.
+    public func setMaxConnectionsPerHost(_ limit: Int) {
+        perform(state.withLock { state in
+            state.pool.setMaxConnectionsPerHost(limit).flatMap { resolveLocked($0, in: &state, failure: .shutDown) }
+        })
     }
 
     /// The pool's counts for `key`.
@@ -226,7 +242,8 @@ public final class HTTPTransport: Sendable {
         entry.retried = entry.retried || countsAsRetry
         entry.connection = nil
         state.entries[request.id] = entry
-        let action = state.pool.enqueue(request.id, key: request.request.key, requiresNewConnection: true)
+        let action = state.pool.enqueue(request.id, key: request.request.key, priority: request.request.priority,
+                                        requiresNewConnection: true)
         return resolveLocked(action, in: &state, failure: .shutDown)
     }
 
@@ -267,6 +284,7 @@ public final class HTTPTransport: Sendable {
         let connection = HTTP1Connection(id: id, key: key, loop: group.next(), transport: self,
                                          connectTimeout: configuration.connectTimeout,
                                          idleConnectionTimeout: configuration.idleConnectionTimeout,
+                                         maxRequests: configuration.maxRequestsPerConnection,
                                          limits: configuration.limits)
         state.connections[id] = connection
         return connection

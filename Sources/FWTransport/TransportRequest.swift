@@ -14,17 +14,20 @@ public struct TransportRequest: Sendable {
     /// Longest time without a byte moving before the request fails with `timedOut`; also bounds the
     /// connection attempt made for it.
     public var idleTimeout: Duration
+    /// Higher runs first when requests wait for a connection (URLSessionTask.priority × 1000).
+    public var priority: Int
     /// Report the exact bytes exchanged: `.headSent`, and every `.wireWrite` / `.wireRead` (for `-v`
     /// and `--trace-ascii` style tracing; it costs a copy of every byte).
     public var tracesBytes: Bool
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: [UInt8]? = nil,
-                idleTimeout: Duration = .seconds(60), tracesBytes: Bool = false) {
+                idleTimeout: Duration = .seconds(60), priority: Int = 500, tracesBytes: Bool = false) {
         self.key = key
         self.head = head
         self.body = body
         self.idleTimeout = idleTimeout
+        self.priority = priority
         self.tracesBytes = tracesBytes
     }
 

@@ -11,7 +11,8 @@ extension TransportRequest {
     /// Translates a `URLRequest` under `configuration`: target from the URL, fields in the order the
     /// caller set them, then the configuration's additional fields, then `User-Agent` and `Accept`
     /// defaults. Throws `badURL` or `unsupportedURL` for URLs the engine cannot carry.
-    init(_ request: URLRequest, configuration: URLSessionConfiguration, tracing: Bool) throws(URLError) {
+    init(_ request: URLRequest, configuration: URLSessionConfiguration, priority: Float = URLSessionTask.defaultPriority,
+         tracing: Bool) throws(URLError) {
         guard let url = request.url else {
             throw URLError(.badURL, url: nil, description: "the request has no URL")
         }
@@ -50,6 +51,7 @@ extension TransportRequest {
                   head: HTTPRequestHead(method: method, target: target, headers: headers),
                   body: body,
                   idleTimeout: .seconds(interval > 0 ? interval : .greatestFiniteMagnitude / 2),
+                  priority: Int((priority * 1000).rounded()),
                   tracesBytes: tracing)
     }
 }

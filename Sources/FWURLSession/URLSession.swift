@@ -142,7 +142,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         }
         let transportRequest: TransportRequest
         do {
-            transportRequest = try TransportRequest(request, configuration: configuration,
+            transportRequest = try TransportRequest(request, configuration: configuration, priority: task.priority,
                                                     tracing: task.wantsTrace)
         } catch {
             task.enqueue(.fail(error))

@@ -164,6 +164,51 @@ import TestSupport
         #expect(pool.requestFinished(on: a, reusable: true).connection == .close(a))
     }
 
+    @Test func higherPriorityWaitersGoFirstAndEqualOnesKeepTheirOrder() throws {
+        var pool = ConnectionPoolStateMachine(maxConnectionsPerHost: 1)
+        let connection = try #require(created(pool.enqueue(request(1), key: key, priority: 500)))
+        _ = pool.connectionEstablished(connection)
+        _ = pool.enqueue(request(2), key: key, priority: 250)
+        _ = pool.enqueue(request(3), key: key, priority: 750)
+        _ = pool.enqueue(request(4), key: key, priority: 500)
+        _ = pool.enqueue(request(5), key: key, priority: 750)
+        var order: [RequestID] = []
+        for _ in 0..<4 {
+            guard case .execute(let next, on: connection) = pool.requestFinished(on: connection, reusable: true).request
+            else { Issue.record("no waiter served"); return }
+            order.append(next)
+        }
+        #expect(order == [3, 5, 4, 2].map(request))
+    }
+
+    @Test func parkingBeyondTheIdleCapClosesTheOldest() throws {
+        var pool = ConnectionPoolStateMachine(maxConnectionsPerHost: 3, maxIdleConnectionsPerHost: 1)
+        let a = try #require(created(pool.enqueue(request(1), key: key)))
+        let b = try #require(created(pool.enqueue(request(2), key: key)))
+        _ = pool.connectionEstablished(a)
+        _ = pool.connectionEstablished(b)
+        #expect(pool.requestFinished(on: a, reusable: true) == .none)
+        #expect(pool.requestFinished(on: b, reusable: true).connection == .close(a))
+        #expect(pool.counters(for: key) == .init(idle: 1))
+    }
+
+    @Test func loweringTheLimitKeepsOpenConnectionsAndRaisingItServesWaiters() throws {
+        var pool = ConnectionPoolStateMachine(maxConnectionsPerHost: 2)
+        let a = try #require(created(pool.enqueue(request(1), key: key)))
+        let b = try #require(created(pool.enqueue(request(2), key: key)))
+        _ = pool.connectionEstablished(a)
+        _ = pool.connectionEstablished(b)
+        #expect(pool.setMaxConnectionsPerHost(1).isEmpty)
+        #expect(pool.counters(for: key).leased == 2)
+        _ = pool.enqueue(request(3), key: key)
+        _ = pool.enqueue(request(4), key: key)
+        // A connection that closes is not replaced while the key is at or over the new limit.
+        #expect(pool.requestFinished(on: a, reusable: false) == .none)
+        let raised = pool.setMaxConnectionsPerHost(3)
+        #expect(raised.count == 2)
+        #expect(pool.counters(for: key) == .init(connecting: 2, leased: 1, waiting: 2))
+    }
+
     /// Random walks through every input: the per-host limit holds after every step.
     @Test(arguments: 1...20)
     func theLimitHoldsOnRandomWalks(seed: UInt64) {

@@ -147,4 +147,13 @@ import TestSupport
         #expect(written == head + Array("body".utf8))
         #expect(written == server.requests.first.map { $0.rawHead + $0.body })
     }
+
+    @Test func aConnectionCarriesAtMostMaxRequests() throws {
+        let server = try LoopbackHTTPServer { _ in .ok("x") }
+        defer { server.stop() }
+        let fixture = try TransportFixture(HTTPTransport.Configuration(maxRequestsPerConnection: 2))
+        defer { fixture.close() }
+        for _ in 0..<5 { #expect(fixture.run(getRequest(port: server.port)).bodyText == "x") }
+        #expect(server.connectionCount == 3)
+    }
 }

@@ -258,4 +258,24 @@ import TestSupport
         #expect(second.domainLookupStartDate == nil && second.connectStartDate == nil)
         #expect(second.requestStartDate != nil && second.responseEndDate != nil)
     }
+
+    @Test func poolCountersShowTheLimitAndTheQueue() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = 2
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let slow = url(server, "/slow")
+        let done = Locked(0)
+        for _ in 0..<5 {
+            session.dataTask(with: slow) { _, _, _ in done.withLock { $0 += 1 } }.resume()
+        }
+        #expect(waitUntil(timeout: 3) { session.connectionPoolCounters(for: slow).waiting == 3 })
+        #expect(session.connectionPoolCounters(for: slow).open == 2)
+        #expect(waitUntil(timeout: 10) { done.withLock { $0 } == 5 })
+        #expect(waitUntil(timeout: 2) { session.connectionPoolCounters(for: slow) ==
+            ConnectionPoolCounters(connecting: 0, idle: 2, leased: 0, waiting: 0) })
+        #expect(server.peakConcurrentConnections == 2)
+    }
 }
