@@ -33,9 +33,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     private var writes = PendingWrites()
     /// The request leased to this connection. Loop thread only.
     private var current: PreparedRequest?
-    /// Loop thread only: the remaining addresses to try while connecting.
-    private var addresses: [SocketAddress] = []
-    /// Loop thread only: the connect deadline, or the request idle timer, or the idle-connection timer.
+    /// Loop thread only: the request idle timer, or the idle-connection timer.
     private var timer: TimerID?
     /// Loop thread only: when a byte last moved for the current request.
     private var lastActivity = Deadline.now()
@@ -47,6 +45,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     private var metrics = TransportMetrics()
     private var bytesWritten: Int64 = 0
     private var bytesRead: Int64 = 0
+    /// Loop thread only: the task is suspended, so the connection stops reading (backpressure) and the
+    /// idle timeout does not run.
+    private var readingPaused = false
     /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
     private var heldBody: [UInt8]?
     private var continueTimer: TimerID?
@@ -65,77 +66,39 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
 
     // MARK: Establishment
 
-    /// Resolves the host and connects, trying each address in turn. Loop thread.
+    /// Resolves the host and connects (racing addresses), then reports to the pool. Loop thread.
     func start() {
         loop.preconditionInEventLoop()
-        armTimer(after: connectTimeout) { [self] in
-            run(machine.connectFailed(.timedOut("connecting to \(key) took longer than \(connectTimeout)")))
+        let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: connectTimeout) { [self] result, times in
+            switch result {
+            case .success(let socket): adopt(socket, times: times)
+            case .failure(let error): run(machine.connectFailed(error))
+            }
         }
-        establishment.domainLookupStart = TransportMetrics.now()
-        Resolver.resolve(host: key.host, port: key.port) { [self] result in
-            loop.execute { self.resolved(result) }
-        }
+        establisher.start()
     }
 
-    private func resolved(_ result: Result<[SocketAddress], ResolverError>) {
-        guard !machine.isClosed else { return }
-        establishment.domainLookupEnd = TransportMetrics.now()
-        switch result {
-        case .success(let found) where !found.isEmpty:
-            addresses = found
-            connectNext(lastError: nil)
-        case .success:
-            run(machine.connectFailed(.cannotFindHost("\(key.host) has no addresses", underlying: nil)))
-        case .failure(let error):
-            run(machine.connectFailed(.cannotFindHost("cannot find host \(key.host): \(error)", underlying: error)))
-        }
-    }
-
-    private func connectNext(lastError: IOError?) {
-        closeSocket()
-        guard !addresses.isEmpty else {
-            let error = lastError ?? IOError(errno: 0, call: "connect")
+    private func adopt(_ socket: Socket, times: TransportMetrics) {
+        self.socket = socket
+        establishment = times
+        establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
+        establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)
+        do throws(IOError) {
+            try register(socket, interest: .readable)
+        } catch {
             run(machine.connectFailed(.cannotConnect(error)))
             return
         }
-        let address = addresses.removeFirst()
-        establishment.connectStart = TransportMetrics.now()
-        do throws(IOError) {
-            let socket = try Socket(family: address.family)
-            self.socket = socket
-            let connectedNow = try socket.connect(to: address)
-            try register(socket, interest: connectedNow ? .readable : .writable)
-            if connectedNow { finishEstablishing() }
-        } catch {
-            connectNext(lastError: error)
-        }
-    }
-
-    private func finishConnecting() {
-        guard let socket else { return }
-        do throws(IOError) {
-            try socket.finishConnect()
-            try setInterest(.readable)
-            finishEstablishing()
-        } catch {
-            connectNext(lastError: error)
-        }
-    }
-
-    private func finishEstablishing() {
-        establishment.connectEnd = TransportMetrics.now()
-        establishment.localAddress = socket?.localAddress().map(SocketAddressInfo.init)
-        establishment.remoteAddress = socket?.remoteAddress().map(SocketAddressInfo.init)
-        cancelTimer()
         run(machine.connected())
     }
 
     // MARK: Requests
 
     /// Runs `request` on this connection, which the pool leased to it. Loop thread.
-    func execute(_ request: PreparedRequest) {
+    func execute(_ request: PreparedRequest, readingPaused: Bool) {
         loop.preconditionInEventLoop()
         current = request
+        self.readingPaused = readingPaused
         run(machine.startRequest(request.id, isIdempotent: request.request.isIdempotent,
                                  forbidsReuse: request.forbidsReuse))
     }
@@ -145,6 +108,19 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         loop.preconditionInEventLoop()
         guard machine.activeRequest == request else { return }
         run(machine.failActiveRequest(error))
+    }
+
+    /// Stops or restarts reading for `request` (its task was suspended or resumed). Loop thread.
+    func setReadingPaused(_ paused: Bool, for request: RequestID) {
+        loop.preconditionInEventLoop()
+        guard machine.activeRequest == request, paused != readingPaused else { return }
+        readingPaused = paused
+        lastActivity = .now()
+        do throws(IOError) {
+            try updateInterest()
+        } catch {
+            run(machine.connectionLost(.connectionLost("the connection failed: \(error)", underlying: error)))
+        }
     }
 
     /// Closes the connection if it is idle (the pool retired it). Loop thread.
@@ -187,11 +163,6 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     func handleIO(_ events: IOEvents) {
         loop.preconditionInEventLoop()
         if socket == nil { return }
-        if machine.isConnecting {
-            // Writable (or an error) means the connection attempt finished.
-            finishConnecting()
-            return
-        }
         if events.contains(.writable) { flush() }
         if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readAvailable() }
     }
@@ -226,13 +197,13 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             }
             switch result {
             case .flushed:
-                try setInterest(.readable)
+                try updateInterest()
                 if heldBody == nil {
                     metrics.requestEnd = TransportMetrics.now()
                     run(machine.writeFinished())
                 }
             case .wouldBlock:
-                try setInterest([.readable, .writable])
+                try updateInterest()
             }
         } catch {
             run(machine.connectionLost(.connectionLost("writing the request failed: \(error)", underlying: error)))
@@ -348,6 +319,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         case .completeRequest(_, let reusable):
             cancelTimer()
             dropHeldBody()
+            readingPaused = false
             let finished = current
             let trailers = pendingTrailers
             current = nil
@@ -400,6 +372,13 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         self.interest = interest
     }
 
+    /// Readable unless reading is paused; writable while bytes wait to be written.
+    private func updateInterest() throws(IOError) {
+        var wanted: IOInterest = readingPaused ? [] : .readable
+        if !writes.isEmpty { wanted.insert(.writable) }
+        try setInterest(wanted)
+    }
+
     private func setInterest(_ wanted: IOInterest) throws(IOError) {
         guard let registration, wanted != interest else { return }
         try loop.setInterest(wanted, for: registration)
@@ -437,7 +416,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         timer = loop.scheduleTimer(at: lastActivity + timeout) { [self] in
             timer = nil
             guard machine.activeRequest != nil else { return }
-            if Deadline.now() - lastActivity >= timeout {
+            if !readingPaused, Deadline.now() - lastActivity >= timeout {
                 run(machine.failActiveRequest(.timedOut("no bytes for \(timeout)")))
             } else {
                 armRequestIdleTimer(timeout)

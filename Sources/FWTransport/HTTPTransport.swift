@@ -59,6 +59,8 @@ public final class HTTPTransport: Sendable {
         var retried = false
         /// A cancel that is on its way to the connection; a retry honours it instead of re-enqueueing.
         var pendingCancel: TransportError?
+        /// The task is suspended: its connection must not read.
+        var readingPaused = false
     }
 
     private struct State {
@@ -70,11 +72,12 @@ public final class HTTPTransport: Sendable {
 
     /// Work decided under the lock, done after it.
     private enum Work {
-        case execute(PreparedRequest, on: HTTP1Connection)
+        case execute(PreparedRequest, on: HTTP1Connection, readingPaused: Bool)
         case fail(RequestID, any TransportTaskDelegate, TransportError)
         case start(HTTP1Connection)
         case close(HTTP1Connection)
         case cancel(RequestID, on: HTTP1Connection, TransportError)
+        case pauseReading(Bool, RequestID, on: HTTP1Connection)
     }
 
     private let group: EventLoopGroup
@@ -138,6 +141,19 @@ public final class HTTPTransport: Sendable {
             state.entries[id] = entry
             guard let connection = state.connections[connectionID] else { return [] }
             return [.cancel(id, on: connection, error)]
+        }
+        perform(work)
+    }
+
+    /// Stops (`paused`) or restarts reading the response of request `id`: a suspended task applies
+    /// backpressure instead of buffering, and its idle timeout stops while paused.
+    public func setReadingPaused(_ paused: Bool, for id: RequestID) {
+        let work: [Work] = state.withLock { state in
+            guard var entry = state.entries[id] else { return [] }
+            entry.readingPaused = paused
+            state.entries[id] = entry
+            guard let connectionID = entry.connection, let connection = state.connections[connectionID] else { return [] }
+            return [.pauseReading(paused, id, on: connection)]
         }
         perform(work)
     }
@@ -271,7 +287,7 @@ public final class HTTPTransport: Sendable {
             }
             entry.connection = connectionID
             state.entries[requestID] = entry
-            work.append(.execute(entry.prepared, on: connection))
+            work.append(.execute(entry.prepared, on: connection, readingPaused: entry.readingPaused))
         case .fail(let requestID):
             if let entry = state.entries.removeValue(forKey: requestID) {
                 work.append(.fail(requestID, entry.prepared.delegate, entry.pendingCancel ?? failure))
@@ -295,8 +311,8 @@ public final class HTTPTransport: Sendable {
     private func perform(_ work: [Work]) {
         for item in work {
             switch item {
-            case .execute(let request, let connection):
-                onLoop(of: connection) { connection.execute(request) }
+            case .execute(let request, let connection, let paused):
+                onLoop(of: connection) { connection.execute(request, readingPaused: paused) }
             case .fail(let id, let delegate, let error):
                 delegate.transportTask(id, didReceive: .failed(error))
             case .start(let connection):
@@ -305,6 +321,8 @@ public final class HTTPTransport: Sendable {
                 onLoop(of: connection) { connection.closeIfIdle() }
             case .cancel(let id, let connection, let error):
                 onLoop(of: connection) { connection.cancel(id, error: error) }
+            case .pauseReading(let paused, let id, let connection):
+                onLoop(of: connection) { connection.setReadingPaused(paused, for: id) }
             }
         }
     }

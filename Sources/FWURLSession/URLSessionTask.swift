@@ -127,19 +127,27 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
 
     /// Starts the task, or resumes a suspended one.
     open func resume() {
-        let action = guarded.withLock { $0.lifecycle.resume() }
+        let (action, requestID) = guarded.withLock { ($0.lifecycle.resume(), $0.requestID) }
         switch action {
-        case .start: session.start(self)
-        case .resumeDelivery: releaseDelivery()
-        default: break
+        case .start:
+            session.start(self)
+        case .resumeDelivery:
+            if let requestID { session.transport?.setReadingPaused(false, for: requestID) }
+            releaseDelivery()
+        default:
+            break
         }
     }
 
-    /// Holds the task's delegate messages until `resume()` (suspensions nest).
+    /// Pauses the task until `resume()` (suspensions nest): the connection stops reading its response,
+    /// its request timeout stops, and no delegate message is delivered meanwhile.
     open func suspend() {
-        guarded.withLock { state in
-            if state.lifecycle.suspend() == .pauseDelivery { state.deliveries.holds.insert(.suspended) }
+        let requestID = guarded.withLock { state -> RequestID? in
+            guard state.lifecycle.suspend() == .pauseDelivery else { return nil }
+            state.deliveries.holds.insert(.suspended)
+            return state.requestID
         }
+        if let requestID { session.transport?.setReadingPaused(true, for: requestID) }
     }
 
     /// Cancels the task; it completes with `URLError.cancelled` (once).

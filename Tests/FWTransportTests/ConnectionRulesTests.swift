@@ -1,3 +1,4 @@
+import Foundation
 import FWLoop
 import FWTransport
 import FWWire
@@ -155,5 +156,37 @@ import TestSupport
         defer { fixture.close() }
         for _ in 0..<5 { #expect(fixture.run(getRequest(port: server.port)).bodyText == "x") }
         #expect(server.connectionCount == 3)
+    }
+
+    @Test func pausedReadingAppliesBackpressureAndStopsTheIdleTimeout() throws {
+        let total = 32 * 1024 * 1024
+        let written = LockedBox(0)
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(total)\r\n\r\n")
+            let chunk = [UInt8](repeating: 0x62, count: 64 * 1024)
+            for _ in 0..<(total / chunk.count) {
+                try connection.write(chunk)
+                written.withLock { $0 += chunk.count }
+            }
+            _ = connection.waitForClose(timeout: 5)
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        let delegate = RecordingDelegate()
+        let id = fixture.transport.execute(getRequest(port: server.port, idleTimeout: .milliseconds(300)),
+                                           delegate: delegate)
+        fixture.transport.setReadingPaused(true, for: id)
+        // Longer than the idle timeout: a paused request must not time out, and the server must stall
+        // once the socket buffers are full.
+        Thread.sleep(forTimeInterval: 0.8)
+        let writtenWhilePaused = written.withLock { $0 }
+        #expect(writtenWhilePaused < total)
+        #expect(!delegate.recorded.contains { $0.isTerminal })
+        fixture.transport.setReadingPaused(false, for: id)
+        let outcome = delegate.outcome(timeout: 10)
+        #expect(outcome.error == nil)
+        #expect(outcome.body.count == total)
     }
 }

@@ -1,0 +1,156 @@
+import FWLoop
+
+// MARK: - ConnectionEstablisher
+
+/// Opens the TCP connection for a new `HTTP1Connection`: resolves the host off the loop, then races
+/// attempts as `HappyEyeballsStateMachine` says, within a connect timeout. Reports exactly once, on
+/// the loop, with the winning socket (registered nowhere) or the error, plus the lookup and connect
+/// times. Loop thread only; it keeps itself alive until it has reported.
+final class ConnectionEstablisher {
+    typealias Completion = (Result<Socket, TransportError>, TransportMetrics) -> Void
+
+    private let key: ConnectionKey
+    private let loop: EventLoop
+    private let timeout: Duration
+    /// Set until the result is reported; cleared after, which also breaks the attempts' cycles.
+    private var completion: Completion?
+    private var machine = HappyEyeballsStateMachine()
+    private var attempts: [HappyEyeballsStateMachine.AttemptID: ConnectAttempt] = [:]
+    private var delayTimer: TimerID?
+    private var deadlineTimer: TimerID?
+    private var times = TransportMetrics()
+
+    init(key: ConnectionKey, loop: EventLoop, timeout: Duration, completion: @escaping Completion) {
+        self.key = key
+        self.loop = loop
+        self.timeout = timeout
+        self.completion = completion
+    }
+
+    /// Starts resolving. Loop thread.
+    func start() {
+        loop.preconditionInEventLoop()
+        deadlineTimer = loop.scheduleTimer(at: .now() + timeout) { [self] in
+            deadlineTimer = nil
+            perform(machine.abandon())
+            finish(.failure(.timedOut("connecting to \(key) took longer than \(timeout)")))
+        }
+        times.domainLookupStart = TransportMetrics.now()
+        let loop = self.loop
+        let resolving = LoopBound(self, loop: loop)
+        Resolver.resolve(host: key.host, port: key.port) { result in
+            loop.execute { resolving.value.resolved(result) }
+        }
+    }
+
+    private func resolved(_ result: Result<[SocketAddress], ResolverError>) {
+        guard completion != nil else { return }
+        times.domainLookupEnd = TransportMetrics.now()
+        switch result {
+        case .success(let addresses) where !addresses.isEmpty:
+            perform(machine.resolved(addresses))
+        case .success:
+            finish(.failure(.cannotFindHost("\(key.host) has no addresses", underlying: nil)))
+        case .failure(let error):
+            finish(.failure(.cannotFindHost("cannot find host \(key.host): \(error)", underlying: error)))
+        }
+    }
+
+    // MARK: Actions
+
+    private func perform(_ actions: [HappyEyeballsStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .startAttempt(let id, let address):
+                startAttempt(id, to: address)
+            case .scheduleDelay:
+                if let delayTimer { loop.cancelTimer(delayTimer) }
+                delayTimer = loop.scheduleTimer(at: .now() + HappyEyeballsStateMachine.attemptDelay) { [self] in
+                    delayTimer = nil
+                    perform(machine.delayElapsed())
+                }
+            case .closeAttempts(let ids):
+                for id in ids { attempts.removeValue(forKey: id)?.close(on: loop) }
+            case .succeed(let id):
+                guard let winner = attempts.removeValue(forKey: id) else { continue }
+                times.connectEnd = TransportMetrics.now()
+                finish(.success(winner.release(on: loop)))
+            case .fail(let error):
+                finish(.failure(.cannotConnect(error)))
+            }
+        }
+    }
+
+    private func startAttempt(_ id: HappyEyeballsStateMachine.AttemptID, to address: SocketAddress) {
+        if times.connectStart == nil { times.connectStart = TransportMetrics.now() }
+        do throws(IOError) {
+            let socket = try Socket(family: address.family)
+            let attempt = ConnectAttempt(socket: socket) { [self] result in
+                switch result {
+                case .success: perform(machine.attemptConnected(id))
+                case .failure(let error): perform(machine.attemptFailed(id, error: error))
+                }
+            }
+            attempts[id] = attempt
+            if try socket.connect(to: address) {
+                perform(machine.attemptConnected(id))
+            } else {
+                try attempt.waitForConnect(on: loop)
+            }
+        } catch {
+            attempts.removeValue(forKey: id)?.close(on: loop)
+            perform(machine.attemptFailed(id, error: error))
+        }
+    }
+
+    private func finish(_ result: Result<Socket, TransportError>) {
+        guard let completion else { return }
+        self.completion = nil
+        if let delayTimer { loop.cancelTimer(delayTimer) }
+        if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
+        delayTimer = nil
+        deadlineTimer = nil
+        for attempt in attempts.values { attempt.close(on: loop) }
+        attempts.removeAll()
+        completion(result, times)
+    }
+}
+
+/// One racing socket, registered for writability until its connect finishes. Loop thread only.
+private final class ConnectAttempt: IOHandler {
+    private let socket: Socket
+    private var registration: RegistrationID?
+    private var onResult: ((Result<Void, IOError>) -> Void)?
+
+    init(socket: Socket, onResult: @escaping (Result<Void, IOError>) -> Void) {
+        self.socket = socket
+        self.onResult = onResult
+    }
+
+    func waitForConnect(on loop: EventLoop) throws(IOError) {
+        registration = try loop.register(fd: socket.fd, interest: .writable, handler: self)
+    }
+
+    func handleIO(_ events: IOEvents) {
+        guard let onResult else { return }
+        self.onResult = nil
+        do throws(IOError) {
+            try socket.finishConnect()
+            onResult(.success(()))
+        } catch {
+            onResult(.failure(error))
+        }
+    }
+
+    /// Hands the connected socket over (no longer registered).
+    func release(on loop: EventLoop) -> Socket {
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        onResult = nil
+        return socket
+    }
+
+    func close(on loop: EventLoop) {
+        release(on: loop).close()
+    }
+}

@@ -1,0 +1,118 @@
+import FWLoop
+
+// MARK: - HappyEyeballsStateMachine
+//
+// Racing connection attempts (RFC 8305, simplified) as a pure value type; the connection runs the
+// sockets and the timer.
+//
+//   resolving ──resolved──▶ racing ──an attempt connected──▶ done(winner)
+//                              │
+//                              └──every address tried and every attempt failed──▶ failed(last error)
+//
+// Addresses are ordered IPv6 first, then alternating families (v6, v4, v6, v4, ...), so that a broken
+// IPv6 path costs at most one `attemptDelay`. One attempt starts at once; the next starts when the
+// delay (250 ms) passes or as soon as an attempt fails, while earlier attempts keep going. The first
+// attempt to connect wins and every other attempt is closed.
+
+/// The connection-racing state machine of one new connection.
+struct HappyEyeballsStateMachine {
+    /// Identifies one attempt (its index in the address order).
+    typealias AttemptID = Int
+
+    /// What the connection must do.
+    enum Action: Equatable {
+        /// Open a socket to `address` and connect it; report `attemptConnected` or `attemptFailed`.
+        case startAttempt(AttemptID, SocketAddress)
+        /// Call `delayElapsed()` after the attempt delay (replacing any earlier timer).
+        case scheduleDelay
+        /// Close these attempts' sockets (the race is over for them).
+        case closeAttempts([AttemptID])
+        /// Adopt this attempt's socket: the connection is established.
+        case succeed(AttemptID)
+        /// Every attempt failed; the last error explains why.
+        case fail(IOError)
+    }
+
+    /// How long an attempt gets before the next one starts alongside it.
+    static let attemptDelay: Duration = .milliseconds(250)
+
+    private enum State {
+        case resolving
+        case racing(pending: [SocketAddress], nextID: AttemptID, inFlight: Set<AttemptID>, lastError: IOError?)
+        case done
+    }
+
+    private var state = State.resolving
+
+    /// Name resolution found `addresses` (non-empty).
+    mutating func resolved(_ addresses: [SocketAddress]) -> [Action] {
+        guard case .resolving = state else { preconditionFailure("resolved() in state \(state)") }
+        state = .racing(pending: Self.interleaved(addresses), nextID: 0, inFlight: [], lastError: nil)
+        return startNext()
+    }
+
+    /// The attempt delay passed without a winner.
+    mutating func delayElapsed() -> [Action] {
+        guard case .racing = state else { return [] }
+        return startNext()
+    }
+
+    /// An attempt connected: it wins, the others close.
+    mutating func attemptConnected(_ id: AttemptID) -> [Action] {
+        guard case .racing(_, _, var inFlight, _) = state, inFlight.contains(id) else { return [] }
+        inFlight.remove(id)
+        state = .done
+        let losers = inFlight.sorted()
+        return (losers.isEmpty ? [] : [.closeAttempts(losers)]) + [.succeed(id)]
+    }
+
+    /// An attempt failed: start the next one now, or fail when nothing is left.
+    mutating func attemptFailed(_ id: AttemptID, error: IOError) -> [Action] {
+        guard case .racing(let pending, let nextID, var inFlight, _) = state, inFlight.contains(id) else { return [] }
+        inFlight.remove(id)
+        state = .racing(pending: pending, nextID: nextID, inFlight: inFlight, lastError: error)
+        if pending.isEmpty {
+            guard inFlight.isEmpty else { return [] }
+            state = .done
+            return [.fail(error)]
+        }
+        return startNext()
+    }
+
+    /// The connection gave up (timeout, shutdown): every attempt in flight closes.
+    mutating func abandon() -> [Action] {
+        guard case .racing(_, _, let inFlight, _) = state else {
+            state = .done
+            return []
+        }
+        state = .done
+        return inFlight.isEmpty ? [] : [.closeAttempts(inFlight.sorted())]
+    }
+
+    // MARK: Helpers
+
+    private mutating func startNext() -> [Action] {
+        guard case .racing(var pending, let nextID, var inFlight, let lastError) = state else { return [] }
+        guard !pending.isEmpty else { return [] }
+        let address = pending.removeFirst()
+        inFlight.insert(nextID)
+        state = .racing(pending: pending, nextID: nextID + 1, inFlight: inFlight, lastError: lastError)
+        var actions: [Action] = [.startAttempt(nextID, address)]
+        if !pending.isEmpty { actions.append(.scheduleDelay) }
+        return actions
+    }
+
+    /// IPv6 first, then alternating families, each family in resolver order.
+    static func interleaved(_ addresses: [SocketAddress]) -> [SocketAddress] {
+        var v6 = addresses.filter { $0.family == .ipv6 }[...]
+        var v4 = addresses.filter { $0.family == .ipv4 }[...]
+        var result: [SocketAddress] = []
+        result.reserveCapacity(addresses.count)
+        var takeV6 = !v6.isEmpty
+        while let next = takeV6 ? (v6.popFirst() ?? v4.popFirst()) : (v4.popFirst() ?? v6.popFirst()) {
+            result.append(next)
+            takeV6.toggle()
+        }
+        return result
+    }
+}
