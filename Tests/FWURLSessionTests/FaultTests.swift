@@ -6,7 +6,7 @@ import TestSupport
 // Misbehaving servers (issue 4, "Bad input and faults"): each ends its task with the right URLError
 // within its timeout, frees the connection slot, and leaves the task queued behind it running.
 @Suite struct FaultTests {
-    private enum Fault: String, CaseIterable {
+    enum Fault: String, CaseIterable, Sendable {
         case stallsAfterHead, tricklesAByteASecond, resetsMidBody, acceptsAndNeverAnswers
     }
 
