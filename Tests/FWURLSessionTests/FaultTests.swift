@@ -54,6 +54,9 @@ import TestSupport
         session.dataTask(with: URL(string: base + "/fault")!) { _, _, error in
             faulty.withLock { $0 = (error as? URLError) ?? URLError(.unknown) }
         }.resume()
+        // Queued behind the faulty task (limit 1). Resumed a little later, so that in the trickle case its
+        // own resource timeout (which counts time queued) ends after the faulty task's.
+        Thread.sleep(forTimeInterval: 0.5)
         session.dataTask(with: URL(string: base + "/ok")!) { data, _, _ in
             queued.withLock { $0 = data ?? Data() }
         }.resume()
