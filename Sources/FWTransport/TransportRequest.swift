@@ -70,6 +70,16 @@ public enum TransportEvent: Sendable {
     case failed(TransportError)
 }
 
+extension TransportEvent {
+    /// True for `end` and `failed`: nothing follows them.
+    public var isTerminal: Bool {
+        switch self {
+        case .end, .failed: return true
+        default: return false
+        }
+    }
+}
+
 /// Facts about the connection a request runs on.
 public struct ConnectionInfo: Sendable {
     /// The connection's id inside its transport.

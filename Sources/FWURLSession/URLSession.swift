@@ -127,7 +127,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         delegateQueue.addOperation { completionHandler(tasks) }
     }
 
-    /// Starts `task`'s request (its first `resume()`).
+    /// Starts `task` (its first `resume()`): the resource timeout starts, then the first request.
     func start(_ task: URLSessionTask) {
         let invalidated = registry.withLock { $0.invalidation == .invalidated }
         guard !invalidated, let request = task.currentRequest else {
@@ -135,6 +135,19 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                                         description: "the session was invalidated")))
             return
         }
+        let resourceTimer = DispatchWorkItem { [weak task] in task?.resourceTimeoutElapsed() }
+        task.guarded.withLock { state in
+            state.metricsClock = MetricsClock()
+            state.fetchStart = Date()
+            state.resourceTimer = URLSessionTask.ResourceTimer(item: resourceTimer)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.timeoutIntervalForResource,
+                                          execute: resourceTimer)
+        send(task, request)
+    }
+
+    /// Sends one request of `task` (the first, or the next after a redirect).
+    func send(_ task: URLSessionTask, _ request: URLRequest) {
         guard let transport else {
             task.enqueue(.fail(URLError(.unknown, url: request.url,
                                         description: "FWURLSession could not start its event loops")))
@@ -148,21 +161,12 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             task.enqueue(.fail(error))
             return
         }
-        task.guarded.withLock { state in
-            state.metricsClock = MetricsClock()
-            state.fetchStart = Date()
-        }
+        task.guarded.withLock { $0.hopStart = Date() }
         let id = transport.execute(transportRequest, delegate: task)
-        let resourceTimer = DispatchWorkItem { [transport] in
-            transport.cancel(id, error: .timedOut("the resource timeout elapsed"))
-        }
         let cancelled = task.guarded.withLock { state -> Bool in
             state.requestID = id
-            state.resourceTimer = URLSessionTask.ResourceTimer(item: resourceTimer)
             return state.lifecycle.publicState == .canceling
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.timeoutIntervalForResource,
-                                          execute: resourceTimer)
         if cancelled { transport.cancel(id) }
     }
 

@@ -24,6 +24,10 @@ public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
 
 /// Events of any task. Methods are called on the session's `delegateQueue`, in order per task.
 public protocol URLSessionTaskDelegate: URLSessionDelegate {
+    /// The server redirected the task: call `completionHandler` with the request to follow (the
+    /// proposed one, a modified one) or nil to stop and deliver the 3xx response as the task's response.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void)
     /// The task's metrics, delivered just before `didCompleteWithError`.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
     /// The task finished; `error` is nil on success, a `URLError` otherwise.
@@ -66,6 +70,13 @@ extension URLSessionDelegate {
 }
 
 extension URLSessionTaskDelegate {
+    /// Follows the proposed request.
+    public func urlSession(_ session: URLSession, task: URLSessionTask,
+                           willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+                           completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(request)
+    }
+
     /// Does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask,
                            didFinishCollecting metrics: URLSessionTaskMetrics) {}

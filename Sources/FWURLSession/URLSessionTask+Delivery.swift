@@ -24,6 +24,7 @@ struct DeliveryQueue {
     enum Hold: Hashable {
         case suspended
         case awaitingDisposition
+        case awaitingRedirectDecision
     }
 
     var holds: Set<Hold> = []
@@ -66,7 +67,6 @@ extension URLSessionTask: TransportTaskDelegate {
 
     func enqueue(_ event: TaskEvent) {
         let schedule = guarded.withLock { state -> Bool in
-            if case .transport(.body(let bytes)) = event { state.countOfBytesReceived += Int64(bytes.count) }
             state.deliveries.append(event)
             return state.deliveries.claimDrain()
         }
@@ -100,13 +100,22 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     private func handle(_ event: TaskEvent) {
-        let ending = guarded.withLock { [.canceling, .completed].contains($0.lifecycle.publicState) }
+        let (ending, following) = guarded.withLock {
+            ([.canceling, .completed].contains($0.lifecycle.publicState), $0.followingRedirect != nil)
+        }
         switch event {
         case .fail, .transport(.end), .transport(.failed):
             break
+        case .transport(.head), .transport(.body), .transport(.informational):
+            // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
+            // redirect being followed is not delivered at all.
+            if ending || following { return }
         case .transport:
-            // After cancel() (or the completion) nothing but the completion is delivered.
             if ending { return }
+        }
+        if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
+            endRedirectHop(transportEvent)
+            return
         }
         switch event {
         case .fail(let error):
@@ -124,7 +133,7 @@ extension URLSessionTask: TransportTaskDelegate {
         case .transport(.wireRead(let bytes)):
             (taskDelegate as? any URLSessionTaskTraceDelegate)?.urlSession(session, task: self, didReadBytes: Data(bytes))
         case .transport(.metrics(let metrics)):
-            guarded.withLock { $0.transportMetrics = metrics }
+            recordTransaction(metrics)
         case .transport(.informational):
             break
         case .transport(.head(let head)):
@@ -145,8 +154,33 @@ extension URLSessionTask: TransportTaskDelegate {
         if let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
             trace.urlSession(session, task: self, didReceiveResponseHead: head.wireBytes)
         }
-        guard let url = currentRequest?.url else { return }
+        guard let request = currentRequest, let url = request.url else { return }
         let response = HTTPURLResponse(url: url, head: head)
+        let redirects = guarded.withLock { state -> Int in
+            state.hopResponse = response
+            return state.redirectCount
+        }
+        if let next = RedirectPolicy.nextRequest(after: response, from: request) {
+            guard redirects < RedirectPolicy.maxRedirects else {
+                tooManyRedirects(url: url)
+                return
+            }
+            guard let delegate = taskDelegate else {
+                decideRedirect(next, response: response)
+                return
+            }
+            guarded.withLock { _ = $0.deliveries.holds.insert(.awaitingRedirectDecision) }
+            delegate.urlSession(session, task: self, willPerformHTTPRedirection: response, newRequest: next) { chosen in
+                // The delegate may answer on any thread, later: decide on the delegate queue.
+                self.session.delegateQueue.addOperation { self.decideRedirect(chosen, response: response) }
+            }
+            return
+        }
+        deliverResponse(response)
+    }
+
+    /// Makes `response` the task's response and tells the data delegate (which may hold delivery).
+    private func deliverResponse(_ response: HTTPURLResponse) {
         guarded.withLock { state in
             state.response = response
             state.countOfBytesExpectedToReceive = response.expectedContentLength
@@ -158,6 +192,49 @@ extension URLSessionTask: TransportTaskDelegate {
             self.apply(disposition)
         }
     }
+
+    // MARK: Redirects
+
+    /// Follow `chosen`, or (nil) deliver the 3xx itself as the response; then let delivery go on.
+    private func decideRedirect(_ chosen: URLRequest?, response: HTTPURLResponse) {
+        if let chosen {
+            guarded.withLock { $0.followingRedirect = chosen }
+        } else {
+            deliverResponse(response)
+        }
+        let schedule = guarded.withLock { state -> Bool in
+            state.deliveries.holds.remove(.awaitingRedirectDecision)
+            return state.deliveries.claimDrain()
+        }
+        if schedule { scheduleDrain() }
+    }
+
+    /// The hop whose 3xx is being followed ended: send the next request. A hop that was cancelled or
+    /// timed out ends the task instead; one that merely lost the rest of its 3xx body is followed.
+    private func endRedirectHop(_ event: TransportEvent) {
+        if case .failed(let error) = event, error.isCancelled || error.isTimedOut || error.isShutDown {
+            finish(error: URLError(error, url: currentRequest?.url))
+            return
+        }
+        let next = guarded.withLock { state -> URLRequest? in
+            let next = state.followingRedirect
+            state.followingRedirect = nil
+            state.redirectCount += 1
+            state.currentRequest = next
+            state.hopResponse = nil
+            return next
+        }
+        if let next { session.send(self, next) }
+    }
+
+    private func tooManyRedirects(url: URL) {
+        let requestID = guarded.withLock { $0.requestID }
+        finish(error: URLError(.httpTooManyRedirects, url: url,
+                               description: "more than \(RedirectPolicy.maxRedirects) redirects"))
+        if let requestID { session.transport?.cancel(requestID) }
+    }
+
+    // MARK: Dispositions
 
     private func apply(_ disposition: URLSession.ResponseDisposition) {
         switch disposition {
@@ -175,6 +252,7 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     private func receivedBody(_ bytes: [UInt8]) {
+        guarded.withLock { $0.countOfBytesReceived += Int64(bytes.count) }
         switch behaviour {
         case .dataCompletion:
             guarded.withLock { $0.body.append(contentsOf: bytes) }
@@ -212,17 +290,31 @@ extension URLSessionTask: TransportTaskDelegate {
 }
 
 extension URLSessionTask {
-    /// The task's metrics: one transaction for the request it sent; nil when it never started.
+    /// One transaction for the current hop, from its transport metrics.
+    fileprivate func recordTransaction(_ metrics: TransportMetrics) {
+        guarded.withLock { state in
+            guard let request = state.currentRequest, let clock = state.metricsClock else { return }
+            state.transactions.append(URLSessionTaskTransactionMetrics(
+                request: request, response: state.hopResponse, fetchStart: state.hopStart ?? state.fetchStart ?? Date(),
+                transport: metrics, clock: clock, decodedBodyBytes: metrics.responseBodyBytes))
+        }
+    }
+
+    /// The task's metrics: a transaction per request sent (a request that never reached a connection
+    /// still gets one, without network times); nil when the task never started.
     fileprivate func collectMetrics() -> URLSessionTaskMetrics? {
         guarded.withLock { state -> URLSessionTaskMetrics? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
                   let request = state.currentRequest else { return nil }
-            let transaction = URLSessionTaskTransactionMetrics(
-                request: request, response: state.response, fetchStart: fetchStart,
-                transport: state.transportMetrics, clock: clock, decodedBodyBytes: state.countOfBytesReceived)
-            return URLSessionTaskMetrics(transactionMetrics: [transaction],
+            var transactions = state.transactions
+            if transactions.isEmpty {
+                transactions.append(URLSessionTaskTransactionMetrics(
+                    request: request, response: state.response, fetchStart: state.hopStart ?? fetchStart,
+                    transport: nil, clock: clock, decodedBodyBytes: 0))
+            }
+            return URLSessionTaskMetrics(transactionMetrics: transactions,
                                          taskInterval: DateInterval(start: fetchStart, end: max(fetchStart, Date())),
-                                         redirectCount: 0)
+                                         redirectCount: state.redirectCount)
         }
     }
 }

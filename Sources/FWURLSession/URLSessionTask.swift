@@ -46,11 +46,18 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         /// The body collected for completion-handler and async tasks.
         var body = Data()
         var resourceTimer: ResourceTimer?
-        /// When the request was handed to the transport, and the clock that dates transport times.
+        /// When the task started, and the clock that dates transport times.
         var fetchStart: Date?
         var metricsClock: MetricsClock?
-        /// The last attempt's transport metrics.
-        var transportMetrics: TransportMetrics?
+        /// One entry per request sent (per redirect hop).
+        var transactions: [URLSessionTaskTransactionMetrics] = []
+        /// The current hop: when its request was sent, and its response (3xx included).
+        var hopStart: Date?
+        var hopResponse: HTTPURLResponse?
+        /// Redirects followed so far, and the request the current hop's 3xx is being followed with
+        /// (the rest of that hop's events are dropped).
+        var redirectCount = 0
+        var followingRedirect: URLRequest?
     }
 
     /// The pending `timeoutIntervalForResource` work item, cancelled when the task completes.
@@ -161,6 +168,13 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         // The transport may already have finished (or never started); the task completes with
         // `cancelled` either way, and events still queued are dropped (see `handle`).
         enqueue(.fail(URLError(.cancelled, url: currentRequest?.url, description: "cancelled")))
+    }
+
+    /// `timeoutIntervalForResource` passed: the task ends with `timedOut`, wherever it is.
+    func resourceTimeoutElapsed() {
+        let requestID = guarded.withLock { $0.requestID }
+        if let requestID { session.transport?.cancel(requestID, error: .timedOut("the resource timeout elapsed")) }
+        enqueue(.fail(URLError(.timedOut, url: currentRequest?.url, description: "the resource timeout elapsed")))
     }
 
     // MARK: Description

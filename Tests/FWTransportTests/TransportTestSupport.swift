@@ -45,15 +45,6 @@ final class RecordingDelegate: TransportTaskDelegate {
     }
 }
 
-extension TransportEvent {
-    var isTerminal: Bool {
-        switch self {
-        case .end, .failed: return true
-        default: return false
-        }
-    }
-}
-
 /// A transport on its own one-loop group, shut down by `close()`.
 struct TransportFixture {
     let group: EventLoopGroup
