@@ -7,7 +7,9 @@ import FWTransport
 ///
 /// Source-compatible with FoundationNetworking's `URLSession`, without libcurl: requests run on
 /// FWNetworking's own HTTP/1.1 engine. Thread-safe: the task registry and the invalidation state are
-/// in `registry` (a `Locked`); everything else is immutable.
+/// in `registry` (a `Locked`); everything else is immutable. Internal methods declared in the class
+/// body are `final`: they must not take vtable slots, or adding one shifts the slots of the `open`
+/// methods that clients compiled against.
 open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (Locked)
     private enum Invalidation {
         case active
@@ -128,7 +130,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     }
 
     /// Starts `task` (its first `resume()`): the resource timeout starts, then the first request.
-    func start(_ task: URLSessionTask) {
+    final func start(_ task: URLSessionTask) {
         let invalidated = registry.withLock { $0.invalidation == .invalidated }
         guard !invalidated, let request = task.currentRequest else {
             task.enqueue(.fail(URLError(.cancelled, url: task.currentRequest?.url,
@@ -147,7 +149,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     }
 
     /// Sends one request of `task` (the first, or the next after a redirect).
-    func send(_ task: URLSessionTask, _ request: URLRequest) {
+    final func send(_ task: URLSessionTask, _ request: URLRequest) {
         guard let transport else {
             task.enqueue(.fail(URLError(.unknown, url: request.url,
                                         description: "FWURLSession could not start its event loops")))
@@ -171,7 +173,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     }
 
     /// `task` delivered its completion (delegate queue).
-    func taskDidComplete(_ task: URLSessionTask) {
+    final func taskDidComplete(_ task: URLSessionTask) {
         let finishInvalidation = registry.withLock { registry -> Bool in
             registry.tasks[task.taskIdentifier] = nil
             return registry.invalidation == .invalidating && registry.tasks.isEmpty

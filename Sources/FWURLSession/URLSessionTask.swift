@@ -171,7 +171,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
     }
 
     /// `timeoutIntervalForResource` passed: the task ends with `timedOut`, wherever it is.
-    func resourceTimeoutElapsed() {
+    final func resourceTimeoutElapsed() {
         let requestID = guarded.withLock { $0.requestID }
         if let requestID { session.transport?.cancel(requestID, error: .timedOut("the resource timeout elapsed")) }
         enqueue(.fail(URLError(.timedOut, url: currentRequest?.url, description: "the resource timeout elapsed")))
