@@ -20,10 +20,11 @@ let package = Package(
             name: "CFWShims",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
+        .target(name: "CFWZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "FWWire"),
         .target(name: "FWLoop", dependencies: ["CFWShims"]),
         .target(name: "FWTLS", dependencies: ["CFWShims"]),
-        .target(name: "FWTransport", dependencies: ["FWWire", "FWLoop", "FWTLS"]),
+        .target(name: "FWTransport", dependencies: ["FWWire", "FWLoop", "FWTLS", "CFWZlib"]),
         .target(name: "FWURLSession", dependencies: ["FWTransport", "FWTLS"]),
         .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS"]),
         .executableTarget(name: "fwcurl", dependencies: ["FWNetworking", "TestSupport"]),

@@ -48,6 +48,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     /// Loop thread only: the task is suspended, so the connection stops reading (backpressure) and the
     /// idle timeout does not run.
     private var readingPaused = false
+    /// Loop thread only: undoes the current response's Content-Encoding, when the request asked.
+    private var decoder: ContentDecoder?
     /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
     private var heldBody: [UInt8]?
     private var continueTimer: TimerID?
@@ -273,10 +275,29 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             case .head(let head, _):
                 metrics.responseHeaderBytes = bytesRead - Int64(parser.bufferedByteCount)
                 dropHeldBody()
+                if current?.request.decodesContent == true, let encoding = head.headers.first(name: "Content-Encoding") {
+                    decoder = ContentDecoder(contentEncoding: encoding)
+                }
                 deliver(machine.receivedResponseEvent(), .head(head))
             case .body(let bytes):
-                deliver(machine.receivedResponseEvent(), .body(bytes))
+                guard let decoder else {
+                    deliver(machine.receivedResponseEvent(), .body(bytes))
+                    continue
+                }
+                do throws(ContentDecoder.Failure) {
+                    let decoded = try decoder.decode(bytes)
+                    deliver(machine.receivedResponseEvent(), .encodedBodyBytes(bytes.count))
+                    if !decoded.isEmpty { current?.deliver(.body(decoded)) }
+                } catch {
+                    run(machine.failActiveRequest(.cannotDecodeContent(error.description)))
+                }
             case .end(let trailers, let keepAlive):
+                do throws(ContentDecoder.Failure) {
+                    try decoder?.finish()
+                } catch {
+                    run(machine.failActiveRequest(.cannotDecodeContent(error.description)))
+                    continue
+                }
                 pendingTrailers = trailers
                 metrics.responseEnd = TransportMetrics.now()
                 metrics.responseBodyBytes = bytesRead - Int64(parser.bufferedByteCount) - metrics.responseHeaderBytes
@@ -319,6 +340,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         case .completeRequest(_, let reusable):
             cancelTimer()
             dropHeldBody()
+            decoder = nil
             readingPaused = false
             let finished = current
             let trailers = pendingTrailers
@@ -334,6 +356,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             finished?.deliver(.end(trailers: trailers))
         case .failRequest(_, let box, let retry):
             cancelTimer()
+            decoder = nil
             closeSocket()
             let failed = current
             current = nil

@@ -12,6 +12,7 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         case cannotConnectToHost
         case connectionLost
         case badResponse
+        case cannotDecodeContent
         case invalidRequest
         case unsupportedURL
         case shutDown
@@ -59,6 +60,11 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         TransportError(.badResponse, "bad response: \(error)", underlying: error)
     }
 
+    /// The body's Content-Encoding could not be undone (corrupt or truncated compressed data).
+    public static func cannotDecodeContent(_ detail: String) -> TransportError {
+        TransportError(.cannotDecodeContent, detail)
+    }
+
     /// The request would put invalid bytes on the wire; nothing was sent.
     public static func invalidRequest(_ error: HTTPRequestError) -> TransportError {
         TransportError(.invalidRequest, "invalid request: \(error)", underlying: error)
@@ -81,6 +87,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var isConnectionLost: Bool { code == .connectionLost }
     /// See `badResponse(_:)`.
     public var isBadResponse: Bool { code == .badResponse }
+    /// See `cannotDecodeContent(_:)`.
+    public var isCannotDecodeContent: Bool { code == .cannotDecodeContent }
     /// See `invalidRequest(_:)`.
     public var isInvalidRequest: Bool { code == .invalidRequest }
     /// See `unsupportedURL(_:)`.

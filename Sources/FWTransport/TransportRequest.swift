@@ -16,18 +16,23 @@ public struct TransportRequest: Sendable {
     public var idleTimeout: Duration
     /// Higher runs first when requests wait for a connection (URLSessionTask.priority × 1000).
     public var priority: Int
+    /// Undo a gzip or deflate `Content-Encoding` of the response body (`.body` carries decoded bytes,
+    /// `.encodedBodyBytes` the count as received).
+    public var decodesContent: Bool
     /// Report the exact bytes exchanged: `.headSent`, and every `.wireWrite` / `.wireRead` (for `-v`
     /// and `--trace-ascii` style tracing; it costs a copy of every byte).
     public var tracesBytes: Bool
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: [UInt8]? = nil,
-                idleTimeout: Duration = .seconds(60), priority: Int = 500, tracesBytes: Bool = false) {
+                idleTimeout: Duration = .seconds(60), priority: Int = 500, decodesContent: Bool = false,
+                tracesBytes: Bool = false) {
         self.key = key
         self.head = head
         self.body = body
         self.idleTimeout = idleTimeout
         self.priority = priority
+        self.decodesContent = decodesContent
         self.tracesBytes = tracesBytes
     }
 
@@ -59,8 +64,11 @@ public enum TransportEvent: Sendable {
     case informational(HTTPResponseHead)
     /// The final response head.
     case head(HTTPResponseHead)
-    /// Response body bytes.
+    /// Response body bytes (decoded, when the request decodes content).
     case body([UInt8])
+    /// How many bytes of a content-encoded body arrived (before decoding); the decoded bytes follow as
+    /// `.body`. Only for responses the request decodes.
+    case encodedBodyBytes(Int)
     /// Timings and byte counts of the attempt on its connection; comes right before `end` or `failed`
     /// (a retried attempt's metrics are followed by the retry's own).
     case metrics(TransportMetrics)

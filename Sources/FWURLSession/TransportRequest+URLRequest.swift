@@ -9,8 +9,9 @@ extension TransportRequest {
     static let defaultUserAgent = "FWNetworking/0.1"
 
     /// Translates a `URLRequest` under `configuration`: target from the URL, fields in the order the
-    /// caller set them, then the configuration's additional fields, then `User-Agent` and `Accept`
-    /// defaults. Throws `badURL` or `unsupportedURL` for URLs the engine cannot carry.
+    /// caller set them, then the configuration's additional fields, then `User-Agent`, `Accept` and
+    /// `Accept-Encoding` defaults (gzip and deflate bodies are decoded whoever asked for them). Throws
+    /// `badURL` or `unsupportedURL` for URLs the engine cannot carry.
     init(_ request: URLRequest, configuration: URLSessionConfiguration, priority: Float = URLSessionTask.defaultPriority,
          tracing: Bool) throws(URLError) {
         guard let url = request.url else {
@@ -41,6 +42,7 @@ extension TransportRequest {
         }
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: Self.defaultUserAgent) }
         if !headers.contains(name: "Accept") { headers.add(name: "Accept", value: "*/*") }
+        if !headers.contains(name: "Accept-Encoding") { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
 
         var body = request.httpBody.map { [UInt8]($0) }
         if body == nil, ["POST", "PUT", "PATCH"].contains(method) { body = [] }
@@ -52,6 +54,7 @@ extension TransportRequest {
                   body: body,
                   idleTimeout: .seconds(interval > 0 ? interval : .greatestFiniteMagnitude / 2),
                   priority: Int((priority * 1000).rounded()),
+                  decodesContent: true,
                   tracesBytes: tracing)
     }
 }

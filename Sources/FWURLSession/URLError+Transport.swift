@@ -30,6 +30,8 @@ extension URLError {
         } else if error.isBadResponse {
             let parseError = error.underlying as? HTTPParseError
             code = parseError?.isUnrecognizedResponse == true ? .cannotParseResponse : .badServerResponse
+        } else if error.isCannotDecodeContent {
+            code = .cannotDecodeContentData
         } else if error.isUnsupportedURL {
             code = .unsupportedURL
         } else {

@@ -106,7 +106,7 @@ extension URLSessionTask: TransportTaskDelegate {
         switch event {
         case .fail, .transport(.end), .transport(.failed):
             break
-        case .transport(.head), .transport(.body), .transport(.informational):
+        case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
             // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
             // redirect being followed is not delivered at all.
             if ending || following { return }
@@ -140,6 +140,11 @@ extension URLSessionTask: TransportTaskDelegate {
             receivedHead(head)
         case .transport(.body(let bytes)):
             receivedBody(bytes)
+        case .transport(.encodedBodyBytes(let count)):
+            guarded.withLock { state in
+                state.countOfBytesReceived += Int64(count)
+                state.bodyIsEncoded = true
+            }
         case .transport(.end(let trailers)):
             if !trailers.isEmpty, let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
                 trace.urlSession(session, task: self, didReceiveTrailers: trailers.map { (name: $0.name, value: $0.value) })
@@ -252,7 +257,10 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     private func receivedBody(_ bytes: [UInt8]) {
-        guarded.withLock { $0.countOfBytesReceived += Int64(bytes.count) }
+        guarded.withLock { state in
+            // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
+            if !state.bodyIsEncoded { state.countOfBytesReceived += Int64(bytes.count) }
+        }
         switch behaviour {
         case .dataCompletion:
             guarded.withLock { $0.body.append(contentsOf: bytes) }

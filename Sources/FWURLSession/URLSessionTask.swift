@@ -37,6 +37,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         var error: (any Error)?
         var countOfBytesSent: Int64 = 0
         var countOfBytesReceived: Int64 = 0
+        /// The response body is content-encoded: received bytes are counted before decoding.
+        var bodyIsEncoded = false
         var countOfBytesExpectedToSend: Int64 = 0
         var countOfBytesExpectedToReceive: Int64 = -1
         var taskDescription: String?

@@ -19,6 +19,12 @@ import TestSupport
             case "/malformed": return .raw("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
             case "/not-http": return .raw("HTTP/2.0 200 OK\r\n\r\n")
             case "/many-fields": return .ok("x", headers: (1...5).map { ("X-\($0)", "\($0)") })
+            case "/gzip":
+                let body = [UInt8](Data(base64Encoded: "H4sIAAAAAAACA8tIzcnJ11FIr8os4MoYZY+yR9mj7EHMBgCKFA1AsAQAAA==")!)
+                return .status(200, body: request.header("Accept-Encoding") == "gzip, deflate" ? body : [],
+                               headers: [("Content-Encoding", "gzip")])
+            case "/corrupt-gzip":
+                return .status(200, body: Array("not gzip at all".utf8), headers: [("Content-Encoding", "gzip")])
             default: return .status(404)
             }
         }
@@ -148,6 +154,7 @@ import TestSupport
         ("malformed", URLError.Code.badServerResponse),
         ("notHTTP", .cannotParseResponse),
         ("overLimit", .badServerResponse),
+        ("corruptGzip", .cannotDecodeContentData),
         ("refused", .cannotConnectToHost),
         ("unknownHost", .cannotFindHost),
         ("unsupportedScheme", .unsupportedURL),
@@ -168,6 +175,7 @@ import TestSupport
         case "malformed": request = URLRequest(url: url(server, "/malformed"))
         case "notHTTP": request = URLRequest(url: url(server, "/not-http"))
         case "overLimit": request = URLRequest(url: url(server, "/many-fields"))
+        case "corruptGzip": request = URLRequest(url: url(server, "/corrupt-gzip"))
         case "refused": request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
         case "unknownHost": request = URLRequest(url: URL(string: "http://no-such-host.invalid/")!)
         case "unsupportedScheme": request = URLRequest(url: URL(string: "gopher://127.0.0.1/")!)
@@ -277,5 +285,20 @@ import TestSupport
         #expect(waitUntil(timeout: 2) { session.connectionPoolCounters(for: slow) ==
             ConnectionPoolCounters(connecting: 0, idle: 2, leased: 0, waiting: 0) })
         #expect(server.peakConcurrentConnections == 2)
+    }
+
+    @Test func gzipBodiesAreDecodedAndCountedAsReceived() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate()
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: url(server, "/gzip"))
+        task.resume()
+        #expect(delegate.waitForCompletion())
+        #expect(delegate.log.withLock { $0.data } == Data(String(repeating: "hello, gzip\n", count: 100).utf8))
+        #expect(task.countOfBytesReceived == 43)
+        #expect(task.countOfBytesExpectedToReceive == 43)
+        #expect((task.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
     }
 }
