@@ -28,7 +28,7 @@ final class RecordingDelegate: TransportTaskDelegate {
                 outcome.terminalCount += 1
             case .failed(let error): outcome.error = error
                 outcome.terminalCount += 1
-            case .headSent, .informational, .wireWrite, .wireRead, .metrics: break
+            case .headSent, .informational, .wireWrite, .wireRead, .metrics, .encodedBodyBytes: break
             }
         }
         return outcome
