@@ -18,6 +18,8 @@ final class ContentDecoder {
     private var finished = false
     private let isDeflate: Bool
     private var output = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The first byte of a "deflate" body, kept until a second one tells zlib-wrapped from raw.
+    private var prefix: [UInt8] = []
 
     /// A decoder for `encoding` (the whole Content-Encoding value), or nil when it is not one we decode
     /// (identity, several codings, br, zstd, ...): the body is then delivered as it is.
@@ -38,13 +40,23 @@ final class ContentDecoder {
     }
 
     /// Decodes the next piece of the body.
-    func decode(_ input: [UInt8]) throws(Failure) -> [UInt8] {
-        guard !input.isEmpty else { return [] }
-        if !initialised { try start(peeking: input) }
+    func decode(_ piece: [UInt8]) throws(Failure) -> [UInt8] {
+        guard !piece.isEmpty else { return [] }
+        var input = piece
+        if !initialised {
+            input = prefix + piece
+            guard input.count >= 2 else {
+                prefix = input
+                return []
+            }
+            prefix = []
+            try start(peeking: input)
+        }
         guard !finished else {
             throw Failure(description: "bytes after the end of the compressed body")
         }
         var decoded: [UInt8] = []
+        var unread = 0
         let status = input.withUnsafeBufferPointer { inputBuffer -> Int32 in
             stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress)
             stream.pointee.avail_in = uInt(inputBuffer.count)
@@ -59,12 +71,14 @@ final class ContentDecoder {
                     return status
                 }
             } while status == Z_OK && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0)
+            unread = Int(stream.pointee.avail_in)
             stream.pointee.next_in = nil
             return status
         }
         switch status {
         case Z_STREAM_END:
             finished = true
+            if unread > 0 { throw Failure(description: "bytes after the end of the compressed body") }
         case Z_OK, Z_BUF_ERROR:
             break
         default:
@@ -75,7 +89,7 @@ final class ContentDecoder {
 
     /// The body ended: it must have been a complete compressed stream.
     func finish() throws(Failure) {
-        guard finished || !initialised else {
+        guard finished || (!initialised && prefix.isEmpty) else {
             throw Failure(description: "the compressed body ended early")
         }
     }
