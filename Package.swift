@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "TestSupport"),
         .testTarget(name: "FWWireTests", dependencies: ["FWWire", "TestSupport"]),
         .testTarget(name: "FWLoopTests", dependencies: ["FWLoop", "TestSupport"]),
-        .testTarget(name: "FWTLSTests", dependencies: ["FWTLS"]),
+        .testTarget(name: "FWTLSTests", dependencies: ["FWTLS", "TestSupport"]),
         .testTarget(name: "FWTransportTests", dependencies: ["FWTransport", "TestSupport"]),
         .testTarget(name: "FWURLSessionTests", dependencies: ["FWURLSession", "TestSupport"]),
         .testTarget(name: "FWNetworkingTests", dependencies: ["FWNetworking", "TestSupport"]),

@@ -2,7 +2,7 @@ import CFWShims
 
 // MARK: - TLSLibrary
 
-/// Facts about the OpenSSL library FWTLS runs on (the engine itself arrives with the TLS issue).
+/// Facts about the OpenSSL library FWTLS runs on.
 public enum TLSLibrary {
     /// The linked OpenSSL's version text, e.g. "OpenSSL 3.0.19 27 Jan 2026".
     public static var versionDescription: String {

@@ -1,10 +1,15 @@
 import FWLoop
+import FWTLS
 import FWWire
 
 // MARK: - HTTP1Connection
 
-/// One HTTP/1.1 connection: owns the socket, the response parser and the write queue, and runs the
-/// actions of its `HTTP1ConnectionStateMachine`. Lives on one event loop.
+/// One HTTP/1.1 connection: owns the socket, the TLS engine (for HTTPS), the response parser and the
+/// write queue, and runs the actions of its `HTTP1ConnectionStateMachine`. Lives on one event loop.
+///
+/// For HTTPS the connection stays `connecting` through the TLS handshake and the server-trust decision
+/// (which may ask the session delegate); plaintext goes through the engine both ways, and a peer that
+/// closes without close_notify while a response is in flight is a truncation, never a clean end.
 ///
 /// Sendable because it only crosses threads as a reference handed to `loop.execute`: every mutable
 /// stored property below is touched on `loop`'s thread only (checked with `preconditionInEventLoop`
@@ -48,6 +53,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     /// Loop thread only: the task is suspended, so the connection stops reading (backpressure) and the
     /// idle timeout does not run.
     private var readingPaused = false
+    /// Loop thread only: the TLS engine of an HTTPS connection.
+    private var tls: TLSEngine?
     /// Loop thread only: undoes the current response's Content-Encoding, when the request asked.
     private var decoder: ContentDecoder?
     /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
@@ -91,7 +98,65 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             run(machine.connectFailed(.cannotConnect(error)))
             return
         }
-        run(machine.connected())
+        guard key.scheme == "https" else {
+            run(machine.connected())
+            return
+        }
+        do throws(TLSError) {
+            tls = try TLSEngine(context: transport.tlsContext().get(), serverName: key.host, port: key.port)
+        } catch {
+            run(machine.connectFailed(.secureConnectionFailed(error)))
+            return
+        }
+        establishment.secureConnectionStart = TransportMetrics.now()
+        armTimer(after: connectTimeout) { [self] in
+            run(machine.connectFailed(.timedOut("the TLS handshake with \(key) took longer than \(connectTimeout)")))
+        }
+        advanceHandshake()
+    }
+
+    /// Runs the handshake as far as the bytes received allow; at the end, asks for the trust decision.
+    private func advanceHandshake() {
+        guard let tls, machine.isConnecting else { return }
+        do throws(TLSError) {
+            while true {
+                let state = try tls.handshake()
+                queueCiphertext()
+                switch state {
+                case .inProgress:
+                    return
+                case .clientIdentityRequested:
+                    tls.provideClientIdentity(nil)
+                case .complete:
+                    establishment.secureConnectionEnd = TransportMetrics.now()
+                    let connection = self
+                    transport.evaluateServerTrust(tls.makeServerTrust()) { decision in
+                        connection.loop.execute { connection.trustDecided(decision) }
+                    }
+                    return
+                }
+            }
+        } catch {
+            queueCiphertext()
+            run(machine.connectFailed(.secureConnectionFailed(error)))
+        }
+    }
+
+    private func trustDecided(_ decision: ServerTrustDecision) {
+        guard machine.isConnecting, socket != nil else { return }
+        cancelTimer()
+        switch decision {
+        case .trust: run(machine.connected())
+        case .reject(let error): run(machine.connectFailed(.serverTrustRejected(error)))
+        case .cancel: run(machine.connectFailed(.cancelled))
+        }
+    }
+
+    /// Moves whatever the TLS engine produced to the socket.
+    private func queueCiphertext() {
+        guard let tls, tls.hasPendingCiphertext else { return }
+        writes.append(tls.pendingCiphertext())
+        flush()
     }
 
     // MARK: Requests
@@ -142,7 +207,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                                   remoteAddress: socket?.remoteAddress()?.description)
         request.deliver(.connected(info))
         if request.request.tracesBytes { request.deliver(.headSent(request.encodedHead)) }
-        writes.append(request.encodedHead)
+        enqueue(request.encodedHead)
         if let body = request.request.body {
             if request.expectsContinue {
                 heldBody = body
@@ -151,7 +216,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                     releaseHeldBody()
                 }
             } else {
-                writes.append(body)
+                enqueue(body)
             }
         }
         flush()
@@ -175,8 +240,24 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         heldBody = nil
         if let continueTimer { loop.cancelTimer(continueTimer) }
         continueTimer = nil
-        writes.append(body)
+        enqueue(body)
         flush()
+    }
+
+    /// Queues request bytes: traced and counted as plaintext, encrypted first on an HTTPS connection.
+    private func enqueue(_ bytes: [UInt8]) {
+        bytesWritten += Int64(bytes.count)
+        if let current, current.request.tracesBytes { current.deliver(.wireWrite(bytes)) }
+        guard let tls else {
+            writes.append(bytes)
+            return
+        }
+        do throws(TLSError) {
+            try tls.send(plaintext: bytes)
+            writes.append(tls.pendingCiphertext())
+        } catch {
+            run(machine.failActiveRequest(.secureConnectionFailed(error)))
+        }
     }
 
     /// A final status arrived before `100 Continue`: the body is never sent (and the connection, whose
@@ -189,18 +270,15 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
 
     private func flush() {
         guard let socket, !writes.isEmpty else { return }
-        let tracing = current?.request.tracesBytes == true
         do throws(IOError) {
-            let result = try writes.flush(to: socket) { written in
-                bytesWritten += Int64(written.count)
+            let result = try writes.flush(to: socket) { _ in
                 machine.wroteBytes()
                 lastActivity = .now()
-                if tracing { current?.deliver(.wireWrite(Array(written))) }
             }
             switch result {
             case .flushed:
                 try updateInterest()
-                if heldBody == nil {
+                if heldBody == nil, current != nil {
                     metrics.requestEnd = TransportMetrics.now()
                     run(machine.writeFinished())
                 }
@@ -229,21 +307,55 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             case .wouldBlock:
                 return
             case .processed(0):
+                if tls != nil, machine.isConnecting {
+                    run(machine.connectFailed(.secureConnectionFailed(
+                        .handshakeFailed(reason: "the server closed the connection during the TLS handshake"))))
+                    return
+                }
+                if let tls, !tls.receivedCloseNotify, machine.activeRequest != nil {
+                    // Without close_notify the end of a TLS stream may be an attacker's: never a clean end.
+                    run(machine.connectionLost(.connectionLost("the TLS connection closed without close_notify")))
+                    return
+                }
                 parser.feedEndOfStream()
                 drainParser()
                 run(machine.connectionLost(.connectionLost("the server closed the connection")))
                 return
             case .processed(let count):
                 lastActivity = .now()
-                if current != nil {
-                    if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
-                    bytesRead += Int64(count)
+                if let tls {
+                    readBuffer.withUnsafeBytes { tls.receive(ciphertext: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                    if machine.isConnecting {
+                        advanceHandshake()
+                    } else {
+                        decryptAvailable(tls)
+                    }
+                } else {
+                    readBuffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 }
-                if let current, current.request.tracesBytes { current.deliver(.wireRead(Array(readBuffer[..<count]))) }
-                readBuffer.withUnsafeBytes { parser.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 drainParser()
                 if count < readBuffer.count { return }
             }
+        }
+    }
+
+    /// Plaintext of the response arrived: count it, trace it, parse it.
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        if let current {
+            if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
+            bytesRead += Int64(bytes.count)
+            if current.request.tracesBytes { current.deliver(.wireRead(Array(bytes))) }
+        }
+        parser.feed(bytes)
+    }
+
+    private func decryptAvailable(_ tls: TLSEngine) {
+        do throws(TLSError) {
+            _ = try tls.readPlaintext { received($0) }
+            queueCiphertext()
+        } catch {
+            queueCiphertext()
+            run(machine.connectionLost(.secureConnectionFailed(error)))
         }
     }
 
@@ -410,6 +522,13 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
 
     private func closeSocket() {
         dropHeldBody()
+        if let tls, let socket {
+            // Best effort: announce the end (close_notify) if the socket takes it right away.
+            tls.close()
+            let notify = tls.pendingCiphertext()
+            if !notify.isEmpty { _ = notify.withUnsafeBytes { try? socket.write($0) } }
+        }
+        tls = nil
         if let registration { loop.deregister(registration) }
         registration = nil
         interest = []

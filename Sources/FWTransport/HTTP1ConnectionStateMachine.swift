@@ -85,6 +85,12 @@ struct HTTP1ConnectionStateMachine {
         return false
     }
 
+    /// True until the connection is established (TCP and, for HTTPS, TLS and trust) or has failed.
+    var isConnecting: Bool {
+        if case .connecting = state { return true }
+        return false
+    }
+
     /// True while no request is in flight on an established connection.
     var isIdle: Bool {
         if case .idle = state { return true }

@@ -1,4 +1,5 @@
 import FWLoop
+import FWTLS
 import FWWire
 
 // MARK: - HTTPTransport
@@ -25,17 +26,24 @@ public final class HTTPTransport: Sendable {
         public var idleConnectionTimeout: Duration
         /// Response parser limits.
         public var limits: HTTPLimits
+        /// TLS settings for HTTPS connections (versions, trust roots, client identity).
+        public var tls: TLSConfiguration
+        /// Decides whether to trust a server after its TLS handshake (nil: `DefaultTrustEvaluator`).
+        public var serverTrustHandler: ServerTrustHandler?
 
         /// Creates a configuration; the defaults match URLSession's.
         public init(maxConnectionsPerHost: Int = 6, maxIdleConnectionsPerHost: Int? = nil,
                     maxRequestsPerConnection: Int? = nil, connectTimeout: Duration = .seconds(60),
-                    idleConnectionTimeout: Duration = .seconds(90), limits: HTTPLimits = HTTPLimits()) {
+                    idleConnectionTimeout: Duration = .seconds(90), limits: HTTPLimits = HTTPLimits(),
+                    tls: TLSConfiguration = TLSConfiguration(), serverTrustHandler: ServerTrustHandler? = nil) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxIdleConnectionsPerHost = maxIdleConnectionsPerHost
             self.maxRequestsPerConnection = maxRequestsPerConnection
             self.connectTimeout = connectTimeout
             self.idleConnectionTimeout = idleConnectionTimeout
             self.limits = limits
+            self.tls = tls
+            self.serverTrustHandler = serverTrustHandler
         }
     }
 
@@ -82,6 +90,8 @@ public final class HTTPTransport: Sendable {
 
     private let group: EventLoopGroup
     private let configuration: Configuration
+    /// The TLS context, made on the first HTTPS connection (it loads trust roots, so only once).
+    private let tlsContextBox = LockedBox<Result<TLSContext, TLSError>?>(nil)
     /// The pool, the request table and the connection table.
     private let state: LockedBox<State>
 
@@ -183,6 +193,33 @@ public final class HTTPTransport: Sendable {
     public func counters(for key: ConnectionKey) -> Counters {
         let counts = state.withLock { $0.pool.counters(for: key) }
         return Counters(connecting: counts.connecting, idle: counts.idle, leased: counts.leased, waiting: counts.waiting)
+    }
+
+    // MARK: TLS (loop thread)
+
+    /// The transport's TLS context, made on first use.
+    func tlsContext() -> Result<TLSContext, TLSError> {
+        tlsContextBox.withLock { box in
+            if let box { return box }
+            let made = Result { () throws(TLSError) in try TLSContext(configuration: configuration.tls) }
+            box = made
+            return made
+        }
+    }
+
+    /// Asks the configured handler (or the default evaluator) whether to trust `trust`; `decide` may be
+    /// called on any thread, later.
+    func evaluateServerTrust(_ trust: ServerTrust, decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
+        if let handler = configuration.serverTrustHandler {
+            handler(trust, decide)
+            return
+        }
+        do throws(TrustError) {
+            try DefaultTrustEvaluator().evaluate(trust)
+            decide(.trust)
+        } catch {
+            decide(.reject(error))
+        }
     }
 
     // MARK: Connection callbacks (loop thread)
@@ -335,3 +372,19 @@ public final class HTTPTransport: Sendable {
         }
     }
 }
+
+// MARK: - Server trust
+
+/// The outcome of a server-trust evaluation.
+public enum ServerTrustDecision: Sendable {
+    /// Go on with the connection.
+    case trust
+    /// Refuse the server; requests waiting for the connection fail with this reason.
+    case reject(TrustError)
+    /// The evaluation was cancelled (`cancelAuthenticationChallenge`).
+    case cancel
+}
+
+/// Decides whether to trust a server after its TLS handshake. Called on a loop thread; call `decide`
+/// exactly once, on any thread, possibly later (after asking a delegate).
+public typealias ServerTrustHandler = @Sendable (ServerTrust, _ decide: @escaping @Sendable (ServerTrustDecision) -> Void) -> Void

@@ -1,4 +1,5 @@
 import FWLoop
+import FWTLS
 import FWWire
 
 // MARK: - TransportError
@@ -13,6 +14,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         case connectionLost
         case badResponse
         case cannotDecodeContent
+        case secureConnectionFailed
+        case serverTrustRejected
         case invalidRequest
         case unsupportedURL
         case shutDown
@@ -65,6 +68,16 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         TransportError(.cannotDecodeContent, detail)
     }
 
+    /// The TLS handshake or a TLS record failed (protocol version, alerts, client certificate, truncation).
+    public static func secureConnectionFailed(_ error: TLSError) -> TransportError {
+        TransportError(.secureConnectionFailed, "secure connection failed: \(error)", underlying: error)
+    }
+
+    /// The server's certificate chain was not trusted (by the evaluator or by the delegate).
+    public static func serverTrustRejected(_ error: TrustError) -> TransportError {
+        TransportError(.serverTrustRejected, "server trust rejected: \(error)", underlying: error)
+    }
+
     /// The request would put invalid bytes on the wire; nothing was sent.
     public static func invalidRequest(_ error: HTTPRequestError) -> TransportError {
         TransportError(.invalidRequest, "invalid request: \(error)", underlying: error)
@@ -89,6 +102,10 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var isBadResponse: Bool { code == .badResponse }
     /// See `cannotDecodeContent(_:)`.
     public var isCannotDecodeContent: Bool { code == .cannotDecodeContent }
+    /// See `secureConnectionFailed(_:)`.
+    public var isSecureConnectionFailed: Bool { code == .secureConnectionFailed }
+    /// See `serverTrustRejected(_:)`.
+    public var isServerTrustRejected: Bool { code == .serverTrustRejected }
     /// See `invalidRequest(_:)`.
     public var isInvalidRequest: Bool { code == .invalidRequest }
     /// See `unsupportedURL(_:)`.

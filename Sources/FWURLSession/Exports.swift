@@ -2,3 +2,5 @@
 // `import FWNetworking` is enough to use them.
 
 @_exported import struct FWWire.HTTPLimits
+@_exported import struct FWTLS.TrustRoots
+@_exported import struct FWTLS.Certificate

@@ -17,7 +17,7 @@ extension TransportRequest {
         guard let url = request.url else {
             throw URLError(.badURL, url: nil, description: "the request has no URL")
         }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" else {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
@@ -25,7 +25,7 @@ extension TransportRequest {
             throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = components.port ?? 80
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw URLError(.badURL, url: url, description: "invalid port \(port)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import FWTLS
 import FWTransport
 import FWWire
 
@@ -30,6 +31,9 @@ extension URLError {
         } else if error.isBadResponse {
             let parseError = error.underlying as? HTTPParseError
             code = parseError?.isUnrecognizedResponse == true ? .cannotParseResponse : .badServerResponse
+        } else if error.isSecureConnectionFailed || error.isServerTrustRejected {
+            let tlsCode = (error.underlying as? TLSError)?.urlErrorCode ?? (error.underlying as? TrustError)?.urlErrorCode
+            code = tlsCode.flatMap { URLError.Code(rawValue: $0) } ?? .secureConnectionFailed
         } else if error.isCannotDecodeContent {
             code = .cannotDecodeContentData
         } else if error.isUnsupportedURL {

@@ -1,4 +1,5 @@
 import Foundation
+import FWTLS
 import FWTransport
 
 // MARK: - URLSession
@@ -76,10 +77,15 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         }
         self.isShared = isShared
         self.registry = Locked(Registry(delegate: delegate))
+        let tls = TLSConfiguration(
+            minimumVersion: configuration.tlsMinimumSupportedProtocolVersion.tlsVersion ?? .v1_2,
+            maximumVersion: configuration.tlsMaximumSupportedProtocolVersion.tlsVersion ?? .v1_3,
+            trustRoots: configuration.tlsTrustRoots)
         self.transport = HTTPTransport(sharedLoopsWith: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
             connectTimeout: .seconds(configuration.timeoutIntervalForRequest),
-            limits: configuration.httpResponseLimits
+            limits: configuration.httpResponseLimits,
+            tls: tls
         ))
         super.init()
     }

@@ -9,6 +9,7 @@
 // and `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
 
 import Foundation
+import FWTLS
 import FWWire
 
 /// The options a `URLSession` is created with (FoundationNetworking's `URLSessionConfiguration`).
@@ -40,6 +41,9 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
         var httpAdditionalHeaders: [AnyHashable: Any]?
         var shouldUseExtendedBackgroundIdleMode = false
         var httpResponseLimits = HTTPLimits()
+        var tlsMinimumSupportedProtocolVersion = tls_protocol_version_t.TLSv12
+        var tlsMaximumSupportedProtocolVersion = tls_protocol_version_t.TLSv13
+        var tlsTrustRoots = TrustRoots.system
     }
 
     /// Guards `storage`.
@@ -205,6 +209,25 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
     open var httpResponseLimits: HTTPLimits {
         get { withStorage { $0.httpResponseLimits } }
         set { withStorage { $0.httpResponseLimits = newValue } }
+    }
+
+    /// The oldest TLS version the session accepts; TLS 1.2 by default.
+    open var tlsMinimumSupportedProtocolVersion: tls_protocol_version_t {
+        get { withStorage { $0.tlsMinimumSupportedProtocolVersion } }
+        set { withStorage { $0.tlsMinimumSupportedProtocolVersion = newValue } }
+    }
+
+    /// The newest TLS version the session offers; TLS 1.3 by default.
+    open var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t {
+        get { withStorage { $0.tlsMaximumSupportedProtocolVersion } }
+        set { withStorage { $0.tlsMaximumSupportedProtocolVersion = newValue } }
+    }
+
+    /// FWNetworking addition: the certificate authorities HTTPS servers are checked against by default
+    /// handling: the system store (loaded once per process), or your own (like curl's `--cacert`).
+    open var tlsTrustRoots: TrustRoots {
+        get { withStorage { $0.tlsTrustRoots } }
+        set { withStorage { $0.tlsTrustRoots = newValue } }
     }
 
     // MARK: Locking

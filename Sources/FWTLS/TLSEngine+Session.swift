@@ -1,0 +1,66 @@
+import CFWShims
+
+// MARK: - What the handshake negotiated
+
+extension TLSEngine {
+    /// The server's chain as it sent it, leaf first (also after resumption: the session remembers it).
+    /// Empty before the handshake.
+    public var peerCertificateChain: [Certificate] {
+        certificates(inStack: SSL_get_peer_cert_chain(sslPointer))
+    }
+
+    /// The negotiated protocol version (`name` is OpenSSL's text, e.g. "TLSv1.3"); nil before the
+    /// handshake has finished.
+    public var negotiatedVersion: TLSVersion? {
+        guard SSL_is_init_finished(sslPointer) == 1 else { return nil }
+        let version = SSL_version(sslPointer)
+        return [TLSVersion.v1_0, .v1_1, .v1_2, .v1_3].first { $0.openSSLValue == version }
+    }
+
+    /// The negotiated cipher suite's OpenSSL name (e.g. "TLS_AES_256_GCM_SHA384"); nil before the
+    /// handshake has finished.
+    public var cipher: String? {
+        guard SSL_is_init_finished(sslPointer) == 1, let cipher = SSL_get_current_cipher(sslPointer),
+            let name = SSL_CIPHER_get_name(cipher)
+        else { return nil }
+        return String(cString: name)
+    }
+
+    /// The ALPN protocol the server selected (e.g. "http/1.1"), or nil.
+    public var alpn: String? {
+        takeAllocatedString(fw_ssl_copy_alpn(sslPointer))
+    }
+
+    /// True when the handshake resumed a cached session (no certificate exchange took place).
+    public var isResumed: Bool {
+        SSL_session_reused(sslPointer) == 1
+    }
+
+    /// The DER OCSP response the server stapled, if it was asked for one and sent one.
+    public var stapledOCSPResponse: [UInt8]? {
+        var bytes: UnsafePointer<UInt8>?
+        let length = fw_ssl_ocsp_response(sslPointer, &bytes)
+        guard let bytes, length > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: bytes, count: length))
+    }
+
+    /// The DER distinguished names of the certificate authorities the server accepts for a client
+    /// certificate (from its CertificateRequest; URLProtectionSpace's `distinguishedNames`).
+    public var acceptableClientCertificateAuthorities: [[UInt8]] {
+        (0..<fw_ssl_client_ca_count(sslPointer)).compactMap { index in
+            copyAllocatedBytes { fw_ssl_client_ca_der(sslPointer, index, &$0) }
+        }
+    }
+
+    /// The trust to evaluate for this connection: the peer chain, `serverName`, the configuration's
+    /// anchors, the stapled OCSP response, and `verificationTime` (nil: now).
+    public func makeServerTrust(verificationTime: Int64? = nil) -> ServerTrust {
+        ServerTrust(
+            certificateChain: peerCertificateChain,
+            host: serverName,
+            anchors: context.configuration.trustRoots,
+            verificationTime: verificationTime,
+            stapledOCSPResponse: stapledOCSPResponse
+        )
+    }
+}

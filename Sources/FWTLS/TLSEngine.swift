@@ -1,0 +1,361 @@
+import CFWShims
+
+// TLSEngine: one TLS client connection as an engine over two memory BIOs. Bytes in, bytes out: the
+// owner feeds ciphertext read from the socket with `receive(ciphertext:)`, writes whatever
+// `pendingCiphertext()` returns to the socket, and exchanges plaintext with `send(plaintext:)` and
+// `readPlaintext`. The engine never touches a socket, a clock or another thread.
+//
+// States and transitions (OpenSSL runs the protocol; this machine tracks what the owner may do):
+//
+//   handshaking ──handshake() done──────────────▶ established ──close()──▶ closed
+//        │  ▲                                         │                    (reads still drain)
+//        │  └─provideClientIdentity(_:)─┐             └─ socketEOF() without close_notify ─▶ failed
+//        ├─server asks for a certificate─▶ awaitingClientIdentity
+//        └─handshake error / EOF ──────────────────────────────────────────▶ failed
+//
+// - handshaking: `handshake()` returns `.inProgress` until the peer's flight arrives; flush
+//   `pendingCiphertext()` after every call. Trust is not OpenSSL's job here (verify mode NONE): after
+//   `.complete`, evaluate `makeServerTrust()` with a `TrustEvaluator` before sending anything.
+// - awaitingClientIdentity: the server sent a CertificateRequest and the configuration has no identity;
+//   `handshake()` keeps returning `.clientIdentityRequested` until `provideClientIdentity(_:)` answers
+//   (nil sends none).
+// - established: application data both ways. The peer's close_notify ends reading
+//   (`receivedCloseNotify`) without an error.
+// - closed: `close()` queued close_notify; no more sending, reads still drain the peer's last bytes.
+// - failed: a TLSError was thrown; every later input rethrows it, and received bytes are dropped. Flush
+//   `pendingCiphertext()` once more: OpenSSL may have queued an alert for the peer.
+//
+// Calling an input in a state that does not allow it (sending before the handshake ends, answering a
+// client certificate request nobody made) is a bug in the owner and stops the process; anything the
+// peer sends, however malformed, ends in `failed` with an error value.
+
+// MARK: - TLSEngine
+
+/// One TLS client connection over memory buffers; owned and used by one thread (not Sendable).
+public final class TLSEngine {
+    /// Where the handshake stands after a call to `handshake()`.
+    public enum HandshakeState: Sendable, Hashable {
+        /// Waiting for the peer: flush `pendingCiphertext()`, then read more ciphertext.
+        case inProgress
+        /// The server asked for a client certificate: answer with `provideClientIdentity(_:)`.
+        case clientIdentityRequested
+        /// Done: evaluate the server's trust, then exchange application data.
+        case complete
+    }
+
+    private enum State {
+        case handshaking
+        case awaitingClientIdentity
+        case established
+        case closed
+        case failed(TLSError)
+    }
+
+    private enum IdentityAnswer {
+        case undecided
+        case answered(TLSIdentity?)
+    }
+
+    /// The context (configuration, session cache) this connection belongs to.
+    public let context: TLSContext
+
+    /// The host this connection was opened for: SNI (unless an IP literal), session key, trust host.
+    public let serverName: String
+
+    /// The server port, part of the session cache key.
+    public let port: Int
+
+    // Loop thread only, like the engine itself.
+    let sslPointer: OpaquePointer
+    private let readBIO: OpaquePointer
+    private let writeBIO: OpaquePointer
+    private let scratch: UnsafeMutableRawBufferPointer
+    private var state: State = .handshaking
+    private var identityAnswer: IdentityAnswer = .undecided
+    private var certificateWasRequested = false
+    private var sentCertificate = false
+    private var storesSessions = true
+
+    /// A connection to `serverName`:`port`: SNI for host names (not for IP literals), the cached session
+    /// for that host and port if any, OCSP stapling if configured.
+    public init(context: TLSContext, serverName: String, port: Int) throws(TLSError) {
+        var readBIO: OpaquePointer?
+        var writeBIO: OpaquePointer?
+        guard let ssl = fw_ssl_new_with_memory_bios(context.pointer, &readBIO, &writeBIO), let readBIO, let writeBIO
+        else {
+            throw TLSError.internalError(reason: "SSL_new failed: \(OpenSSLErrors.drain().text)")
+        }
+        self.context = context
+        self.serverName = serverName
+        self.port = port
+        self.sslPointer = ssl
+        self.readBIO = readBIO
+        self.writeBIO = writeBIO
+        self.scratch = .allocate(byteCount: 16 * 1024, alignment: 8)
+        fw_ssl_set_app_data(sslPointer, Unmanaged.passUnretained(self).toOpaque())
+        try configureConnection()
+    }
+
+    deinit {
+        SSL_free(sslPointer)
+        scratch.deallocate()
+    }
+
+    private func configureConnection() throws(TLSError) {
+        var name = serverName
+        if name.hasSuffix(".") { name.removeLast() }
+        if !IPAddressText.isLiteral(name), !name.isEmpty, fw_ssl_set_server_name(sslPointer, name) != 1 {
+            let errors = OpenSSLErrors.drain()
+            throw TLSError.internalError(reason: "unusable server name \"\(serverName)\": \(errors.text)")
+        }
+        if context.configuration.requestsOCSPStapling {
+            fw_ssl_request_ocsp_stapling(sslPointer)
+        }
+        if let session = context.sessions.session(for: sessionKey) {
+            SSL_set_session(sslPointer, session.pointer)
+        }
+    }
+
+    // MARK: Ciphertext
+
+    /// Hands bytes read from the socket to the engine. Call `handshake()` or `readPlaintext` next.
+    public func receive(ciphertext: UnsafeRawBufferPointer) {
+        if case .failed = state { return }
+        var offset = 0
+        while offset < ciphertext.count {
+            let chunk = Int32(clamping: ciphertext.count - offset)
+            let written = BIO_write(readBIO, ciphertext.baseAddress! + offset, chunk)
+            guard written > 0 else {
+                state = .failed(.internalError(reason: "cannot buffer received ciphertext"))
+                return
+            }
+            offset += Int(written)
+        }
+    }
+
+    /// Hands bytes read from the socket to the engine.
+    public func receive(ciphertext: [UInt8]) {
+        ciphertext.withUnsafeBytes { receive(ciphertext: $0) }
+    }
+
+    /// True when there are bytes to write to the socket.
+    public var hasPendingCiphertext: Bool {
+        BIO_ctrl_pending(writeBIO) > 0
+    }
+
+    /// Takes the bytes that must go to the socket next (handshake messages, records, alerts); empty when
+    /// there are none. Call after every other input.
+    public func pendingCiphertext() -> [UInt8] {
+        let pending = Int(BIO_ctrl_pending(writeBIO))
+        guard pending > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: pending) { buffer, count in
+            count = Int(max(BIO_read(writeBIO, buffer.baseAddress, Int32(clamping: pending)), 0))
+        }
+    }
+
+    // MARK: Handshake
+
+    /// Advances the handshake with the ciphertext received so far.
+    public func handshake() throws(TLSError) -> HandshakeState {
+        switch state {
+        case .handshaking: break
+        case .established: return .complete
+        case .awaitingClientIdentity: return .clientIdentityRequested
+        case .failed(let error): throw error
+        case .closed: preconditionFailure("handshake() in state \(state)")
+        }
+        ERR_clear_error()
+        let result = SSL_do_handshake(sslPointer)
+        if result == 1 {
+            state = .established
+            return .complete
+        }
+        switch SSL_get_error(sslPointer, result) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+            return .inProgress
+        case SSL_ERROR_WANT_X509_LOOKUP:
+            state = .awaitingClientIdentity
+            return .clientIdentityRequested
+        default:
+            throw fail(classifiedError(context: "TLS handshake with \(serverName) failed", duringHandshake: true))
+        }
+    }
+
+    /// Answers the server's certificate request: send `identity`, or no certificate when nil. Call
+    /// `handshake()` next.
+    public func provideClientIdentity(_ identity: TLSIdentity?) {
+        guard case .awaitingClientIdentity = state else {
+            preconditionFailure("provideClientIdentity(_:) in state \(state)")
+        }
+        identityAnswer = .answered(identity)
+        state = .handshaking
+    }
+
+    // MARK: Application data
+
+    /// Encrypts `plaintext` into records; take them with `pendingCiphertext()`.
+    public func send(plaintext: UnsafeRawBufferPointer) throws(TLSError) {
+        switch state {
+        case .established: break
+        case .failed(let error): throw error
+        case .handshaking, .awaitingClientIdentity, .closed: preconditionFailure("send(plaintext:) in state \(state)")
+        }
+        var offset = 0
+        while offset < plaintext.count {
+            ERR_clear_error()
+            let chunk = Int32(clamping: plaintext.count - offset)
+            let written = SSL_write(sslPointer, plaintext.baseAddress! + offset, chunk)
+            guard written > 0 else {
+                throw fail(classifiedError(context: "TLS write to \(serverName) failed", duringHandshake: false))
+            }
+            offset += Int(written)
+        }
+    }
+
+    /// Encrypts `plaintext` into records; take them with `pendingCiphertext()`.
+    public func send(plaintext: [UInt8]) throws(TLSError) {
+        var failure: TLSError?
+        plaintext.withUnsafeBytes { buffer in
+            do throws(TLSError) { try send(plaintext: buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Decrypts every complete record received so far and hands each run of plaintext to `deliver`
+    /// (valid only during the call). Returns the number of plaintext bytes delivered; 0 means "need more
+    /// ciphertext" or, with `receivedCloseNotify`, the end of the stream. Flush `pendingCiphertext()`
+    /// afterwards (TLS 1.3 key updates answer). With TLS 1.3 a server that refuses the client
+    /// certificate says so here, after `handshake()` returned `.complete`.
+    public func readPlaintext(_ deliver: (UnsafeRawBufferPointer) -> Void) throws(TLSError) -> Int {
+        switch state {
+        case .established, .closed: break
+        case .failed(let error): throw error
+        case .handshaking, .awaitingClientIdentity: preconditionFailure("readPlaintext(_:) in state \(state)")
+        }
+        var total = 0
+        while true {
+            ERR_clear_error()
+            let count = SSL_read(sslPointer, scratch.baseAddress, Int32(scratch.count))
+            if count > 0 {
+                deliver(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)]))
+                total += Int(count)
+                continue
+            }
+            switch SSL_get_error(sslPointer, count) {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE, SSL_ERROR_ZERO_RETURN:
+                return total
+            default:
+                throw fail(classifiedError(context: "TLS read from \(serverName) failed", duringHandshake: false))
+            }
+        }
+    }
+
+    /// The plaintext of every complete record received so far, or nil when there was none.
+    public func readPlaintext() throws(TLSError) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        let count = try readPlaintext { bytes.append(contentsOf: $0) }
+        return count > 0 ? bytes : nil
+    }
+
+    /// True once the peer's close_notify has been read: the stream ended cleanly.
+    public var receivedCloseNotify: Bool {
+        fw_ssl_received_close_notify(sslPointer) == 1
+    }
+
+    // MARK: Closing
+
+    /// Queues close_notify (take it with `pendingCiphertext()`); no more sending afterwards. Before the
+    /// handshake has finished there is nothing to announce and the engine just closes.
+    public func close() {
+        switch state {
+        case .established:
+            ERR_clear_error()
+            SSL_shutdown(sslPointer)
+            ERR_clear_error()
+            state = .closed
+        case .handshaking, .awaitingClientIdentity:
+            state = .closed
+        case .closed, .failed:
+            return
+        }
+    }
+
+    /// Tells the engine the socket reached end of file. Call it after `readPlaintext` has consumed every
+    /// received byte. Returns when the peer had sent close_notify; throws `TLSError.truncated` when it had
+    /// not (the data may have been cut short), or a handshake failure during the handshake.
+    public func socketEOF() throws(TLSError) {
+        switch state {
+        case .handshaking, .awaitingClientIdentity:
+            throw fail(.handshakeFailed(reason: "\(serverName) closed the connection during the TLS handshake"))
+        case .established, .closed:
+            if receivedCloseNotify { return }
+            throw fail(.truncated(reason: "\(serverName) closed the connection without a TLS close_notify"))
+        case .failed(let error):
+            throw error
+        }
+    }
+
+    // MARK: Failure
+
+    private func fail(_ error: TLSError) -> TLSError {
+        state = .failed(error)
+        return error
+    }
+
+    private func classifiedError(context: String, duringHandshake: Bool) -> TLSError {
+        TLSError.fromQueue(
+            context: context, duringHandshake: duringHandshake,
+            sentNoCertificateAfterRequest: certificateWasRequested && !sentCertificate
+        )
+    }
+
+    // MARK: Callbacks from OpenSSL (same thread, inside SSL_do_handshake / SSL_read)
+
+    /// The engine an SSL belongs to.
+    static func owner(of ssl: OpaquePointer) -> TLSEngine? {
+        guard let pointer = fw_ssl_get_app_data(ssl) else { return nil }
+        return Unmanaged<TLSEngine>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    var sessionKey: TLSSessionCache.Key {
+        TLSSessionCache.Key(host: serverName, port: port)
+    }
+
+    /// OpenSSL made a resumable session: keep it for the next connection. True when it was taken.
+    func storeSession(_ session: OpaquePointer) -> Bool {
+        guard storesSessions, SSL_SESSION_is_resumable(session) == 1 else { return false }
+        context.sessions.store(TLSSessionHandle(taking: session), for: sessionKey)
+        return true
+    }
+
+    /// The server asked for a client certificate: 1 to continue, -1 to pause the handshake until the
+    /// owner answers, 0 to fail it.
+    func clientCertificateRequested() -> Int32 {
+        certificateWasRequested = true
+        if context.configuration.clientIdentity != nil {
+            sentCertificate = true
+            return 1
+        }
+        switch identityAnswer {
+        case .undecided:
+            return -1
+        case .answered(nil):
+            return 1
+        case .answered(let identity?):
+            let installed = withX509Stack(identity.intermediates) { chain in
+                SSL_use_cert_and_key(
+                    sslPointer, identity.certificate.handle.pointer, identity.privateKey.pointer, chain, 1
+                )
+            }
+            sentCertificate = installed == 1
+            return installed == 1 ? 1 : 0
+        }
+    }
+
+    /// Stops caching this connection's sessions and forgets the one cached for its host and port: call
+    /// it when the server failed trust evaluation.
+    public func discardSession() {
+        storesSessions = false
+        context.sessions.remove(sessionKey)
+    }
+}
