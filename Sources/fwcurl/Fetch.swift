@@ -86,6 +86,14 @@ enum FetchResult {
 func fetch(_ options: Options) async -> Int32 {
     let configuration = URLSessionConfiguration.default
     if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
+    if let path = options.caCertificateFile {
+        do {
+            configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: path))
+        } catch {
+            Terminal.error("fwcurl: cannot read CA certificates from \(path): \(error)")
+            return 2
+        }
+    }
     let session = URLSession(configuration: configuration)
     defer { session.finishTasksAndInvalidate() }
 

@@ -15,6 +15,7 @@ struct Options {
     var maxTime: Double?
     var json = false
     var traceFile: String?
+    var caCertificateFile: String?
     var urls: [URL] = []
 
     /// A command-line mistake, reported with the usage text.
@@ -24,7 +25,7 @@ struct Options {
 
     static let usage = """
         usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE] [-i] [-v]
-                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] URL [URL...]
+                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] URL [URL...]
                fwcurl demo
         """
 
@@ -65,6 +66,8 @@ struct Options {
                 json = true
             case "--trace-ascii":
                 traceFile = try value(for: argument)
+            case "--cacert":
+                caCertificateFile = try value(for: argument)
             case let flag where flag.hasPrefix("-") && flag.count > 1:
                 throw UsageError(description: "unknown option \(flag)")
             default:
