@@ -317,9 +317,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                     run(machine.connectionLost(.connectionLost("the TLS connection closed without close_notify")))
                     return
                 }
-                parser.feedEndOfStream()
-                drainParser()
-                run(machine.connectionLost(.connectionLost("the server closed the connection")))
+                peerFinishedSending()
                 return
             case .processed(let count):
                 lastActivity = .now()
@@ -353,10 +351,20 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         do throws(TLSError) {
             _ = try tls.readPlaintext { received($0) }
             queueCiphertext()
+            // close_notify is the end of the stream (the server may wait for ours before closing TCP).
+            if tls.receivedCloseNotify { peerFinishedSending() }
         } catch {
             queueCiphertext()
             run(machine.connectionLost(.secureConnectionFailed(error)))
         }
+    }
+
+    /// The peer ended its side (TCP EOF, or TLS close_notify): a close-delimited body ends here, anything
+    /// else in flight is cut short; the connection closes.
+    private func peerFinishedSending() {
+        parser.feedEndOfStream()
+        drainParser()
+        run(machine.connectionLost(.connectionLost("the server closed the connection")))
     }
 
     /// Turns every complete parser event into machine input.
