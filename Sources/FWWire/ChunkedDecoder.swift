@@ -19,6 +19,9 @@
 // `maxChunkSizeDigits`; the bytes after the digits are capped at `maxChunkExtensionLength`, the whole line
 // at `maxLineLength`; the trailer section follows the header rules with `maxTrailerSize`. Extensions are
 // checked and ignored. End of stream is the owner's business: anywhere before `done` it is premature.
+//
+// The trailer section's reader is a stored property beside the state rather than a payload of `trailers`,
+// so that `State` stays a few plain words that every framing byte can overwrite cheaply.
 
 /// Decodes a chunked body from the bytes given to it, reporting data ranges and the final trailers.
 struct ChunkedDecoder {
@@ -53,18 +56,19 @@ struct ChunkedDecoder {
         case data(remaining: Int64)
         case dataCR
         case dataLF
-        case trailers(FieldSectionReader)
+        case trailers
         case done
-        /// Transient, while a state's payload is being mutated (keeps its buffers uniquely referenced).
-        case modifying
     }
 
     private var state = State.sizeStart
+    /// Reads the trailer section in state `trailers`; untouched before.
+    private var trailers: FieldSectionReader
     private let limits: HTTPLimits
 
     /// A decoder at the start of a chunked body.
     init(limits: HTTPLimits) {
         self.limits = limits
+        trailers = .trailers(limits: limits)
     }
 
     // MARK: Input
@@ -78,16 +82,14 @@ struct ChunkedDecoder {
                 let count = Int(min(remaining, Int64(bytes.count - index)))
                 state = Int64(count) == remaining ? .dataCR : .data(remaining: remaining - Int64(count))
                 return .data(index..<index + count)
-            case .trailers(var reader):
-                state = .modifying
-                let progress = try reader.read(bytes.suffix(from: index))
+            case .trailers:
+                let progress = try trailers.read(bytes.suffix(from: index))
                 guard progress.complete else {
-                    state = .trailers(reader)
                     return .needMoreInput(consumed: index + progress.consumed)
                 }
                 state = .done
-                return .end(trailers: reader.fields, consumed: index + progress.consumed)
-            case .done, .modifying:
+                return .end(trailers: trailers.fields, consumed: index + progress.consumed)
+            case .done:
                 preconditionFailure("decode(_:) in state \(state)")
             default:
                 try step(bytes[index])
@@ -148,7 +150,7 @@ struct ChunkedDecoder {
         case .dataLF:
             guard byte == ASCII.lf else { throw .invalidChunkTerminator }
             state = .sizeStart
-        case .data, .trailers, .done, .modifying:
+        case .data, .trailers, .done:
             preconditionFailure("step(_:) in state \(state)")
         }
     }
@@ -190,6 +192,6 @@ struct ChunkedDecoder {
     }
 
     private mutating func endOfSizeLine(_ line: SizeLine) {
-        state = line.size == 0 ? .trailers(.trailers(limits: limits)) : .data(remaining: line.size)
+        state = line.size == 0 ? .trailers : .data(remaining: line.size)
     }
 }

@@ -15,31 +15,35 @@ struct FieldSectionReader {
     private let maxCount: Int
     /// The error for exceeding `maxSize`.
     private let tooLarge: HTTPParseError
+    /// Room reserved when the first field arrives (a typical section fits, so building it does not regrow
+    /// the arrays field by field; an empty section allocates nothing).
+    private let expected: (fields: Int, bytes: Int)
 
     /// A reader for the header fields of a head whose status line took `statusLineLength` bytes (which
     /// the caller checked against `maxHeadSize`).
     static func head(limits: HTTPLimits, statusLineLength: Int) -> FieldSectionReader {
-        var reader = FieldSectionReader(
+        FieldSectionReader(
             size: statusLineLength, maxSize: limits.maxHeadSize, maxLineLength: limits.maxLineLength,
-            maxCount: limits.maxHeaderCount, tooLarge: .headTooLarge)
-        // Room for a typical head, so building it does not regrow the arrays field by field.
-        reader.fields.reserveCapacity(fields: 16, bytes: 512)
-        return reader
+            maxCount: limits.maxHeaderCount, tooLarge: .headTooLarge, expected: (16, 512))
     }
 
     /// A reader for the trailer section of a chunked body.
     static func trailers(limits: HTTPLimits) -> FieldSectionReader {
         FieldSectionReader(
             size: 0, maxSize: limits.maxTrailerSize, maxLineLength: limits.maxLineLength,
-            maxCount: limits.maxHeaderCount, tooLarge: .trailersTooLarge)
+            maxCount: limits.maxHeaderCount, tooLarge: .trailersTooLarge, expected: (4, 128))
     }
 
-    private init(size: Int, maxSize: Int, maxLineLength: Int, maxCount: Int, tooLarge: HTTPParseError) {
+    private init(
+        size: Int, maxSize: Int, maxLineLength: Int, maxCount: Int, tooLarge: HTTPParseError,
+        expected: (fields: Int, bytes: Int)
+    ) {
         self.size = size
         self.maxSize = maxSize
         self.maxLineLength = maxLineLength
         self.maxCount = maxCount
         self.tooLarge = tooLarge
+        self.expected = expected
     }
 
     /// Reads the complete lines at the start of `bytes` (which start at the first unread line). Returns
@@ -54,19 +58,22 @@ struct FieldSectionReader {
             }
             size += line.length
             guard size <= maxSize else { throw tooLarge }
-            try parseFieldLine(content)
+            try parseFieldLine(content, mayHoldNUL: line.containsNUL)
         }
         return (offset, false)
     }
 
     // MARK: One field line
 
-    /// `field-name ":" OWS field-value OWS`, or an obs-fold continuation of the previous field.
-    private mutating func parseFieldLine(_ line: UnsafeRawBufferPointer) throws(HTTPParseError) {
+    /// `field-name ":" OWS field-value OWS`, or an obs-fold continuation of the previous field. Values are
+    /// searched for NUL only when the line scanner saw one in the line.
+    private mutating func parseFieldLine(_ line: UnsafeRawBufferPointer, mayHoldNUL: Bool) throws(HTTPParseError) {
         if ASCII.isWhitespace(line[0]) {
             guard !fields.isEmpty else { throw .invalidHeaderName }
             let continuation = line.trimmingWhitespace()
-            try Self.validateValue(continuation)
+            if mayHoldNUL {
+                try Self.validateValue(continuation)
+            }
             fields.appendToLastValue(continuation)
             return
         }
@@ -78,7 +85,12 @@ struct FieldSectionReader {
         guard colon > 0, colon < line.count, line[colon] == ASCII.colon else { throw .invalidHeaderName }
         guard fields.count < maxCount else { throw .tooManyHeaders }
         let value = line.suffix(from: colon + 1).trimmingWhitespace()
-        try Self.validateValue(value)
+        if mayHoldNUL {
+            try Self.validateValue(value)
+        }
+        if fields.isEmpty {
+            fields.reserveCapacity(fields: expected.fields, bytes: expected.bytes)
+        }
         fields.appendField(name: line.prefix(upTo: colon), value: value)
     }
 

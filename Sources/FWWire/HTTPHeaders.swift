@@ -119,11 +119,22 @@ public struct HTTPHeaders: Sendable {
     }
 
     /// True when the field at `index` is named `name`, compared ASCII-case-insensitively on UTF-8 bytes.
+    /// Lengths are compared first, so most fields are ruled out without touching their bytes.
     func nameMatches(at index: Int, _ name: String) -> Bool {
-        let utf8 = name.utf8
-        let raw = rawName(at: index)
-        return raw.count == utf8.count
-            && raw.elementsEqual(utf8) { ASCII.lowercased($0) == ASCII.lowercased($1) }
+        let range = fields[index].name
+        guard range.count == name.utf8.count else { return false }
+        var name = name
+        return name.withUTF8 { wanted in
+            storage.withUnsafeBufferPointer { stored in
+                var offset = 0
+                while offset < wanted.count {
+                    guard ASCII.lowercased(stored[range.lowerBound + offset]) == ASCII.lowercased(wanted[offset])
+                    else { return false }
+                    offset += 1
+                }
+                return true
+            }
+        }
     }
 }
 

@@ -6,7 +6,8 @@ public enum HTTPResponseEvent: Sendable, Equatable {
     case informational(HTTPResponseHead)
     /// The final response head and its body framing.
     case head(HTTPResponseHead, framing: BodyFraming)
-    /// Body bytes (already de-chunked). Never empty.
+    /// Body bytes (already de-chunked; the data of chunks that arrived together comes as one event).
+    /// Never empty.
     case body([UInt8])
     /// End of the message. `keepAlive` is derived: true only when the version allows it
     /// (1.1 without `Connection: close`, 1.0 with `Connection: keep-alive`), the framing was not

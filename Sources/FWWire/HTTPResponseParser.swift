@@ -7,22 +7,26 @@
 //                  none or contentLength(0) → ending; contentLength(n) → contentLength;
 //                  chunked → chunked; untilClose → untilClose
 //   contentLength ──body bytes, never more than remaining──▶ contentLength, or ending when none remain
-//   chunked ──ChunkedDecoder data──▶ chunked;  ──last chunk and trailers──▶ idle, reporting `.end`
+//   chunked ──ChunkedDecoder data (all buffered chunks joined into one event)──▶ chunked;
+//           ──last chunk and trailers──▶ idle, reporting `.end`, or ending(trailers) after a body event
 //   untilClose ──body bytes──▶ untilClose;  ──end of stream──▶ idle, reporting `.end` (keepAlive false)
 //   ending ──next()──▶ idle, reporting `.end`
 //
 // End of stream in statusLine, headerFields, contentLength or chunked (once the buffered bytes are used
-// up) is `unexpectedEndOfStream`. Any error moves to `failed`, which rethrows it forever. While idle,
-// received bytes stay buffered untouched: they are either the next response (after `expectResponse`) or
-// unsolicited bytes the owner must treat as a broken connection.
+// up) is `unexpectedEndOfStream`. Any error moves to `failed`, which rethrows it forever; chunk data
+// decoded before an error is still reported first. While idle, received bytes stay buffered untouched:
+// they are either the next response (after `expectResponse`) or unsolicited bytes the owner must treat as
+// a broken connection.
 //
 // One `[UInt8]` buffer holds the received bytes; `readIndex` marks what events consumed. Consumed bytes
-// are dropped when everything was consumed, and before appending when a feed arrives.
+// are dropped when the next feed arrives. Large reads move without copying: a fed `[UInt8]` becomes the
+// buffer when nothing is left unread, and a body event that is the whole buffer takes the buffer itself.
 
 /// Incremental response parser: feed bytes (in any splits), pull events.
 ///
-/// Buffers internally only what it has not consumed yet (compacting), so a caller may feed from a
-/// reused read buffer.
+/// Copies what it is fed through a pointer (so a caller may feed from a reused read buffer) and keeps
+/// only what events have not consumed yet; `feed(_: [UInt8])` and `feed(upTo:using:)` let large reads and
+/// body events share storage instead of copying.
 public struct HTTPResponseParser: Sendable {
     private enum State {
         case idle
@@ -31,7 +35,7 @@ public struct HTTPResponseParser: Sendable {
         case contentLength(remaining: Int64, keepAlive: Bool)
         case chunked(ChunkedDecoder, keepAlive: Bool)
         case untilClose
-        case ending(keepAlive: Bool)
+        case ending(trailers: HTTPHeaders, keepAlive: Bool)
         case failed(HTTPParseError)
         /// Transient, while a state's payload is being mutated (keeps its buffers uniquely referenced).
         case modifying
@@ -46,6 +50,11 @@ public struct HTTPResponseParser: Sendable {
     private var readIndex = 0
     /// True once the peer closed its sending side.
     private var endOfStream = false
+
+    /// Reads and body events at least this large move between caller and parser without a copy.
+    private static let zeroCopyMinimum = 4096
+    /// Most bytes reserved up front for the joined data of the buffered chunks (more grows the array).
+    private static let chunkDataReserveLimit = 64 * 1024
 
     /// A parser with no response expected yet.
     public init(limits: HTTPLimits = HTTPLimits()) {
@@ -66,22 +75,64 @@ public struct HTTPResponseParser: Sendable {
 
     /// Appends received bytes (copied; `bytes` may be reused once this returns). Ignored after an error.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard acceptsInput else { return }
+        append(bytes)
+    }
+
+    /// Appends received bytes. Ignored after an error.
+    ///
+    /// A large array fed when every earlier byte was consumed is kept as it is, without a copy (so a
+    /// caller that reads into a fresh array per read gets body events that share its storage).
+    public mutating func feed(_ bytes: [UInt8]) {
+        guard acceptsInput else { return }
+        if readIndex == buffer.count, bytes.count >= Self.zeroCopyMinimum {
+            buffer = bytes
+            readIndex = 0
+        } else {
+            bytes.withUnsafeBytes { append($0) }
+        }
+    }
+
+    /// Reads received bytes straight into the parser: `read` writes up to `maxCount` bytes and returns
+    /// how many it wrote. Returns that count.
+    ///
+    /// The bytes land in a fresh buffer with the few bytes not yet consumed moved to its front, so a body
+    /// event that covers a whole read hands that buffer on without a copy: a socket read into it is the
+    /// only copy a large body's bytes go through. (A long unfinished line is appended to instead, so a
+    /// head arriving in small pieces is not moved again and again.) The bytes are ignored after an error
+    /// (`read` still runs); when `read` throws, the parser is unchanged.
+    @discardableResult
+    public mutating func feed<Failure: Error>(
+        upTo maxCount: Int,
+        using read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) throws(Failure) -> Int {
+        let accepting = acceptsInput
+        let unread = accepting ? bufferedByteCount : 0
+        guard unread <= Self.zeroCopyMinimum else {
+            let bytes = try Self.filledArray(prefix: UnsafeRawBufferPointer(start: nil, count: 0), room: maxCount, read)
+            bytes.withUnsafeBytes { append($0) }
+            return bytes.count
+        }
+        let start = buffer.count - unread
+        let filled = try buffer.withBytes { (bytes) throws(Failure) in
+            try Self.filledArray(prefix: bytes.suffix(from: start), room: maxCount, read)
+        }
+        if accepting {
+            buffer = filled
+            readIndex = 0
+        }
+        return filled.count - unread
+    }
+
+    /// False after an error (input is ignored); a precondition failure after end of stream.
+    private var acceptsInput: Bool {
         guard !endOfStream else {
             preconditionFailure("feed(_:) after end of stream in state \(state)")
         }
         if case .failed = state {
-            return
+            return false
         }
-        if readIndex > 0 {
-            buffer.removeSubrange(0..<readIndex)
-            readIndex = 0
-        }
-        buffer.append(contentsOf: bytes)
-    }
-
-    /// Appends received bytes. Ignored after an error.
-    public mutating func feed(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { feed($0) }
+        return true
     }
 
     /// The peer closed its sending side.
@@ -156,26 +207,12 @@ public struct HTTPResponseParser: Sendable {
                 let body = takeBytes(count)
                 let left = remaining - Int64(count)
                 state = left == 0
-                    ? .ending(keepAlive: keepAlive) : .contentLength(remaining: left, keepAlive: keepAlive)
+                    ? .ending(trailers: HTTPHeaders(), keepAlive: keepAlive)
+                    : .contentLength(remaining: left, keepAlive: keepAlive)
                 return .body(body)
             case .chunked(var decoder, let keepAlive):
                 state = .modifying
-                let output = try withUnreadBytes { (bytes) throws(HTTPParseError) in try decoder.decode(bytes) }
-                switch output {
-                case .needMoreInput(let consumed):
-                    consume(consumed)
-                    state = .chunked(decoder, keepAlive: keepAlive)
-                    return try needMoreInput()
-                case .data(let range):
-                    consume(range.lowerBound)
-                    let body = takeBytes(range.count)
-                    state = .chunked(decoder, keepAlive: keepAlive)
-                    return .body(body)
-                case .end(let trailers, let consumed):
-                    consume(consumed)
-                    state = .idle
-                    return .end(trailers: trailers, keepAlive: keepAlive)
-                }
+                return try decodeChunks(&decoder, keepAlive: keepAlive)
             case .untilClose:
                 if bufferedByteCount > 0 {
                     return .body(takeBytes(bufferedByteCount))
@@ -183,9 +220,9 @@ public struct HTTPResponseParser: Sendable {
                 guard endOfStream else { return nil }
                 state = .idle
                 return .end(trailers: HTTPHeaders(), keepAlive: false)
-            case .ending(let keepAlive):
+            case .ending(let trailers, let keepAlive):
                 state = .idle
-                return .end(trailers: HTTPHeaders(), keepAlive: keepAlive)
+                return .end(trailers: trailers, keepAlive: keepAlive)
             case .modifying:
                 preconditionFailure("next() in state \(state)")
             }
@@ -206,7 +243,7 @@ public struct HTTPResponseParser: Sendable {
         let keepAlive = !forbidsReuse && framing != .untilClose && Self.versionAllowsKeepAlive(head)
         switch framing {
         case .none, .contentLength(0):
-            state = .ending(keepAlive: keepAlive)
+            state = .ending(trailers: HTTPHeaders(), keepAlive: keepAlive)
         case .contentLength(let length):
             state = .contentLength(remaining: length, keepAlive: keepAlive)
         case .chunked:
@@ -215,6 +252,51 @@ public struct HTTPResponseParser: Sendable {
             state = .untilClose
         }
         return .head(head, framing: framing)
+    }
+
+    /// Decodes every chunk the buffer holds and reports their data as one body event (chunk boundaries
+    /// carry no meaning); the end of the body is reported at once when no data precedes it, else next.
+    private mutating func decodeChunks(
+        _ decoder: inout ChunkedDecoder,
+        keepAlive: Bool
+    ) throws(HTTPParseError) -> HTTPResponseEvent? {
+        var body: [UInt8] = []
+        while true {
+            let output: ChunkedDecoder.Output
+            do throws(HTTPParseError) {
+                output = try withUnreadBytes { (bytes) throws(HTTPParseError) in try decoder.decode(bytes) }
+            } catch {
+                guard !body.isEmpty else { throw error }
+                state = .failed(error)
+                return .body(body)
+            }
+            switch output {
+            case .needMoreInput(let consumed):
+                consume(consumed)
+                state = .chunked(decoder, keepAlive: keepAlive)
+                return body.isEmpty ? try needMoreInput() : .body(body)
+            case .data(let range):
+                consume(range.lowerBound)
+                if body.isEmpty, range.count == bufferedByteCount {
+                    body = takeBytes(range.count)
+                } else {
+                    if body.isEmpty {
+                        // The data of the buffered chunks fits in what is buffered; the limit bounds the
+                        // guess when a huge feed holds more than this body.
+                        body.reserveCapacity(min(bufferedByteCount, max(range.count, Self.chunkDataReserveLimit)))
+                    }
+                    appendBytes(range.count, to: &body)
+                }
+            case .end(let trailers, let consumed):
+                consume(consumed)
+                guard !body.isEmpty else {
+                    state = .idle
+                    return .end(trailers: trailers, keepAlive: keepAlive)
+                }
+                state = .ending(trailers: trailers, keepAlive: keepAlive)
+                return .body(body)
+            }
+        }
     }
 
     /// HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive` (and no close).
@@ -240,19 +322,67 @@ public struct HTTPResponseParser: Sendable {
         return try buffer.withBytes { (bytes) throws(HTTPParseError) in try body(bytes.suffix(from: start)) }
     }
 
-    /// Marks `count` bytes consumed, dropping the buffer's contents once all of it is consumed.
-    private mutating func consume(_ count: Int) {
-        readIndex += count
-        if readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            readIndex = 0
+    /// A fresh array holding `prefix`, then what `read` wrote into the `room` bytes after it.
+    private static func filledArray<Failure: Error>(
+        prefix: UnsafeRawBufferPointer,
+        room: Int,
+        _ read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) throws(Failure) -> [UInt8] {
+        var failure: Failure?
+        let filled = [UInt8](unsafeUninitializedCapacity: prefix.count + room) { storage, initialized in
+            let raw = UnsafeMutableRawBufferPointer(storage)
+            raw.copyMemory(from: prefix)
+            initialized = prefix.count
+            do throws(Failure) {
+                let count = try read(UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count..<prefix.count + room]))
+                precondition((0...room).contains(count), "feed(upTo:using:): read reported \(count) bytes")
+                initialized += count
+            } catch {
+                failure = error
+            }
         }
+        if let failure {
+            throw failure
+        }
+        return filled
     }
 
-    /// Copies out and consumes the next `count` bytes.
+    /// Drops the consumed bytes, then appends `bytes`.
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else if readIndex > 0 {
+            buffer.removeSubrange(0..<readIndex)
+        }
+        readIndex = 0
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Marks `count` bytes consumed (they are dropped when the next feed arrives).
+    private mutating func consume(_ count: Int) {
+        readIndex += count
+    }
+
+    /// Consumes the next `count` bytes and returns them: the buffer itself when they are all of it and
+    /// fill at least half its capacity (no copy), else a copy.
     private mutating func takeBytes(_ count: Int) -> [UInt8] {
+        if readIndex == 0, count == buffer.count, count >= Self.zeroCopyMinimum, count * 2 >= buffer.capacity {
+            defer {
+                buffer = []
+            }
+            return buffer
+        }
         let bytes = Array(buffer[readIndex..<readIndex + count])
         consume(count)
         return bytes
+    }
+
+    /// Consumes the next `count` bytes, appending them to `body`.
+    private mutating func appendBytes(_ count: Int, to body: inout [UInt8]) {
+        let start = readIndex
+        buffer.withUnsafeBytes { bytes in
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]))
+        }
+        consume(count)
     }
 }

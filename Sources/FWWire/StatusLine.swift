@@ -11,14 +11,23 @@ struct StatusLine {
     /// Rejects a status line as soon as its first bytes show it cannot start with "HTTP/" (so garbage or an
     /// HTTP/0.9 body fails at once instead of waiting for a line end or reading as a premature close).
     static func checkStart(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError) {
-        let start = bytes.prefix(upTo: min(bytes.count, 5))
-        guard start.elementsEqual("HTTP/".utf8.prefix(start.count)) else { throw .invalidStatusLine }
+        guard startsLikeHTTP(bytes) else { throw .invalidStatusLine }
+    }
+
+    /// True when the first bytes (up to five) of `bytes` are those of "HTTP/".
+    private static func startsLikeHTTP(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let expected: StaticString = "HTTP/"
+        let start = expected.utf8Start
+        for index in 0..<min(bytes.count, expected.utf8CodeUnitCount) where bytes[index] != start[index] {
+            return false
+        }
+        return true
     }
 
     /// Parses one status line (`line` excludes the line terminator).
     init(parsing line: UnsafeRawBufferPointer) throws(HTTPParseError) {
         // "HTTP/" DIGIT "." DIGIT SP
-        guard line.count >= 9, line.prefix(upTo: 5).elementsEqual("HTTP/".utf8),
+        guard line.count >= 9, Self.startsLikeHTTP(line),
             let major = ASCII.decimalDigitValue(line[5]), line[6] == 0x2E,
             let minor = ASCII.decimalDigitValue(line[7]), line[8] == ASCII.space
         else {

@@ -7,7 +7,9 @@
 #include "CMallocCounter.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);

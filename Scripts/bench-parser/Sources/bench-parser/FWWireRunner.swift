@@ -36,30 +36,42 @@ struct BenchFailure: Error, CustomStringConvertible {
 /// Drives FWWire's parser over a stream.
 enum FWWireRunner {
     /// How the reads reach the parser.
-    enum Feed: String, CaseIterable {
-        /// `feed(_: [UInt8])` with each read its own array (like NIO's one ByteBuffer per read).
-        case arrays = "[UInt8] reads"
-        /// `feed(_: UnsafeRawBufferPointer)` from one reused read buffer (FWTransport's path today).
-        case pointer = "pointer reads"
+    enum Feed: CaseIterable {
+        /// `feed(_: [UInt8])` with each read a ready array of its own (as NIO gets one ByteBuffer per read).
+        case readyArrays
+        /// `feed(upTo:using:)`: each read copied (as a socket read would) straight into the parser's buffer.
+        case readInto
+        /// Each read copied into one reused read buffer, then `feed(_: UnsafeRawBufferPointer)` from it
+        /// (FWTransport's path today).
+        case readBuffer
     }
 
-    /// Parses the whole stream once and returns what it saw.
-    static func pass(_ input: BenchInput, feed: Feed) throws -> Tally {
+    /// Parses the whole stream once and returns what it saw; `timer` runs around the parse.
+    static func pass(_ input: BenchInput, feed: Feed, timer: inout PassTimer) throws -> Tally {
         var parser = HTTPResponseParser()
         var tally = Tally()
+        var readBuffer = [UInt8](repeating: 0, count: BenchInputs.readSize)
+        timer.start()
+        defer { timer.stop() }
         parser.expectResponse(requestMethod: "GET")
-        switch feed {
-        case .arrays:
-            for read in input.reads {
-                parser.feed(read)
-                try drain(&parser, into: &tally, total: input.count)
-            }
-        case .pointer:
-            try input.stream.withUnsafeBytes { stream in
-                for range in input.readRanges {
-                    parser.feed(UnsafeRawBufferPointer(rebasing: stream[range]))
-                    try drain(&parser, into: &tally, total: input.count)
+        try input.stream.withUnsafeBytes { stream in
+            for (index, range) in input.readRanges.enumerated() {
+                let read = UnsafeRawBufferPointer(rebasing: stream[range])
+                switch feed {
+                case .readyArrays:
+                    parser.feed(input.reads[index])
+                case .readInto:
+                    parser.feed(upTo: BenchInputs.readSize) { room in
+                        room.copyMemory(from: read)
+                        return read.count
+                    }
+                case .readBuffer:
+                    readBuffer.withUnsafeMutableBytes { buffer in
+                        buffer.copyMemory(from: read)
+                        parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<read.count]))
+                    }
                 }
+                try drain(&parser, into: &tally, total: input.count)
             }
         }
         return tally
@@ -117,13 +129,25 @@ enum FWWireRunner {
         var parser = HTTPResponseParser()
         var counts = (feed: 0, head: 0, body: 0, end: 0, waiting: 0)
         var ends = 0
+        var readBuffer = [UInt8](repeating: 0, count: BenchInputs.readSize)
         parser.expectResponse(requestMethod: "GET")
         try input.stream.withUnsafeBytes { stream in
             for (index, range) in input.readRanges.enumerated() {
+                let read = UnsafeRawBufferPointer(rebasing: stream[range])
                 mc_start()
                 switch feed {
-                case .arrays: parser.feed(input.reads[index])
-                case .pointer: parser.feed(UnsafeRawBufferPointer(rebasing: stream[range]))
+                case .readyArrays:
+                    parser.feed(input.reads[index])
+                case .readInto:
+                    parser.feed(upTo: BenchInputs.readSize) { room in
+                        room.copyMemory(from: read)
+                        return read.count
+                    }
+                case .readBuffer:
+                    readBuffer.withUnsafeMutableBytes { buffer in
+                        buffer.copyMemory(from: read)
+                        parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<read.count]))
+                    }
                 }
                 counts.feed += Int(mc_stop())
                 while true {

@@ -1,9 +1,11 @@
 // The swift-nio side: HTTPResponseDecoder (llhttp underneath) in a ByteToMessageHandler in an
-// EmbeddedChannel. Before each response the request head goes out through the pipeline (the decoder
-// learns the request method by observing those writes, as in a real client pipeline); a sink at the head
-// drops it, where a real pipeline would encode it. A counting handler at the tail consumes every response
-// part, as a client's handler would. Reads arrive as prebuilt ByteBuffers (a socket read hands NIO one
-// filled buffer per read; the copy into it is the kernel's and is not timed, for either side).
+// EmbeddedChannel. One request head per response goes out through the pipeline first, as pipelined
+// requests would: the decoder learns each request method by observing those writes (as in a real client
+// pipeline) and rejects a response that arrives before its request; a sink at the head drops them, where a
+// real pipeline would encode them. A counting handler at the tail consumes every response part, as a
+// client's handler would. Reads arrive either as ready ByteBuffers (a socket read hands NIO one filled
+// buffer per read) or, to count what a read costs, as a fresh ByteBuffer per read with the bytes copied in
+// (the copy a socket read makes).
 
 import CMallocCounter
 import NIOCore
@@ -21,20 +23,12 @@ private final class DiscardingSink: ChannelOutboundHandler {
     }
 }
 
-/// Consumes response parts, counting what it sees, and sends the next request head after each end.
+/// Consumes response parts, counting what it sees.
 private final class CountingHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
 
     var tally = Tally()
     var error: (any Error)?
-    /// Responses the stream holds; after each end but the last one, the next request is written.
-    let total: Int
-    let requestHead: HTTPRequestHead
-
-    init(total: Int, requestHead: HTTPRequestHead) {
-        self.total = total
-        self.requestHead = requestHead
-    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -46,9 +40,6 @@ private final class CountingHandler: ChannelInboundHandler {
             tally.bodyBytes += bytes.readableBytes
         case .end:
             tally.ends += 1
-            if tally.ends < total {
-                context.write(NIOAny(HTTPClientRequestPart.head(requestHead)), promise: nil)
-            }
         }
     }
 
@@ -71,47 +62,85 @@ enum NIORunner {
         return input.reads.map { allocator.buffer(bytes: $0) }
     }
 
-    /// Parses the whole stream once and returns what it saw.
-    static func pass(_ input: BenchInput, buffers: [ByteBuffer]) throws -> Tally {
-        let counter = CountingHandler(total: input.count, requestHead: requestHead)
-        let channel = EmbeddedChannel()
-        let pipeline = channel.pipeline.syncOperations
-        try pipeline.addHandler(DiscardingSink())
-        try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
-        try pipeline.addHandler(counter)
-        pipeline.write(NIOAny(HTTPClientRequestPart.head(requestHead)), promise: nil)
-        for buffer in buffers {
-            pipeline.fireChannelRead(NIOAny(buffer))
+    /// How the reads reach the pipeline.
+    enum Reads: CaseIterable {
+        /// The ready ByteBuffers of `buffers(_:)`.
+        case ready
+        /// A fresh ByteBuffer per read with the read's bytes copied in.
+        case fresh
+    }
+
+    /// Parses the whole stream once and returns what it saw; `timer` runs around the parse (channel set-up
+    /// and teardown excluded).
+    static func pass(
+        _ input: BenchInput, buffers: [ByteBuffer], reads: Reads, timer: inout PassTimer
+    ) throws -> Tally {
+        let (channel, counter) = try makeChannel()
+        timer.start()
+        let outcome = Result {
+            try parse(input, buffers: buffers, reads: reads, channel: channel, counter: counter)
         }
-        if let error = counter.error {
-            throw error
-        }
+        timer.stop()
+        try outcome.get()
         _ = try channel.finish(acceptAlreadyClosed: true)
         return counter.tally
     }
 
     /// Heap allocations of one pass over `input` per response (the second of two passes), channel set-up
-    /// excluded: only the reads are counted.
-    static func allocationsPerResponse(_ input: BenchInput, buffers: [ByteBuffer]) throws -> Double {
+    /// excluded: request writes and reads are counted.
+    static func allocationsPerResponse(_ input: BenchInput, buffers: [ByteBuffer], reads: Reads) throws -> Double {
         var perResponse = 0.0
         for _ in 0..<2 {
-            let counter = CountingHandler(total: input.count, requestHead: requestHead)
-            let channel = EmbeddedChannel()
-            let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(DiscardingSink())
-            try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
-            try pipeline.addHandler(counter)
-            pipeline.write(NIOAny(HTTPClientRequestPart.head(requestHead)), promise: nil)
+            let (channel, counter) = try makeChannel()
             mc_start()
+            let outcome = Result {
+                try parse(input, buffers: buffers, reads: reads, channel: channel, counter: counter)
+            }
+            let allocations = mc_stop()
+            try outcome.get()
+            _ = try channel.finish(acceptAlreadyClosed: true)
+            perResponse = Double(allocations) / Double(input.count)
+        }
+        return perResponse
+    }
+
+    /// A channel with the client's response-decoding pipeline, and its counting handler.
+    private static func makeChannel() throws -> (EmbeddedChannel, CountingHandler) {
+        let counter = CountingHandler()
+        let channel = EmbeddedChannel()
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(DiscardingSink())
+        try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
+        try pipeline.addHandler(counter)
+        return (channel, counter)
+    }
+
+    /// Writes one request head per response, then delivers every read.
+    private static func parse(
+        _ input: BenchInput, buffers: [ByteBuffer], reads: Reads, channel: EmbeddedChannel,
+        counter: CountingHandler
+    ) throws {
+        let pipeline = channel.pipeline.syncOperations
+        for _ in 0..<input.count {
+            pipeline.write(NIOAny(HTTPClientRequestPart.head(requestHead)), promise: nil)
+        }
+        switch reads {
+        case .ready:
             for buffer in buffers {
                 pipeline.fireChannelRead(NIOAny(buffer))
             }
-            perResponse = Double(mc_stop()) / Double(input.count)
-            guard counter.tally.ends == input.count else {
-                throw BenchFailure(description: "NIO allocation pass saw \(counter.tally.ends) responses")
+        case .fresh:
+            let allocator = channel.allocator
+            input.stream.withUnsafeBytes { stream in
+                for range in input.readRanges {
+                    var buffer = allocator.buffer(capacity: range.count)
+                    buffer.writeBytes(UnsafeRawBufferPointer(rebasing: stream[range]))
+                    pipeline.fireChannelRead(NIOAny(buffer))
+                }
             }
-            _ = try channel.finish(acceptAlreadyClosed: true)
         }
-        return perResponse
+        if let error = counter.error {
+            throw error
+        }
     }
 }

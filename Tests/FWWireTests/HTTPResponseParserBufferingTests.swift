@@ -1,0 +1,244 @@
+// How the parser moves bytes: a large fed array kept without a copy, reads straight into the parser's
+// buffer, a body event that takes the whole buffer, chunk data joined into one event, and the order of
+// that data, a later error and the trailers. Value semantics must hold throughout: nothing the caller does
+// to its arrays afterwards changes events.
+
+import FWWire
+import Testing
+
+/// Pulls every event the parser can report now, without joining body events.
+private func pull(_ parser: inout HTTPResponseParser) throws -> [HTTPResponseEvent] {
+    var events: [HTTPResponseEvent] = []
+    while let event = try parser.next() {
+        events.append(event)
+    }
+    return events
+}
+
+/// `count` bytes of every value, CR, LF and NUL included.
+private func payload(_ count: Int, seed: UInt8 = 0) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+}
+
+// MARK: - Large reads
+
+@Test("a large fed array is kept without a copy, and the caller changing its array changes nothing")
+func fedArrayKept() throws {
+    let content = payload(10_000)
+    var read = bytes("HTTP/1.1 200 OK\r\nContent-Length: 10000\r\n\r\n") + content
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(read)
+    for index in read.indices {
+        read[index] = 0x58
+    }
+    #expect(try pull(&parser) == [
+        head(200, "OK", ["Content-Length": "10000"], framing: .contentLength(10_000)), .body(content),
+        end(keepAlive: true),
+    ])
+}
+
+@Test("a body read that is the whole buffer is delivered intact and stays intact", arguments: [false, true])
+func wholeBufferBody(fedAsPointer: Bool) throws {
+    let first = payload(8192, seed: 1)
+    let second = payload(8192, seed: 2)
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 16385\r\n\r\n"))
+    #expect(try pull(&parser) == [head(200, "OK", ["Content-Length": "16385"], framing: .contentLength(16_385))])
+
+    var readBuffer = first
+    func feed(_ bytes: [UInt8]) {
+        readBuffer = bytes
+        if fedAsPointer {
+            readBuffer.withUnsafeBytes { parser.feed($0) }
+        } else {
+            parser.feed(readBuffer)
+        }
+    }
+    feed(first)
+    let firstEvents = try pull(&parser)
+    #expect(firstEvents == [.body(first)])
+    feed(second)
+    #expect(try pull(&parser) == [.body(second)])
+    feed(bytes("!") + bytes("HTTP/1.1"))
+    #expect(try pull(&parser) == [body("!"), end(keepAlive: true)])
+    #expect(parser.bufferedByteCount == 8)
+    #expect(firstEvents == [.body(first)], "a delivered body never changes")
+}
+
+@Test("small arrays are copied in, and whatever was left unread is kept in front of them")
+func leftoverBeforeLargeArray() throws {
+    let content = payload(6000)
+    let response = bytes("HTTP/1.1 200 OK\r\nContent-Length: 6000\r\n\r\n") + content
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(Array(response[..<20]))
+    #expect(try pull(&parser).isEmpty)
+    parser.feed(Array(response[20...]))
+    #expect(try pull(&parser) == [
+        head(200, "OK", ["Content-Length": "6000"], framing: .contentLength(6000)), .body(content),
+        end(keepAlive: true),
+    ])
+    #expect(parser.bufferedByteCount == 0)
+}
+
+// MARK: - Reading into the parser
+
+/// A read error of the tests' own.
+private struct ReadFailed: Error, Equatable {}
+
+/// Feeds `source` through `feed(upTo:using:)`, `readSize` bytes at most per read, pulling events after each.
+private func readInto(
+    _ parser: inout HTTPResponseParser, _ source: [UInt8], readSize: Int
+) throws -> [HTTPResponseEvent] {
+    var events: [HTTPResponseEvent] = []
+    var offset = 0
+    while offset < source.count {
+        let count = parser.feed(upTo: readSize) { room in
+            let count = min(room.count, source.count - offset)
+            source.withUnsafeBytes { bytes in
+                room.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
+            }
+            return count
+        }
+        offset += count
+        events += try pull(&parser)
+    }
+    return events
+}
+
+@Test("reads straight into the parser give the same events as feeding", arguments: [1, 7, 100, 5000, 70_000])
+func readsIntoParser(readSize: Int) throws {
+    let content = payload(20_000)
+    let chunked = bytes(chunkedHead + "5\r\nhello\r\n0\r\n\r\n")
+    let source = bytes("HTTP/1.1 200 OK\r\nContent-Length: 20000\r\n\r\n") + content + chunked
+    var fed = HTTPResponseParser()
+    fed.expectResponse(requestMethod: "GET")
+    fed.feed(source)
+    var expected = try pull(&fed)
+    fed.expectResponse(requestMethod: "GET")
+    expected += try pull(&fed)
+
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    var events = try readInto(&parser, Array(source[..<(source.count - chunked.count)]), readSize: readSize)
+    parser.expectResponse(requestMethod: "GET")
+    events += try readInto(&parser, chunked, readSize: readSize)
+    var joined: [HTTPResponseEvent] = []
+    for event in events {
+        ParserHarness.append(event, to: &joined)
+    }
+    var joinedExpected: [HTTPResponseEvent] = []
+    for event in expected {
+        ParserHarness.append(event, to: &joinedExpected)
+    }
+    #expect(joined == joinedExpected)
+    #expect(joined.count == 6)
+    #expect(parser.isIdle)
+}
+
+@Test("a long header line read into the parser in small pieces arrives whole")
+func longLineInSmallReads() throws {
+    let value = String(repeating: "v", count: 10_000)
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    let events = try readInto(&parser, bytes("HTTP/1.1 204 No Content\r\nX: \(value)\r\n\r\n"), readSize: 100)
+    #expect(events == [head(204, "No Content", ["X": value], framing: .none), end(keepAlive: true)])
+}
+
+@Test("a read that throws leaves the parser as it was; a read of nothing changes nothing")
+func throwingRead() throws {
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    _ = try readInto(&parser, bytes("HTTP/1.1 200 OK\r\nContent-"), readSize: 64)
+    #expect(parser.bufferedByteCount == 8, "the status line is consumed; 'Content-' waits")
+    #expect(throws: ReadFailed()) {
+        try parser.feed(upTo: 64) { (_) throws(ReadFailed) -> Int in throw ReadFailed() }
+    }
+    #expect(parser.feed(upTo: 64) { _ in 0 } == 0)
+    #expect(parser.bufferedByteCount == 8)
+    #expect(try readInto(&parser, bytes("Length: 2\r\n\r\nok"), readSize: 64) == [
+        head(200, "OK", ["Content-Length": "2"], framing: .contentLength(2)), body("ok"), end(keepAlive: true),
+    ])
+}
+
+@Test("after a protocol error, reads still run and their bytes are ignored")
+func readAfterError() {
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes("HTTP/2.0 200 OK\r\n\r\n"))
+    #expect(throws: HTTPParseError.unsupportedVersion) { try parser.next() }
+    var called = false
+    let count = parser.feed(upTo: 16) { room in
+        called = true
+        room.copyBytes(from: bytes("HTTP/1.1 204 X\r\n"))
+        return 16
+    }
+    #expect(called)
+    #expect(count == 16)
+    #expect(throws: HTTPParseError.unsupportedVersion) { try parser.next() }
+}
+
+// MARK: - Chunked data
+
+private let chunkedHead = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+private let chunkedHeadEvent = head(200, "OK", ["Transfer-Encoding": "chunked"], framing: .chunked)
+
+@Test("chunks that arrived together are one body event; trailers come with the end after it")
+func joinedChunks() throws {
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes(chunkedHead + "3\r\nabc\r\n2;x=y\r\nde\r\n4\r\nfghi\r\n0\r\nT: 1\r\n\r\n"))
+    #expect(try pull(&parser) == [chunkedHeadEvent, body("abcdefghi"), end(keepAlive: true, trailers: ["T": "1"])])
+    #expect(parser.isIdle)
+}
+
+@Test("many small chunks in one read are one body event with all their data")
+func manySmallChunks() throws {
+    let data = payload(32 * 500)
+    var wire = bytes(chunkedHead)
+    for chunk in 0..<500 {
+        wire += bytes("20\r\n") + data[chunk * 32..<(chunk + 1) * 32] + bytes("\r\n")
+    }
+    wire += bytes("0\r\n\r\n")
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(wire)
+    #expect(try pull(&parser) == [chunkedHeadEvent, .body(data), end(keepAlive: true)])
+}
+
+@Test("chunk data decoded before a framing error is reported first; the error is sticky")
+func dataBeforeError() throws {
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes(chunkedHead + "3\r\nabc\r\n2\r\nde\r\nZ\r\n"))
+    #expect(try parser.next() == chunkedHeadEvent)
+    #expect(try parser.next() == body("abcde"))
+    #expect(throws: HTTPParseError.invalidChunkSize) { try parser.next() }
+    #expect(throws: HTTPParseError.invalidChunkSize) { try parser.next() }
+}
+
+@Test("chunk data then a close before the last chunk: the data, then a premature end")
+func dataBeforePrematureClose() throws {
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes(chunkedHead + "3\r\nabc\r\n2\r\nd"))
+    parser.feedEndOfStream()
+    #expect(try parser.next() == chunkedHeadEvent)
+    #expect(try parser.next() == body("abcd"))
+    #expect(throws: HTTPParseError.unexpectedEndOfStream) { try parser.next() }
+}
+
+@Test("a large chunk whose data fills a whole read arrives intact")
+func largeChunkRead() throws {
+    let data = payload(8192, seed: 3)
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes(chunkedHead + "2000\r\n"))
+    #expect(try pull(&parser) == [chunkedHeadEvent])
+    parser.feed(data)
+    #expect(try pull(&parser) == [.body(data)])
+    parser.feed(bytes("\r\n0\r\n\r\n"))
+    #expect(try pull(&parser) == [end(keepAlive: true)])
+}
