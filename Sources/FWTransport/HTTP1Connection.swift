@@ -42,8 +42,11 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     private var timer: TimerID?
     /// Loop thread only: when a byte last moved for the current request.
     private var lastActivity = Deadline.now()
-    /// Loop thread only: the read buffer, reused for every read.
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Loop thread only: the buffer ciphertext is read into (HTTPS only; plaintext is read straight into
+    /// the parser).
+    private lazy var cipherBuffer = [UInt8](repeating: 0, count: Self.readSize)
+    /// How much one read takes at most.
+    private static let readSize = 64 * 1024
     /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
     private var establishment = TransportMetrics()
     /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
@@ -294,11 +297,24 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         // A few reads per wake-up, so one busy connection cannot starve the others on this loop.
         for _ in 0..<4 {
             guard let socket else { return }
-            let result: IOResult<Int>
+            var result = IOResult<Int>.wouldBlock
             do throws(IOError) {
-                result = try readBuffer.withUnsafeMutableBytes { buffer in
-                    Result { () throws(IOError) in try socket.read(into: buffer) }
-                }.get()
+                if let tls = self.tls {
+                    result = try cipherBuffer.withUnsafeMutableBytes { buffer in
+                        Result { () throws(IOError) in try socket.read(into: buffer) }
+                    }.get()
+                    if case .processed(let count) = result, count > 0 {
+                        cipherBuffer.withUnsafeBytes { tls.receive(ciphertext: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                    }
+                } else {
+                    // Plaintext goes straight into the parser's buffer: the read is the only copy.
+                    try parser.feed(upTo: Self.readSize) { (room) throws(IOError) -> Int in
+                        result = try socket.read(into: room)
+                        guard case .processed(let count) = result else { return 0 }
+                        noteReceived(UnsafeRawBufferPointer(rebasing: room[..<count]))
+                        return count
+                    }
+                }
             } catch {
                 run(machine.connectionLost(.connectionLost("the connection was reset: \(error)", underlying: error)))
                 return
@@ -322,34 +338,32 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             case .processed(let count):
                 lastActivity = .now()
                 if let tls {
-                    readBuffer.withUnsafeBytes { tls.receive(ciphertext: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                     if machine.isConnecting {
                         advanceHandshake()
                     } else {
                         decryptAvailable(tls)
                     }
-                } else {
-                    readBuffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 }
                 drainParser()
-                if count < readBuffer.count { return }
+                if count < Self.readSize { return }
             }
         }
     }
 
-    /// Plaintext of the response arrived: count it, trace it, parse it.
-    private func received(_ bytes: UnsafeRawBufferPointer) {
-        if let current {
-            if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
-            bytesRead += Int64(bytes.count)
-            if current.request.tracesBytes { current.deliver(.wireRead(Array(bytes))) }
-        }
-        parser.feed(bytes)
+    /// Plaintext of the response arrived: count it and trace it (the caller feeds the parser).
+    private func noteReceived(_ bytes: UnsafeRawBufferPointer) {
+        guard let current else { return }
+        if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
+        bytesRead += Int64(bytes.count)
+        if current.request.tracesBytes { current.deliver(.wireRead(Array(bytes))) }
     }
 
     private func decryptAvailable(_ tls: TLSEngine) {
         do throws(TLSError) {
-            _ = try tls.readPlaintext { received($0) }
+            _ = try tls.readPlaintext { plaintext in
+                noteReceived(plaintext)
+                parser.feed(plaintext)
+            }
             queueCiphertext()
             // close_notify is the end of the stream (the server may wait for ours before closing TCP).
             if tls.receivedCloseNotify { peerFinishedSending() }
