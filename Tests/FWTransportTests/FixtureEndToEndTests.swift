@@ -19,7 +19,7 @@ private let secondReply = Array("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsec
 func fixtureEndToEnd(_ fixture: HTTPFixture) throws {
     let server = try ScriptedServer { connection in try serve(fixture, on: connection) }
     defer { server.stop() }
-    let client = try TransportFixture(HTTPTransport.Configuration(limits: try transportLimits(fixture)))
+    let client = try TransportFixture(HTTPTransport.Configuration(limits: try fixture.httpLimits()))
     defer { client.close() }
 
     var headers = HTTPHeaders()
@@ -116,7 +116,7 @@ private struct TransportObservation: Equatable, CustomStringConvertible {
                 } else {
                     events.append(.body(bytes))
                 }
-            case .end(let trailers): events.append(.end(trailers: fixtureFields(trailers)))
+            case .end(let trailers): events.append(.end(trailers: HTTPFixture.fields(trailers)))
             case .failed(let error):
                 failure = error.isBadResponse ? .badServerResponse
                     : error.isConnectionLost ? .networkConnectionLost : .other("\(error)")
@@ -149,34 +149,4 @@ private struct TransportObservation: Equatable, CustomStringConvertible {
             return wanted.starts(with: got)
         }
     }
-}
-
-private func fixtureFields(_ headers: HTTPHeaders) -> [HTTPFixture.Field] {
-    (0..<headers.count).map {
-        HTTPFixture.Field(name: Array(headers.rawName(at: $0)), value: Array(headers.rawValue(at: $0)))
-    }
-}
-
-extension HTTPFixture.Head {
-    /// The head as a fixture states it (the reason is ISO-8859-1, so each scalar is one byte).
-    fileprivate init(_ head: HTTPResponseHead) {
-        self.init(
-            version: head.version.description, status: head.status,
-            reason: head.reason.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) },
-            fields: fixtureFields(head.headers))
-    }
-}
-
-/// The default limits with the fixture's changes.
-private func transportLimits(_ fixture: HTTPFixture) throws -> HTTPLimits {
-    let properties: [String: WritableKeyPath<HTTPLimits, Int>] = [
-        "maxLineLength": \.maxLineLength, "maxHeadSize": \.maxHeadSize, "maxHeaderCount": \.maxHeaderCount,
-        "maxChunkSizeDigits": \.maxChunkSizeDigits, "maxChunkExtensionLength": \.maxChunkExtensionLength,
-        "maxTrailerSize": \.maxTrailerSize,
-    ]
-    var limits = HTTPLimits()
-    for limit in fixture.limits {
-        limits[keyPath: try #require(properties[limit.name], "no HTTPLimits.\(limit.name)")] = limit.value
-    }
-    return limits
 }

@@ -13,7 +13,7 @@ import TestSupport
 func fixtureThroughParser(_ fixture: HTTPFixture) throws {
     let testCase = ParserCase(
         fixture.name, fixture.reply, method: fixture.requestMethod, endOfStream: fixture.afterReply != .keepOpen,
-        limits: try parserLimits(fixture), events: [])
+        limits: try fixture.httpLimits(), events: [])
     let expected = try ParserObservation(expecting: fixture)
     let input = fixture.reply
 
@@ -75,7 +75,7 @@ private struct ParserObservation: Equatable, CustomStringConvertible {
             case .informational(let head): .interim(HTTPFixture.Head(head))
             case .head(let head, let framing): .head(HTTPFixture.Head(head), framing: framingName(framing))
             case .body(let bytes): .body(bytes)
-            case .end(let trailers, let keepAlive): .end(trailers: fixtureFields(trailers), keepAlive: keepAlive)
+            case .end(let trailers, let keepAlive): .end(trailers: HTTPFixture.fields(trailers), keepAlive: keepAlive)
             }
         }
         error = outcome.error
@@ -94,7 +94,7 @@ private struct ParserObservation: Equatable, CustomStringConvertible {
             events.append(.body(expectation.body))
         }
         if let expected = expectation.error {
-            let parseError = try #require(parseErrors[expected.parseError], "no HTTPParseError.\(expected.parseError)")
+            let parseError = try #require(HTTPFixture.parseErrors[expected.parseError], "no HTTPParseError.\(expected.parseError)")
             #expect(parseError.isPrematureEnd == expected.isNetworkConnectionLost, "error kind and parse error agree")
             error = parseError
             leftover = nil
@@ -121,51 +121,7 @@ private func framingName(_ framing: BodyFraming) -> String {
     }
 }
 
-private func fixtureFields(_ headers: HTTPHeaders) -> [HTTPFixture.Field] {
-    (0..<headers.count).map {
-        HTTPFixture.Field(name: Array(headers.rawName(at: $0)), value: Array(headers.rawValue(at: $0)))
-    }
-}
-
-extension HTTPFixture.Head {
-    /// The head as a fixture states it (the reason is ISO-8859-1, so each scalar is one byte).
-    fileprivate init(_ head: HTTPResponseHead) {
-        self.init(
-            version: head.version.description, status: head.status,
-            reason: head.reason.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) },
-            fields: fixtureFields(head.headers))
-    }
-}
-
 // MARK: - Names used by fixtures
-
-/// Every `HTTPParseError`, by the name fixtures use.
-private let parseErrors: [String: HTTPParseError] = [
-    "invalidStatusLine": .invalidStatusLine, "unsupportedVersion": .unsupportedVersion,
-    "invalidStatusCode": .invalidStatusCode, "invalidHeaderName": .invalidHeaderName,
-    "invalidHeaderValue": .invalidHeaderValue, "invalidLineEnding": .invalidLineEnding,
-    "headerLineTooLong": .headerLineTooLong, "headTooLarge": .headTooLarge, "tooManyHeaders": .tooManyHeaders,
-    "invalidContentLength": .invalidContentLength, "conflictingContentLength": .conflictingContentLength,
-    "invalidChunkSize": .invalidChunkSize, "chunkSizeTooLarge": .chunkSizeTooLarge,
-    "invalidChunkExtension": .invalidChunkExtension, "chunkExtensionTooLong": .chunkExtensionTooLong,
-    "invalidChunkTerminator": .invalidChunkTerminator, "trailersTooLarge": .trailersTooLarge,
-    "unsolicitedSwitchingProtocols": .unsolicitedSwitchingProtocols,
-    "unexpectedEndOfStream": .unexpectedEndOfStream,
-]
-
-/// The default limits with the fixture's changes.
-private func parserLimits(_ fixture: HTTPFixture) throws -> HTTPLimits {
-    let properties: [String: WritableKeyPath<HTTPLimits, Int>] = [
-        "maxLineLength": \.maxLineLength, "maxHeadSize": \.maxHeadSize, "maxHeaderCount": \.maxHeaderCount,
-        "maxChunkSizeDigits": \.maxChunkSizeDigits, "maxChunkExtensionLength": \.maxChunkExtensionLength,
-        "maxTrailerSize": \.maxTrailerSize,
-    ]
-    var limits = HTTPLimits()
-    for limit in fixture.limits {
-        limits[keyPath: try #require(properties[limit.name], "no HTTPLimits.\(limit.name)")] = limit.value
-    }
-    return limits
-}
 
 // MARK: - The fixture set
 
@@ -182,7 +138,7 @@ func fixtureCoverage() throws {
     }
     #expect(fixtures.allSatisfy { fixture in sections.contains { fixture.name.hasPrefix($0) } })
     let namedErrors = Set(fixtures.compactMap { $0.expectation.error?.parseError })
-    #expect(namedErrors == Set(parseErrors.keys), "every HTTPParseError is pinned by a fixture")
+    #expect(namedErrors == Set(HTTPFixture.parseErrors.keys), "every HTTPParseError is pinned by a fixture")
 }
 
 // MARK: - The loader
