@@ -1,0 +1,59 @@
+// The sender of the challenges a URLSession raises: it turns the URLAuthenticationChallengeSender calls
+// into the dispositions a delegate's completion handler takes, so both ways of answering work.
+
+import Foundation
+
+// MARK: - URLSessionAuthenticationChallengeSender
+
+/// The sender of the challenges a session raises: each call answers the challenge's completion handler
+/// with the matching disposition. Only the first answer counts (from the sender or the handler the
+/// delegate was given, whichever comes first); later ones are ignored.
+///
+/// `@unchecked Sendable`: `completion` is read and cleared only with `lock` held.
+final class URLSessionAuthenticationChallengeSender: NSObject, URLAuthenticationChallengeSender,
+    @unchecked Sendable {
+    typealias Completion = @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+
+    private let lock = NSLock()
+    private var completion: Completion?
+
+    /// A sender answering `completion` once.
+    init(completion: @escaping Completion) {
+        self.completion = completion
+    }
+
+    /// Delivers the first answer to the completion and drops the later ones; what to give the
+    /// delegate as its completion handler.
+    func answer(_ disposition: URLSession.AuthChallengeDisposition, _ credential: URLCredential?) {
+        lock.lock()
+        let pending = completion
+        completion = nil
+        lock.unlock()
+        pending?(disposition, credential)
+    }
+
+    /// Answers `useCredential` with `credential`.
+    func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {
+        answer(.useCredential, credential)
+    }
+
+    /// Answers `useCredential` without a credential.
+    func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {
+        answer(.useCredential, nil)
+    }
+
+    /// Answers `cancelAuthenticationChallenge`.
+    func cancel(_ challenge: URLAuthenticationChallenge) {
+        answer(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// Answers `performDefaultHandling`.
+    func performDefaultHandling(for challenge: URLAuthenticationChallenge) {
+        answer(.performDefaultHandling, nil)
+    }
+
+    /// Answers `rejectProtectionSpace`.
+    func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {
+        answer(.rejectProtectionSpace, nil)
+    }
+}
