@@ -133,7 +133,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                 case .complete:
                     establishment.secureConnectionEnd = TransportMetrics.now()
                     let connection = self
-                    transport.evaluateServerTrust(tls.makeServerTrust()) { decision in
+                    transport.evaluateServerTrust(tls.makeServerTrust(), key: key) { decision in
                         connection.loop.execute { connection.trustDecided(decision) }
                     }
                     return

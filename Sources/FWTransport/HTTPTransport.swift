@@ -209,9 +209,10 @@ public final class HTTPTransport: Sendable {
 
     /// Asks the configured handler (or the default evaluator) whether to trust `trust`; `decide` may be
     /// called on any thread, later.
-    func evaluateServerTrust(_ trust: ServerTrust, decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
+    func evaluateServerTrust(_ trust: ServerTrust, key: ConnectionKey,
+                             decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
         if let handler = configuration.serverTrustHandler {
-            handler(trust, decide)
+            handler(trust, key, decide)
             return
         }
         do throws(TrustError) {
@@ -385,6 +386,7 @@ public enum ServerTrustDecision: Sendable {
     case cancel
 }
 
-/// Decides whether to trust a server after its TLS handshake. Called on a loop thread; call `decide`
-/// exactly once, on any thread, possibly later (after asking a delegate).
-public typealias ServerTrustHandler = @Sendable (ServerTrust, _ decide: @escaping @Sendable (ServerTrustDecision) -> Void) -> Void
+/// Decides whether to trust the server of a connection (`key`) after its TLS handshake. Called on a loop
+/// thread; call `decide` exactly once, on any thread, possibly later (after asking a delegate).
+public typealias ServerTrustHandler = @Sendable (ServerTrust, ConnectionKey,
+                                                 _ decide: @escaping @Sendable (ServerTrustDecision) -> Void) -> Void

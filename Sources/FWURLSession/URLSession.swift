@@ -81,13 +81,16 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             minimumVersion: configuration.tlsMinimumSupportedProtocolVersion.tlsVersion ?? .v1_2,
             maximumVersion: configuration.tlsMaximumSupportedProtocolVersion.tlsVersion ?? .v1_3,
             trustRoots: configuration.tlsTrustRoots)
+        let reference = SessionReference()
         self.transport = HTTPTransport(sharedLoopsWith: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
             connectTimeout: .seconds(configuration.timeoutIntervalForRequest),
             limits: configuration.httpResponseLimits,
-            tls: tls
+            tls: tls,
+            serverTrustHandler: Self.serverTrustHandler(reference)
         ))
         super.init()
+        reference.session = self
     }
 
     // MARK: Data tasks

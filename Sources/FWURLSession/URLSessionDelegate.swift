@@ -20,6 +20,10 @@ extension URLSession {
 public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
     /// The session was invalidated; this is the last message the session sends.
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
+    /// A connection-level challenge: for HTTPS, `NSURLAuthenticationMethodServerTrust` with the peer's
+    /// chain in `protectionSpace.serverTrust`. The connection waits for `completionHandler`.
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
 }
 
 /// Events of any task. Methods are called on the session's `delegateQueue`, in order per task.
@@ -28,6 +32,10 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
     /// proposed one, a modified one) or nil to stop and deliver the 3xx response as the task's response.
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void)
+    /// A task-level challenge. (Server trust is a connection-level challenge: it goes to the session
+    /// delegate's `urlSession(_:didReceive:completionHandler:)`.)
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
     /// The task's metrics, delivered just before `didCompleteWithError`.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
     /// The task finished; `error` is nil on success, a `URLError` otherwise.
@@ -67,9 +75,21 @@ public protocol URLSessionTaskTraceDelegate: URLSessionTaskDelegate {
 extension URLSessionDelegate {
     /// Does nothing.
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
+
+    /// Default handling.
+    public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                           completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
+    }
 }
 
 extension URLSessionTaskDelegate {
+    /// Default handling.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                           completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
+    }
+
     /// Follows the proposed request.
     public func urlSession(_ session: URLSession, task: URLSessionTask,
                            willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
