@@ -56,8 +56,10 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
     /// Loop thread only: the task is suspended, so the connection stops reading (backpressure) and the
     /// idle timeout does not run.
     private var readingPaused = false
-    /// Loop thread only: the TLS engine of an HTTPS connection.
+    /// Loop thread only: the TLS engine of an HTTPS connection, and whether its handshake is done and the
+    /// trust decision pending (records that arrive meanwhile, such as session tickets, wait in the engine).
     private var tls: TLSEngine?
+    private var awaitingTrust = false
     /// Loop thread only: undoes the current response's Content-Encoding, when the request asked.
     private var decoder: ContentDecoder?
     /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
@@ -120,7 +122,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
 
     /// Runs the handshake as far as the bytes received allow; at the end, asks for the trust decision.
     private func advanceHandshake() {
-        guard let tls, machine.isConnecting else { return }
+        guard let tls, machine.isConnecting, !awaitingTrust else { return }
         do throws(TLSError) {
             while true {
                 let state = try tls.handshake()
@@ -132,6 +134,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                     tls.provideClientIdentity(nil)
                 case .complete:
                     establishment.secureConnectionEnd = TransportMetrics.now()
+                    awaitingTrust = true
                     let connection = self
                     transport.evaluateServerTrust(tls.makeServerTrust(), key: key) { decision in
                         connection.loop.execute { connection.trustDecided(decision) }
@@ -147,6 +150,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
 
     private func trustDecided(_ decision: ServerTrustDecision) {
         guard machine.isConnecting, socket != nil else { return }
+        awaitingTrust = false
         cancelTimer()
         switch decision {
         case .trust: run(machine.connected())
