@@ -153,9 +153,15 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
         awaitingTrust = false
         cancelTimer()
         switch decision {
-        case .trust: run(machine.connected())
-        case .reject(let error): run(machine.connectFailed(.serverTrustRejected(error)))
-        case .cancel: run(machine.connectFailed(.cancelled))
+        case .trust:
+            run(machine.connected())
+        case .reject(let error):
+            // A session cached during the handshake must not let a later connection skip this decision.
+            tls?.discardSession()
+            run(machine.connectFailed(.serverTrustRejected(error)))
+        case .cancel:
+            tls?.discardSession()
+            run(machine.connectFailed(.cancelled))
         }
     }
 
