@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: each stored property below says what guards it; the loop-thread-only ones
 /// are checked by `preconditionInEventLoop()` at every entry point.
-public final class EventLoop: @unchecked Sendable {
+public final class EventLoop: @unchecked Sendable { // each stored property says its guard
     // MARK: State
 
     /// Cross-thread work, guarded by `incoming`.

@@ -1,7 +1,7 @@
 // LoopBound: carries a loop-confined value across threads without letting them touch it.
 
 /// A value that may travel to other threads but is only read on its event loop's thread.
-public struct LoopBound<Value>: @unchecked Sendable {
+public struct LoopBound<Value>: @unchecked Sendable { // the value is only reachable on its loop (checked)
     /// Only read on `loop`'s thread: both `init` and `value` check it.
     private let storage: Value
     /// The loop whose thread may use the value.

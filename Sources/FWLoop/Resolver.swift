@@ -147,7 +147,7 @@ public enum Resolver {
 ///
 /// `@unchecked` only for `available`, a raw pointer: it never changes and the semaphore it points to
 /// is thread-safe by itself; `state` is a LockedBox.
-final class ResolverPool: @unchecked Sendable {
+final class ResolverPool: @unchecked Sendable { // immutable semaphore pointer; state in a LockedBox
     /// One pending lookup.
     struct Job: Sendable {
         let host: String

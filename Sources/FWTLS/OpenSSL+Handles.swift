@@ -10,7 +10,7 @@ import Glibc
 ///
 /// `@unchecked Sendable`: the certificate is never mutated after decoding; OpenSSL caches derived data
 /// (extensions, hashes) inside the X509 under its own lock, so concurrent readers are safe.
-final class X509Handle: @unchecked Sendable {
+final class X509Handle: @unchecked Sendable { // never mutated after creation (see above)
     let pointer: OpaquePointer
 
     /// Takes over one reference the caller owns.
@@ -33,7 +33,7 @@ final class X509Handle: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: the key is never mutated after decoding; OpenSSL 3 keys are safe to share
 /// between threads for signing.
-final class PrivateKeyHandle: @unchecked Sendable {
+final class PrivateKeyHandle: @unchecked Sendable { // never mutated after creation (see above)
     let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {
@@ -49,7 +49,7 @@ final class PrivateKeyHandle: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: filled once at creation and then only read by X509_verify_cert, which locks
 /// the store internally (including the lazy loads of the system's hashed certificate directory).
-final class X509StoreHandle: @unchecked Sendable {
+final class X509StoreHandle: @unchecked Sendable { // never mutated after creation (see above)
     let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `pointer` (the SSL_CTX) is configured completely in `init` and only read
 /// afterwards (SSL_new), which OpenSSL supports from any thread; `sessions` has its own lock.
-public final class TLSContext: @unchecked Sendable {
+public final class TLSContext: @unchecked Sendable { // see the doc comment: configured in init, then read-only
     /// The configuration this context was built from.
     public let configuration: TLSConfiguration
 
@@ -150,7 +150,7 @@ final class TLSSessionCache: Sendable {
 ///
 /// `@unchecked Sendable`: a session is immutable once the handshake that made it has finished, its
 /// reference count is atomic, and SSL_set_session may use one session from several threads.
-final class TLSSessionHandle: @unchecked Sendable {
+final class TLSSessionHandle: @unchecked Sendable { // immutable session, atomic refcount (see above)
     let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {

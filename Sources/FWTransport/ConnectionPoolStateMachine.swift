@@ -97,6 +97,10 @@ struct ConnectionPoolStateMachine {
         var connectingCount = 0
 
         var isUnused: Bool { connections.isEmpty && waiters.isEmpty }
+
+        func describe(_ connection: ConnectionID) -> String {
+            connections[connection].map { "\($0)" } ?? "unknown"
+        }
     }
 
     private enum State {
@@ -153,7 +157,7 @@ struct ConnectionPoolStateMachine {
         var pool = hosts[key]!
         defer { hosts[key] = pool }
         guard pool.connections[connection] == .connecting else {
-            preconditionFailure("connectionEstablished(\(connection)) in state \(String(describing: pool.connections[connection]))")
+            preconditionFailure("connectionEstablished(\(connection)) in state \(pool.describe(connection))")
         }
         pool.connectingCount -= 1
         return serveOrPark(connection, in: &pool, key: key)
@@ -165,7 +169,7 @@ struct ConnectionPoolStateMachine {
         var pool = hosts[key]!
         defer { store(pool, for: key) }
         guard pool.connections[connection] == .connecting else {
-            preconditionFailure("connectionFailed(\(connection)) in state \(String(describing: pool.connections[connection]))")
+            preconditionFailure("connectionFailed(\(connection)) in state \(pool.describe(connection))")
         }
         pool.connectingCount -= 1
         forget(connection, in: &pool)
@@ -181,7 +185,7 @@ struct ConnectionPoolStateMachine {
         var pool = hosts[key]!
         defer { store(pool, for: key) }
         guard case .leased = pool.connections[connection] else {
-            preconditionFailure("requestFinished(on: \(connection)) in state \(String(describing: pool.connections[connection]))")
+            preconditionFailure("requestFinished(on: \(connection)) in state \(pool.describe(connection))")
         }
         if reusable {
             return serveOrPark(connection, in: &pool, key: key)
@@ -201,7 +205,7 @@ struct ConnectionPoolStateMachine {
         case .leased:
             break
         case .connecting, nil:
-            preconditionFailure("connectionClosed(\(connection)) in state \(String(describing: pool.connections[connection]))")
+            preconditionFailure("connectionClosed(\(connection)) in state \(pool.describe(connection))")
         }
         forget(connection, in: &pool)
         return Action(request: .none, connection: createIfNeeded(in: &pool, key: key))
@@ -297,7 +301,8 @@ struct ConnectionPoolStateMachine {
         keyOfConnection[connection] = nil
     }
 
-    private mutating func serveOrPark(_ connection: ConnectionID, in pool: inout HostPool, key: ConnectionKey) -> Action {
+    private mutating func serveOrPark(_ connection: ConnectionID, in pool: inout HostPool,
+                                      key: ConnectionKey) -> Action {
         if !pool.waiters.isEmpty {
             let waiter = pool.waiters.removeFirst()
             pool.connections[connection] = .leased(waiter.request)

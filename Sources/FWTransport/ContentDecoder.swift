@@ -97,7 +97,8 @@ final class ContentDecoder {
     private func start(peeking input: [UInt8]) throws(Failure) {
         // zlib-wrapped deflate starts with a CMF byte whose low nibble is 8 and a check value; anything
         // else labelled "deflate" is raw deflate.
-        let zlibWrapped = input.count >= 2 && input[0] & 0x0F == 8 && (UInt16(input[0]) << 8 | UInt16(input[1])) % 31 == 0
+        let header = input.count >= 2 ? UInt16(input[0]) << 8 | UInt16(input[1]) : 0
+        let zlibWrapped = input.count >= 2 && input[0] & 0x0F == 8 && header % 31 == 0
         let windowBits: Int32 = isDeflate ? (zlibWrapped ? 15 : -15) : 15 + 16
         let status = fw_inflate_init(stream, windowBits)
         guard status == Z_OK else { throw Failure(description: "zlib could not start (status \(status))") }

@@ -14,7 +14,7 @@ import FWWire
 /// Sendable because it only crosses threads as a reference handed to `loop.execute`: every mutable
 /// stored property below is touched on `loop`'s thread only (checked with `preconditionInEventLoop`
 /// at every entry point).
-final class HTTP1Connection: IOHandler, @unchecked Sendable {
+final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-only state (see above)
     let id: ConnectionID
     let key: ConnectionKey
     let loop: EventLoop
@@ -314,7 +314,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
                         Result { () throws(IOError) in try socket.read(into: buffer) }
                     }.get()
                     if case .processed(let count) = result, count > 0 {
-                        cipherBuffer.withUnsafeBytes { tls.receive(ciphertext: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                        cipherBuffer.withUnsafeBytes { bytes in
+                            tls.receive(ciphertext: UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+                        }
                     }
                 } else {
                     // Plaintext goes straight into the parser's buffer: the read is the only copy.
@@ -419,7 +421,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable {
             case .head(let head, _):
                 metrics.responseHeaderBytes = bytesRead - Int64(parser.bufferedByteCount)
                 dropHeldBody()
-                if current?.request.decodesContent == true, let encoding = head.headers.first(name: "Content-Encoding") {
+                if current?.request.decodesContent == true,
+                   let encoding = head.headers.first(name: "Content-Encoding") {
                     decoder = ContentDecoder(contentEncoding: encoding)
                 }
                 deliver(machine.receivedResponseEvent(), .head(head))

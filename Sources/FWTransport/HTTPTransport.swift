@@ -162,7 +162,8 @@ public final class HTTPTransport: Sendable {
             guard var entry = state.entries[id] else { return [] }
             entry.readingPaused = paused
             state.entries[id] = entry
-            guard let connectionID = entry.connection, let connection = state.connections[connectionID] else { return [] }
+            guard let connectionID = entry.connection,
+                  let connection = state.connections[connectionID] else { return [] }
             return [.pauseReading(paused, id, on: connection)]
         }
         perform(work)
@@ -192,7 +193,8 @@ public final class HTTPTransport: Sendable {
     /// The pool's counts for `key`.
     public func counters(for key: ConnectionKey) -> Counters {
         let counts = state.withLock { $0.pool.counters(for: key) }
-        return Counters(connecting: counts.connecting, idle: counts.idle, leased: counts.leased, waiting: counts.waiting)
+        return Counters(connecting: counts.connecting, idle: counts.idle, leased: counts.leased,
+                        waiting: counts.waiting)
     }
 
     // MARK: TLS (loop thread)

@@ -12,8 +12,8 @@ extension TransportRequest {
     /// caller set them, then the configuration's additional fields, then `User-Agent`, `Accept` and
     /// `Accept-Encoding` defaults (gzip and deflate bodies are decoded whoever asked for them). Throws
     /// `badURL` or `unsupportedURL` for URLs the engine cannot carry.
-    init(_ request: URLRequest, configuration: URLSessionConfiguration, priority: Float = URLSessionTask.defaultPriority,
-         tracing: Bool) throws(URLError) {
+    init(_ request: URLRequest, configuration: URLSessionConfiguration,
+         priority: Float = URLSessionTask.defaultPriority, tracing: Bool) throws(URLError) {
         guard let url = request.url else {
             throw URLError(.badURL, url: nil, description: "the request has no URL")
         }

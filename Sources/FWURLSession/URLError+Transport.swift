@@ -32,7 +32,8 @@ extension URLError {
             let parseError = error.underlying as? HTTPParseError
             code = parseError?.isUnrecognizedResponse == true ? .cannotParseResponse : .badServerResponse
         } else if error.isSecureConnectionFailed || error.isServerTrustRejected {
-            let tlsCode = (error.underlying as? TLSError)?.urlErrorCode ?? (error.underlying as? TrustError)?.urlErrorCode
+            let tlsCode = (error.underlying as? TLSError)?.urlErrorCode
+                ?? (error.underlying as? TrustError)?.urlErrorCode
             code = tlsCode.flatMap { URLError.Code(rawValue: $0) } ?? .secureConnectionFailed
         } else if error.isCannotDecodeContent {
             code = .cannotDecodeContentData

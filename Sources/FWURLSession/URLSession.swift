@@ -134,7 +134,9 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Every task that has not completed yet.
     open func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
-        let tasks = registry.withLock { registry in registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
+        let tasks = registry.withLock { registry in
+            registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier }
+        }
         delegateQueue.addOperation { completionHandler(tasks) }
     }
 

@@ -23,7 +23,8 @@ public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
     /// A connection-level challenge: for HTTPS, `NSURLAuthenticationMethodServerTrust` with the peer's
     /// chain in `protectionSpace.serverTrust`. The connection waits for `completionHandler`.
     func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+                    completionHandler: @escaping @Sendable
+                        (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
 }
 
 /// Events of any task. Methods are called on the session's `delegateQueue`, in order per task.
@@ -35,7 +36,8 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
     /// A task-level challenge. (Server trust is a connection-level challenge: it goes to the session
     /// delegate's `urlSession(_:didReceive:completionHandler:)`.)
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+                    completionHandler: @escaping @Sendable
+                        (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
     /// The task's metrics, delivered just before `didCompleteWithError`.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
     /// The task finished; `error` is nil on success, a `URLError` otherwise.
@@ -78,15 +80,18 @@ extension URLSessionDelegate {
 
     /// Default handling.
     public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
-                           completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+                           completionHandler: @escaping @Sendable
+                               (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
         completionHandler(.performDefaultHandling, nil)
     }
 }
 
 extension URLSessionTaskDelegate {
     /// Default handling.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                           completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    public func urlSession(_ session: URLSession, task: URLSessionTask,
+                           didReceive challenge: URLAuthenticationChallenge,
+                           completionHandler: @escaping @Sendable
+                               (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
         completionHandler(.performDefaultHandling, nil)
     }
 

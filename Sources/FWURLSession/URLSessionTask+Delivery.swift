@@ -99,6 +99,10 @@ extension URLSessionTask: TransportTaskDelegate {
         delegate ?? (session.delegate as? any URLSessionTaskDelegate)
     }
 
+    private var traceDelegate: (any URLSessionTaskTraceDelegate)? {
+        taskDelegate as? any URLSessionTaskTraceDelegate
+    }
+
     private func handle(_ event: TaskEvent) {
         let (ending, following) = guarded.withLock {
             ([.canceling, .completed].contains($0.lifecycle.publicState), $0.followingRedirect != nil)
@@ -129,9 +133,9 @@ extension URLSessionTask: TransportTaskDelegate {
                 trace.urlSession(session, task: self, didSendRequestHead: Data(bytes))
             }
         case .transport(.wireWrite(let bytes)):
-            (taskDelegate as? any URLSessionTaskTraceDelegate)?.urlSession(session, task: self, didWriteBytes: Data(bytes))
+            traceDelegate?.urlSession(session, task: self, didWriteBytes: Data(bytes))
         case .transport(.wireRead(let bytes)):
-            (taskDelegate as? any URLSessionTaskTraceDelegate)?.urlSession(session, task: self, didReadBytes: Data(bytes))
+            traceDelegate?.urlSession(session, task: self, didReadBytes: Data(bytes))
         case .transport(.metrics(let metrics)):
             recordTransaction(metrics)
         case .transport(.informational):
@@ -147,7 +151,8 @@ extension URLSessionTask: TransportTaskDelegate {
             }
         case .transport(.end(let trailers)):
             if !trailers.isEmpty, let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
-                trace.urlSession(session, task: self, didReceiveTrailers: trailers.map { (name: $0.name, value: $0.value) })
+                let fields = trailers.map { (name: $0.name, value: $0.value) }
+                trace.urlSession(session, task: self, didReceiveTrailers: fields)
             }
             finish(error: nil)
         case .transport(.failed(let error)):

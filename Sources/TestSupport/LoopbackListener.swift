@@ -10,7 +10,7 @@ import Glibc
 ///
 /// `stop()` wakes and joins the accept thread, shuts every open connection down, joins every connection
 /// thread, then closes the listening socket. It is idempotent.
-final class LoopbackListener: @unchecked Sendable {
+final class LoopbackListener: @unchecked Sendable { // counters under its lock; threads joined in stop()
     // MARK: Stored state
 
     /// The port the kernel chose.

@@ -11,7 +11,7 @@ import Glibc
 /// It is spawned with an empty signal mask and default signal handlers (test threads block most
 /// signals, and a child inherits that) under `timeout -k 1 120`, so SIGTERM stops it and it cannot
 /// outlive a test run that crashed before stopping it.
-public final class OpenSSLServer: @unchecked Sendable { // lets only, but `stopped`: touched by stop() on the test thread
+public final class OpenSSLServer: @unchecked Sendable { // `stopped`: only stop(), on the test thread
     /// The port s_server listens on.
     public let port: Int
 

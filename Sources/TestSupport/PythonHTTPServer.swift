@@ -10,7 +10,7 @@ import Glibc
 ///
 /// Python's request log (stderr) goes to `server.log` next to the served directory; its text is part of
 /// the error when the server does not come up.
-public final class PythonHTTPServer: @unchecked Sendable {
+public final class PythonHTTPServer: @unchecked Sendable { // process state under its lock
     // MARK: Stored state
 
     /// The port on 127.0.0.1 that the server reported.

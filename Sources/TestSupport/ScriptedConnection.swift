@@ -11,7 +11,7 @@ import Glibc
 /// Reads and writes are made by the one thread that runs the connection's script; `abort()` may come
 /// from any thread (the server's `stop()`), and only shuts the socket down, so the descriptor stays
 /// valid until the script's thread closes it.
-public final class ScriptedConnection: @unchecked Sendable {
+public final class ScriptedConnection: @unchecked Sendable { // socket: script thread; stop() only shuts down
     // MARK: Stored state
 
     /// 0-based order of acceptance.

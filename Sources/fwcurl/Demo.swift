@@ -49,7 +49,8 @@ struct Demo {
     private mutating func plainGet(_ session: URLSession) async {
         step("1. A plain GET")
         guard let (body, response) = await load(session, "/hello") else { return }
-        show("status \(response.statusCode), body: \(String(decoding: body, as: UTF8.self))", ok: response.statusCode == 200)
+        show("status \(response.statusCode), body: \(String(decoding: body, as: UTF8.self))",
+             ok: response.statusCode == 200)
     }
 
     private mutating func keepAlive(_ session: URLSession) async {

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `completion` is read and cleared only with `lock` held.
 final class URLSessionAuthenticationChallengeSender: NSObject, URLAuthenticationChallengeSender,
-    @unchecked Sendable {
+    @unchecked Sendable { // completion under lock
     typealias Completion = @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
 
     private let lock = NSLock()

@@ -27,7 +27,7 @@ public protocol URLAuthenticationChallengeSender: NSObjectProtocol, Sendable {
 ///
 /// `@unchecked Sendable`: every stored property is a `let` (the error is the one the challenge was made
 /// with and is only read).
-open class URLAuthenticationChallenge: NSObject, @unchecked Sendable {
+open class URLAuthenticationChallenge: NSObject, @unchecked Sendable { // lets only
     private let space: URLProtectionSpace
     private let credential: URLCredential?
     private let failureCount: Int

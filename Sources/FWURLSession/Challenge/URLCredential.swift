@@ -28,7 +28,7 @@ extension URLCredential {
 /// or an accepted server trust.
 ///
 /// `@unchecked Sendable`: the only stored property is a `let`; `SecTrust` guards its own state.
-open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
+open class URLCredential: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable { // lets only (see above)
     private struct Fields {
         var user: String?
         var password: String?

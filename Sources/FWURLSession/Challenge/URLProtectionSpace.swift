@@ -11,7 +11,7 @@ import Foundation
 /// must be evaluated or which asks for a client certificate.
 ///
 /// `@unchecked Sendable`: the only stored property is a `let`; `SecTrust` guards its own state.
-open class URLProtectionSpace: NSObject, NSCopying, @unchecked Sendable {
+open class URLProtectionSpace: NSObject, NSCopying, @unchecked Sendable { // lets only; SecTrust guards itself
     private struct Fields {
         var host: String
         var port: Int

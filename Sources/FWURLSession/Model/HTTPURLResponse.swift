@@ -16,7 +16,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: like `URLResponse`, every stored property is assigned once during
 /// initialisation and never written again.
-open class HTTPURLResponse: URLResponse, @unchecked Sendable {
+open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init
     // MARK: Properties
 
     /// The HTTP status code of the response.

@@ -125,7 +125,7 @@ extension URLRequest {
     /// `@unchecked Sendable` because `InputStream` is not `Sendable`. The request only stores the reference
     /// and compares it by identity; the stream's own state is read solely by the one task that uploads it,
     /// from one thread at a time (the contract FoundationNetworking's `URLRequest` has as well).
-    enum Body: @unchecked Sendable {
+    enum Body: @unchecked Sendable { // the stream is read by one task only
         /// A body held in memory.
         case data(Data)
         /// A body read from a stream while the request is sent.

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: every stored property is written only during initialisation and never again,
 /// so instances are safe to share between threads without a lock.
-open class URLResponse: NSObject, NSCopying, @unchecked Sendable {
+open class URLResponse: NSObject, NSCopying, @unchecked Sendable { // immutable after init
     // MARK: Properties
 
     /// The URL of the receiver.

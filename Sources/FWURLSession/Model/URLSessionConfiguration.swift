@@ -17,7 +17,7 @@ import FWWire
 /// A session copies its configuration when it is created, so changing a configuration afterwards does not
 /// affect the session. `@unchecked Sendable`: the only stored `var`, `storage`, is read and written only
 /// while `lock` is held.
-open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable {
+open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { // storage under lock
     // MARK: Storage
 
     /// Every property of a configuration, with FoundationNetworking's defaults.

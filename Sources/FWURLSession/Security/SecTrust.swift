@@ -21,7 +21,7 @@ import Foundation
 /// A trust evaluation: certificates, policies and anchors (Security's SecTrust).
 ///
 /// `@unchecked Sendable`: `settings` is read and written only with `lock` held; `base` is immutable.
-public final class SecTrust: @unchecked Sendable, CustomStringConvertible {
+public final class SecTrust: @unchecked Sendable, CustomStringConvertible { // settings under lock; base immutable
     private struct Settings {
         var policies: [SecPolicy]
         /// The anchors given to SecTrustSetAnchorCertificates; nil for the default anchors.
