@@ -94,7 +94,10 @@ func fetch(_ options: Options) async -> Int32 {
             return 2
         }
     }
-    let session = URLSession(configuration: configuration)
+    if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
+    let trust = ServerTrustPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
+                                  showChain: options.showChain)
+    let session = URLSession(configuration: configuration, delegate: trust, delegateQueue: nil)
     defer { session.finishTasksAndInvalidate() }
 
     let traceLog = options.traceFile.flatMap(TraceLog.init(path:))
@@ -193,5 +196,55 @@ final class TraceLog: @unchecked Sendable { // `handle` writes are serialised by
 
     private func write(_ text: String) {
         lock.withLock { handle.write(Data(text.utf8)) }
+    }
+}
+
+/// `-k`, `--pinnedpubkey` and `--show-chain`, as the session delegate's server-trust answer. As with
+/// curl, a pin is checked in addition to the normal verification unless `-k` turns that off; the pins
+/// match the leaf's public key.
+final class ServerTrustPolicy: NSObject, URLSessionDelegate, @unchecked Sendable { // lets only
+    private let insecure: Bool
+    private let pins: [String]?
+    private let showChain: Bool
+
+    init(insecure: Bool, pins: [String]?, showChain: Bool) {
+        self.insecure = insecure
+        self.pins = pins
+        self.showChain = showChain
+    }
+
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable
+                        (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+              let trust = challenge.protectionSpace.serverTrust else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate] ?? []).map(\.certificate)
+        if showChain { Self.print(chain, host: challenge.protectionSpace.host) }
+        if let pins, !pins.contains(chain.first?.spkiPin ?? "") {
+            Terminal.error("fwcurl: the server's public key matches no --pinnedpubkey pin " +
+                           "(it is \(chain.first?.spkiPin ?? "missing"))")
+            completionHandler(.cancelAuthenticationChallenge, nil)
+            return
+        }
+        completionHandler(insecure ? .useCredential : .performDefaultHandling,
+                          insecure ? URLCredential(trust: trust) : nil)
+    }
+
+    private static func print(_ chain: [Certificate], host: String) {
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd"
+        format.timeZone = TimeZone(identifier: "UTC")
+        func day(_ seconds: Int64) -> String { format.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) }
+        var lines = ["* Certificate chain of \(host):"]
+        for (index, certificate) in chain.enumerated() {
+            lines.append("*  \(index) subject: \(certificate.subjectText)")
+            lines.append("*    issuer: \(certificate.issuerText)")
+            lines.append("*    valid: \(day(certificate.notBefore)) to \(day(certificate.notAfter))")
+            lines.append("*    pin: \(certificate.spkiPin)")
+        }
+        Terminal.error(lines.joined(separator: "\n"))
     }
 }

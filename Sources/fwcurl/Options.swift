@@ -16,6 +16,10 @@ struct Options {
     var json = false
     var traceFile: String?
     var caCertificateFile: String?
+    var insecure = false
+    var pinnedPublicKeys: [String]?
+    var tlsMinimum: tls_protocol_version_t?
+    var showChain = false
     var urls: [URL] = []
 
     /// A command-line mistake, reported with the usage text.
@@ -25,7 +29,8 @@ struct Options {
 
     static let usage = """
         usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE] [-i] [-v]
-                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] URL [URL...]
+                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
+                      [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain] URL [URL...]
                fwcurl demo
         """
 
@@ -68,6 +73,22 @@ struct Options {
                 traceFile = try value(for: argument)
             case "--cacert":
                 caCertificateFile = try value(for: argument)
+            case "-k", "--insecure":
+                insecure = true
+            case "--pinnedpubkey":
+                let pins = try value(for: argument).split(separator: ";").map { String($0) }
+                guard !pins.isEmpty, pins.allSatisfy({ $0.hasPrefix("sha256//") }) else {
+                    throw UsageError(description: "--pinnedpubkey takes sha256//BASE64[;sha256//BASE64...]")
+                }
+                pinnedPublicKeys = pins
+            case "--tls-min":
+                switch try value(for: argument) {
+                case "1.2": tlsMinimum = .TLSv12
+                case "1.3": tlsMinimum = .TLSv13
+                case let other: throw UsageError(description: "--tls-min takes 1.2 or 1.3, not \(other)")
+                }
+            case "--show-chain":
+                showChain = true
             case let flag where flag.hasPrefix("-") && flag.count > 1:
                 throw UsageError(description: "unknown option \(flag)")
             default:

@@ -83,7 +83,9 @@ import TestSupport
     }
 
     @Test func postsDataAndWritesTheBodyToAFile() throws {
-        let server = try LoopbackHTTPServer { request in .ok(String(decoding: request.body, as: UTF8.self).uppercased()) }
+        let server = try LoopbackHTTPServer { request in
+            .ok(String(decoding: request.body, as: UTF8.self).uppercased())
+        }
         defer { server.stop() }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("fwcurl-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
@@ -107,6 +109,28 @@ import TestSupport
         #expect(text.contains("<= Recv data, "))
         #expect(text.contains("0000: HTTP/1.1 200 OK"))
         #expect(text.contains(": traced body"))
+    }
+
+    @Test func tlsFlagsControlServerTrust() throws {
+        let server = try OpenSSLServer.start(certificate: "self-signed.pem", chain: nil)
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.port)/"
+        let pin = "sha256//W1mFlbPwnvv85TzXVNbb3WD3b5WNJZTrG+3653+utdA="
+        let wrongPin = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+
+        func errorCode(_ run: Run) -> Int? { (run.json?["error"] as? [String: Any])?["code"] as? Int }
+        func status(_ run: Run) -> Int? { run.json?["status"] as? Int }
+
+        #expect(errorCode(try Self.fwcurl(["--json", url])) == NSURLErrorServerCertificateHasUnknownRoot)
+        #expect(status(try Self.fwcurl(["-k", "--json", url])) == 200)
+        #expect(status(try Self.fwcurl(["-k", "--pinnedpubkey", "\(wrongPin);\(pin)", "--json", url])) == 200)
+        let mismatch = try Self.fwcurl(["-k", "--pinnedpubkey", wrongPin, "--json", url])
+        #expect(errorCode(mismatch) == NSURLErrorCancelled)
+        #expect(mismatch.stderr.contains("matches no --pinnedpubkey pin"))
+        let chain = try Self.fwcurl(["--show-chain", "--cacert", TLSFixtures.path("self-signed.pem"),
+                                     "-o", "/dev/null", url])
+        #expect(chain.status == 0)
+        #expect(chain.stderr.contains("pin: \(pin)"))
     }
 
     @Test func theDemoBehaves() throws {
