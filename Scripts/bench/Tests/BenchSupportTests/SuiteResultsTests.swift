@@ -1,0 +1,114 @@
+import BenchSupport
+import Testing
+
+// MARK: - Fixtures
+
+private func result(_ client: String, rps: Double = 0, mbps: Double = 0, cpuMicros: Double = 10,
+                    rssKiB: Int = 8000) -> ClientResult {
+    let requests = 1000
+    var result = ClientResult(client: client, api: "x", mode: .get, concurrency: 1, maxConnections: 1,
+                              totals: LoopTotals(completed: requests, seconds: 1), cpuSeconds: 0,
+                              peakRSSKiB: rssKiB)
+    result.requestsPerSecond = rps
+    result.megabytesPerSecond = mbps
+    result.cpuMicrosecondsPerRequest = cpuMicros
+    return result
+}
+
+private func row(_ id: String) throws -> SuiteRow {
+    try #require(SuiteRow.standard.first { $0.id == id })
+}
+
+// MARK: - Rows
+
+@Test func standardRowsAreUniqueAndCoverEveryTarget() {
+    let ids = SuiteRow.standard.map(\.id)
+    #expect(Set(ids).count == ids.count)
+    let named = ["small-c1", "small-c32", "close-c1", "mib-c4", "big-buffered", "big-streamed", "mem-one",
+                 "mem-queued"]
+    #expect(Set(named).isSubset(of: Set(ids)))
+    for row in SuiteRow.standard {
+        #expect(row.clients.first == "fw")
+        // Scripts/bench.sh writes these files.
+        #expect(["64.bin": 64, "1m.bin": 1 << 20, "100m.bin": 100 << 20][row.path] == row.bodySize)
+    }
+}
+
+// MARK: - Medians and ratios
+
+@Test func ratiosArePerRoundThenMedian() throws {
+    let small = try row("small-c1")
+    var results = SuiteResults(rows: [small])
+    // fw/curl per round: 2.0, 0.5, 1.5 → median 1.5; the ratio of medians would be 100/100 = 1.0.
+    let rounds: [(Double, Double)] = [(200, 100), (50, 100), (100, 66.666_666_666_666_67)]
+    for (index, (fw, curl)) in rounds.enumerated() {
+        results.record(result("fw", rps: fw), problem: nil, row: small, round: index, client: "fw")
+        results.record(result("curl", rps: curl), problem: nil, row: small, round: index, client: "curl")
+    }
+    let rps = { (result: ClientResult) in result.requestsPerSecond }
+    #expect(results.median(small, "fw", rps) == 100)
+    #expect(results.median(small, "curl", rps) == 100)
+    let ratio = try #require(results.medianRatio(small, "fw", over: "curl", rps))
+    #expect(abs(ratio - 1.5) < 1e-9)
+    #expect(results.medianRatio(small, "fw", over: "ahc", rps) == nil)
+}
+
+@Test func roundsWhereAClientFailedAreLeftOutOfItsRatios() throws {
+    let small = try row("small-c32")
+    var results = SuiteResults(rows: [small])
+    results.record(result("fw", rps: 10), problem: nil, row: small, round: 0, client: "fw")
+    results.record(nil, problem: "exited with 1", row: small, round: 0, client: "curl")
+    results.record(result("fw", rps: 30), problem: nil, row: small, round: 1, client: "fw")
+    results.record(result("curl", rps: 10), problem: nil, row: small, round: 1, client: "curl")
+    let rps = { (result: ClientResult) in result.requestsPerSecond }
+    #expect(results.median(small, "fw", rps) == 20)
+    #expect(results.medianRatio(small, "fw", over: "curl", rps) == 3)
+    #expect(results.problems == ["small-c32, round 1, curl: exited with 1"])
+}
+
+// MARK: - Targets and the report
+
+@Test func targetsUseTheIssuesThresholds() throws {
+    let rows = try ["small-c1", "mib-c4", "mem-one", "mem-queued", "big-buffered"].map(row)
+    var results = SuiteResults(rows: rows)
+    let record = { (client: ClientResult, id: String) in
+        results.record(client, problem: nil, row: try row(id), round: 0, client: client.client)
+    }
+    try record(result("fw", rps: 900, cpuMicros: 20), "small-c1")
+    try record(result("curl", rps: 1000, cpuMicros: 25), "small-c1")
+    try record(result("fw", mbps: 3000, cpuMicros: 300), "mib-c4")
+    try record(result("curl", mbps: 2000, cpuMicros: 200), "mib-c4")
+    try record(result("fw", rssKiB: 11_718), "mem-one")
+    try record(result("fw", rssKiB: 20_000), "mem-queued")
+    try record(result("curl", rssKiB: 10_000), "mem-queued")
+    try record(result("fw", rssKiB: 110 * 1024), "big-buffered")
+    let checks = Dictionary(uniqueKeysWithValues: results.targets().map { ($0.target, $0) })
+    #expect(checks["GET 64 B, keep-alive, c=1: requests/s ≥ 1.0× libcurl"]?.met == false)
+    #expect(checks["GET 64 B, keep-alive, c=1: requests/s ≥ 1.0× libcurl"]?.measured == "FW/curl 0.90×")
+    #expect(checks["GET 64 B, keep-alive, c=1: CPU per request ≤ libcurl's"]?.met == true)
+    #expect(checks["GET 1 MiB, keep-alive, c=4: MB/s ≥ 1.0× libcurl"]?.met == true)
+    #expect(checks["GET 1 MiB, keep-alive, c=4: CPU per request ≤ libcurl's"]?.met == false)
+    #expect(checks["one GET 64 B: peak RSS ≤ 12 MB"]?.met == true)
+    #expect(checks["one GET 64 B: peak RSS ≤ 12 MB"]?.measured == "12.0 MB")
+    #expect(checks["1000 GET 64 B queued, limit 8: peak RSS ≤ libcurl's"]?.met == false)
+    #expect(checks["GET 100 MiB once, buffered: peak RSS ≤ 1.15× body"]?.met == true)
+    #expect(checks["GET 100 MiB once, buffered: peak RSS ≤ 1.15× body"]?.measured == "1.10×")
+    #expect(checks["GET 64 B, keep-alive, c=32: requests/s ≥ 1.0× libcurl"]?.met == nil)
+}
+
+@Test func reportHasEveryTableAndTheProblems() throws {
+    let small = try row("small-c1")
+    let memory = try row("mem-one")
+    var results = SuiteResults(rows: [small, memory])
+    results.record(result("fw", rps: 12345), problem: nil, row: small, round: 0, client: "fw")
+    results.record(result("curl", rps: 10000), problem: nil, row: small, round: 0, client: "curl")
+    results.record(result("fw", rssKiB: 9766), problem: "2 failed requests", row: memory, round: 0, client: "fw")
+    let report = results.markdown(header: ["## Title"])
+    #expect(report.hasPrefix("## Title\n- APIs driven: fw (x); curl (x)\n"))
+    #expect(report.contains("| GET 64 B, keep-alive, c=1 | req/s | 12,345 | 10,000 | – | – | – | 1.23× | – |"))
+    #expect(report.contains("### Client CPU per request"))
+    #expect(report.contains("| one GET 64 B | 10.0 | – | – | – | – | – |"))
+    #expect(report.contains("| GET 64 B, keep-alive, c=1: requests/s ≥ 1.0× libcurl | FW/curl 1.23× | yes |"))
+    #expect(report.contains("- mem-one, round 1, fw: 2 failed requests"))
+    #expect(!report.contains("1000 GET 64 B queued"))
+}
