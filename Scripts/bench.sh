@@ -60,12 +60,12 @@ wrk=$(command -v wrk)
 # MARK: Build
 
 say "building the clients (release)"
-bin=$(swift build -c release --package-path "$package" --show-bin-path)
 # SwiftPM does not recompile a module when only a module re-exported by its dependency changed (bench-fw
 # imports FWNetworking, which re-exports FWURLSession): a stale bench-fw can crash on changed witness
-# tables. Its objects are removed so that it always compiles against the current sources.
-rm -rf "$bin/bench_fw.build"
+# tables. A new modification time on its source makes it compile against the current sources.
+touch "$package/Sources/bench-fw/main.swift"
 nice -n 10 swift build -c release --package-path "$package" >&2
+bin=$(swift build -c release --package-path "$package" --show-bin-path)
 mkdir -p "$package/.build/c"
 nice -n 10 cc -O2 -Wall -Wextra -o "$package/.build/c/bench-curl" "$package/curl/bench-curl.c" -lcurl
 

@@ -151,8 +151,10 @@ header += options.notes.map { "- \($0)" }
 header.append("- Closed loops: N requests in flight, each completion starts the next; CPU: the client's getrusage "
               + "over the measured interval (wrk: wait4); peak RSS: the client's ru_maxrss, started from a fresh "
               + "shell; libcurl reads in 64 KiB slices (FWNetworking's read size) on the MB/s rows")
+let loadAtEnd = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first
 header.append("- \(options.rounds) rounds of \(Format.quantity(options.seconds)) s per client and row "
-              + "(fixed-count rows: the count), clients interleaved; suite time \(String(format: "%.1f", minutes)) min")
+              + "(fixed-count rows: the count), clients interleaved; suite time "
+              + "\(String(format: "%.1f", minutes)) min, 1-minute load \(loadAtEnd ?? "?") at the end")
 let report = results.markdown(header: header)
 print(report, terminator: "")
 if let path = options.output {
