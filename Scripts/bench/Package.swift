@@ -21,7 +21,8 @@ let package = Package(
             name: "bench-fw",
             dependencies: ["BenchSupport", .product(name: "FWNetworking", package: "FWNetworking")]
         ),
-        .executableTarget(name: "bench-foundation", dependencies: ["BenchSupport"]),
+        .executableTarget(name: "bench-foundation", dependencies: ["BenchSupport"],
+                          swiftSettings: [.define("FOUNDATION_NETWORKING")]),
         .executableTarget(
             name: "bench-ahc",
             dependencies: [
