@@ -156,4 +156,16 @@ public enum TLSFixtures {
     public static func path(_ name: String) -> String {
         directory + "/" + name
     }
+
+    /// The SPKI pins README.md lists, by file name (computed there by the openssl CLI).
+    public static func readmePins() throws -> [String: String] {
+        let readme = try String(contentsOfFile: path("README.md"), encoding: .utf8)
+        var pins: [String: String] = [:]
+        for line in readme.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3 else { continue }
+            pins[cells[0].trimmingCharacters(in: ["`"])] = cells[2].trimmingCharacters(in: ["`"])
+        }
+        return pins
+    }
 }

@@ -49,15 +49,8 @@ enum Fixtures {
         try TLSIdentity(certificateChainPEMFile: path("client.pem"), privateKeyPEMFile: path("client.key"))
     }
 
-    /// The SPKI pins README.md lists, by file name (computed there by the openssl CLI).
+    /// The SPKI pins README.md lists, by file name.
     static func readmePins() throws -> [String: String] {
-        let readme = try String(contentsOfFile: path("README.md"), encoding: .utf8)
-        var pins: [String: String] = [:]
-        for line in readme.split(separator: "\n") where line.hasPrefix("| `") {
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count == 3 else { continue }
-            pins[cells[0].trimmingCharacters(in: ["`"])] = cells[2].trimmingCharacters(in: ["`"])
-        }
-        return pins
+        try TLSFixtures.readmePins()
     }
 }

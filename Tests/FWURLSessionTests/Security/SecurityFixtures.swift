@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import FWURLSession
 import Testing
 
@@ -65,16 +66,9 @@ enum SecurityFixtures {
         return created
     }
 
-    /// The SPKI pins README.md lists, by file name (computed there by the openssl CLI).
+    /// The SPKI pins README.md lists, by file name.
     static func readmePins() throws -> [String: String] {
-        let readme = try String(contentsOfFile: path("README.md"), encoding: .utf8)
-        var pins: [String: String] = [:]
-        for line in readme.split(separator: "\n") where line.hasPrefix("| `") {
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count == 3 else { continue }
-            pins[cells[0].trimmingCharacters(in: ["`"])] = cells[2].trimmingCharacters(in: ["`"])
-        }
-        return pins
+        try TLSFixtures.readmePins()
     }
 
     /// The PKCS#12 and encrypted-key password of the client identity.
