@@ -18,53 +18,53 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     let id: ConnectionID
     let key: ConnectionKey
     let loop: EventLoop
-    private let transport: HTTPTransport
-    private let connectTimeout: Duration
+    let transport: HTTPTransport
+    let connectTimeout: Duration
     private let idleConnectionTimeout: Duration
 
     // MARK: Loop-thread state
 
     /// Loop thread only.
-    private var machine: HTTP1ConnectionStateMachine
+    var machine: HTTP1ConnectionStateMachine
     /// Loop thread only.
-    private var socket: Socket?
+    var socket: Socket?
     /// Loop thread only.
     private var registration: RegistrationID?
     /// Loop thread only.
     private var interest: IOInterest = []
     /// Loop thread only.
-    private var parser: HTTPResponseParser
+    var parser: HTTPResponseParser
     /// Loop thread only.
-    private var writes = PendingWrites()
+    var writes = PendingWrites()
     /// The request leased to this connection. Loop thread only.
-    private var current: PreparedRequest?
+    var current: PreparedRequest?
     /// Loop thread only: the request idle timer, or the idle-connection timer.
     private var timer: TimerID?
     /// Loop thread only: when a byte last moved for the current request.
-    private var lastActivity = Deadline.now()
+    var lastActivity = Deadline.now()
     /// Loop thread only: the buffer ciphertext is read into (HTTPS only; plaintext is read straight into
     /// the parser).
     private lazy var cipherBuffer = [UInt8](repeating: 0, count: Self.readSize)
     /// How much one read takes at most.
     private static let readSize = 64 * 1024
     /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
-    private var establishment = TransportMetrics()
+    var establishment = TransportMetrics()
     /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
-    private var metrics = TransportMetrics()
-    private var bytesWritten: Int64 = 0
-    private var bytesRead: Int64 = 0
+    var metrics = TransportMetrics()
+    var bytesWritten: Int64 = 0
+    var bytesRead: Int64 = 0
     /// Loop thread only: the task is suspended, so the connection stops reading (backpressure) and the
     /// idle timeout does not run.
-    private var readingPaused = false
+    var readingPaused = false
     /// Loop thread only: the TLS engine of an HTTPS connection, and whether its handshake is done and the
     /// trust decision pending (records that arrive meanwhile, such as session tickets, wait in the engine).
-    private var tls: TLSEngine?
-    private var awaitingTrust = false
+    var tls: TLSEngine?
+    var awaitingTrust = false
     /// Loop thread only: undoes the current response's Content-Encoding, when the request asked.
-    private var decoder: ContentDecoder?
+    var decoder: ContentDecoder?
     /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
-    private var heldBody: [UInt8]?
-    private var continueTimer: TimerID?
+    var heldBody: [UInt8]?
+    var continueTimer: TimerID?
 
     init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
          connectTimeout: Duration, idleConnectionTimeout: Duration, maxRequests: Int?, limits: HTTPLimits) {
@@ -120,58 +120,6 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         advanceHandshake()
     }
 
-    /// Runs the handshake as far as the bytes received allow; at the end, asks for the trust decision.
-    private func advanceHandshake() {
-        guard let tls, machine.isConnecting, !awaitingTrust else { return }
-        do throws(TLSError) {
-            while true {
-                let state = try tls.handshake()
-                queueCiphertext()
-                switch state {
-                case .inProgress:
-                    return
-                case .clientIdentityRequested:
-                    tls.provideClientIdentity(nil)
-                case .complete:
-                    establishment.secureConnectionEnd = TransportMetrics.now()
-                    awaitingTrust = true
-                    let connection = self
-                    transport.evaluateServerTrust(tls.makeServerTrust(), key: key) { decision in
-                        connection.loop.execute { connection.trustDecided(decision) }
-                    }
-                    return
-                }
-            }
-        } catch {
-            queueCiphertext()
-            run(machine.connectFailed(.secureConnectionFailed(error)))
-        }
-    }
-
-    private func trustDecided(_ decision: ServerTrustDecision) {
-        guard machine.isConnecting, socket != nil else { return }
-        awaitingTrust = false
-        cancelTimer()
-        switch decision {
-        case .trust:
-            run(machine.connected())
-        case .reject(let error):
-            // A session cached during the handshake must not let a later connection skip this decision.
-            tls?.discardSession()
-            run(machine.connectFailed(.serverTrustRejected(error)))
-        case .cancel:
-            tls?.discardSession()
-            run(machine.connectFailed(.cancelled))
-        }
-    }
-
-    /// Moves whatever the TLS engine produced to the socket.
-    private func queueCiphertext() {
-        guard let tls, tls.hasPendingCiphertext else { return }
-        writes.append(tls.pendingCiphertext())
-        flush()
-    }
-
     // MARK: Requests
 
     /// Runs `request` on this connection, which the pool leased to it. Loop thread.
@@ -210,34 +158,6 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         run(machine.close())
     }
 
-    private func startWriting(_ request: PreparedRequest) {
-        parser.expectResponse(requestMethod: request.request.head.method)
-        lastActivity = .now()
-        startMetrics(for: request)
-        armRequestIdleTimer(request.request.idleTimeout)
-        let info = ConnectionInfo(id: id, isReused: machine.isReused,
-                                  localAddress: socket?.localAddress()?.description,
-                                  remoteAddress: socket?.remoteAddress()?.description)
-        request.deliver(.connected(info))
-        if request.request.tracesBytes { request.deliver(.headSent(request.encodedHead)) }
-        enqueue(request.encodedHead)
-        if let body = request.request.body {
-            if request.expectsContinue {
-                heldBody = body
-                continueTimer = loop.scheduleTimer(at: .now() + PreparedRequest.continueTimeout) { [self] in
-                    continueTimer = nil
-                    releaseHeldBody()
-                }
-            } else {
-                enqueue(body)
-            }
-        }
-        flush()
-        // Bytes that arrived while idle were caught by the read path; a response may already be buffered
-        // if the server answered very fast, so parse what is there.
-        if !machine.isClosed, parser.bufferedByteCount > 0 { drainParser() }
-    }
-
     // MARK: IOHandler
 
     func handleIO(_ events: IOEvents) {
@@ -245,62 +165,6 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         if socket == nil { return }
         if events.contains(.writable) { flush() }
         if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readAvailable() }
-    }
-
-    /// Sends the body that waited for `100 Continue` (the 100 came, or the wait timed out).
-    private func releaseHeldBody() {
-        guard let body = heldBody else { return }
-        heldBody = nil
-        if let continueTimer { loop.cancelTimer(continueTimer) }
-        continueTimer = nil
-        enqueue(body)
-        flush()
-    }
-
-    /// Queues request bytes: traced and counted as plaintext, encrypted first on an HTTPS connection.
-    private func enqueue(_ bytes: [UInt8]) {
-        bytesWritten += Int64(bytes.count)
-        if let current, current.request.tracesBytes { current.deliver(.wireWrite(bytes)) }
-        guard let tls else {
-            writes.append(bytes)
-            return
-        }
-        do throws(TLSError) {
-            try tls.send(plaintext: bytes)
-            writes.append(tls.pendingCiphertext())
-        } catch {
-            run(machine.failActiveRequest(.secureConnectionFailed(error)))
-        }
-    }
-
-    /// A final status arrived before `100 Continue`: the body is never sent (and the connection, whose
-    /// request is then not fully framed, will not be reused).
-    private func dropHeldBody() {
-        heldBody = nil
-        if let continueTimer { loop.cancelTimer(continueTimer) }
-        continueTimer = nil
-    }
-
-    private func flush() {
-        guard let socket, !writes.isEmpty else { return }
-        do throws(IOError) {
-            let result = try writes.flush(to: socket) { _ in
-                machine.wroteBytes()
-                lastActivity = .now()
-            }
-            switch result {
-            case .flushed:
-                try updateInterest()
-                if heldBody == nil, current != nil {
-                    metrics.requestEnd = TransportMetrics.now()
-                    run(machine.writeFinished())
-                }
-            case .wouldBlock:
-                try updateInterest()
-            }
-        } catch {
-            run(machine.connectionLost(.connectionLost("writing the request failed: \(error)", underlying: error)))
-        }
     }
 
     private func readAvailable() {
@@ -363,38 +227,23 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     }
 
     /// Plaintext of the response arrived: count it and trace it (the caller feeds the parser).
-    private func noteReceived(_ bytes: UnsafeRawBufferPointer) {
+    func noteReceived(_ bytes: UnsafeRawBufferPointer) {
         guard let current else { return }
         if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
         bytesRead += Int64(bytes.count)
         if current.request.tracesBytes { current.deliver(.wireRead(Array(bytes))) }
     }
 
-    private func decryptAvailable(_ tls: TLSEngine) {
-        do throws(TLSError) {
-            _ = try tls.readPlaintext { plaintext in
-                noteReceived(plaintext)
-                parser.feed(plaintext)
-            }
-            queueCiphertext()
-            // close_notify is the end of the stream (the server may wait for ours before closing TCP).
-            if tls.receivedCloseNotify { peerFinishedSending() }
-        } catch {
-            queueCiphertext()
-            run(machine.connectionLost(.secureConnectionFailed(error)))
-        }
-    }
-
     /// The peer ended its side (TCP EOF, or TLS close_notify): a close-delimited body ends here, anything
     /// else in flight is cut short; the connection closes.
-    private func peerFinishedSending() {
+    func peerFinishedSending() {
         parser.feedEndOfStream()
         drainParser()
         run(machine.connectionLost(.connectionLost("the server closed the connection")))
     }
 
     /// Turns every complete parser event into machine input.
-    private func drainParser() {
+    func drainParser() {
         while !machine.isClosed {
             if machine.isIdle {
                 if parser.bufferedByteCount > 0 { run(machine.receivedUnsolicitedBytes()) }
@@ -466,7 +315,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     // MARK: Actions
 
-    private func run(_ action: HTTP1ConnectionStateMachine.Action) {
+    func run(_ action: HTTP1ConnectionStateMachine.Action) {
         switch action {
         case .none, .forward:
             break
@@ -518,7 +367,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     // MARK: Metrics
 
-    private func startMetrics(for request: PreparedRequest) {
+    func startMetrics(for request: PreparedRequest) {
         metrics = machine.isReused ? TransportMetrics() : establishment
         metrics.isReusedConnection = machine.isReused
         metrics.localAddress = establishment.localAddress
@@ -543,7 +392,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     }
 
     /// Readable unless reading is paused; writable while bytes wait to be written.
-    private func updateInterest() throws(IOError) {
+    func updateInterest() throws(IOError) {
         var wanted: IOInterest = readingPaused ? [] : .readable
         if !writes.isEmpty { wanted.insert(.writable) }
         try setInterest(wanted)
@@ -574,7 +423,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     // MARK: Timers
 
-    private func armTimer(after duration: Duration, _ fire: @escaping () -> Void) {
+    func armTimer(after duration: Duration, _ fire: @escaping () -> Void) {
         cancelTimer()
         timer = loop.scheduleTimer(at: .now() + duration) { [self] in
             timer = nil
@@ -582,13 +431,13 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         }
     }
 
-    private func cancelTimer() {
+    func cancelTimer() {
         if let timer { loop.cancelTimer(timer) }
         timer = nil
     }
 
     /// Fails the request when no byte moved for `timeout`; rescheduled lazily instead of on every read.
-    private func armRequestIdleTimer(_ timeout: Duration) {
+    func armRequestIdleTimer(_ timeout: Duration) {
         cancelTimer()
         timer = loop.scheduleTimer(at: lastActivity + timeout) { [self] in
             timer = nil
