@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
-# (content decoding) and python3 (a test peer). As root it installs what is missing with apt-get;
-# otherwise it prints the exact command to run and fails.
+# (content decoding), and the test peers: python3, openssl (s_server) and nginx. As root it installs
+# what is missing with apt-get; otherwise it prints the exact command to run and fails.
 set -euo pipefail
 
 missing=()
@@ -9,6 +9,7 @@ dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
 done
@@ -22,4 +23,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "Installing ${missing[*]} ..."
 apt-get update -qq
+# nginx-light is enough (static files, gzip, ranges); newer Debian releases only ship nginx.
+if [[ " ${missing[*]} " == *" nginx "* ]] && apt-cache show nginx-light >/dev/null 2>&1; then
+    missing=("${missing[@]/#nginx/nginx-light}")
+fi
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

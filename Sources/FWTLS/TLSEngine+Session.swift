@@ -4,7 +4,8 @@ import CFWShims
 
 extension TLSEngine {
     /// The server's chain as it sent it, leaf first (also after resumption: the session remembers it).
-    /// Empty before the handshake.
+    /// Known once the server's Certificate message was processed, so already while the engine awaits a
+    /// client identity; empty before.
     public var peerCertificateChain: [Certificate] {
         certificates(inStack: SSL_get_peer_cert_chain(sslPointer))
     }
@@ -24,6 +25,14 @@ extension TLSEngine {
             let name = SSL_CIPHER_get_name(cipher)
         else { return nil }
         return String(cString: name)
+    }
+
+    /// The negotiated cipher suite (IANA number and names); nil before the handshake has finished.
+    public var cipherSuite: TLSCipherSuite? {
+        guard SSL_is_init_finished(sslPointer) == 1, let cipher = SSL_get_current_cipher(sslPointer) else {
+            return nil
+        }
+        return TLSCipherSuite(cipher)
     }
 
     /// The ALPN protocol the server selected (e.g. "http/1.1"), or nil.
@@ -53,7 +62,9 @@ extension TLSEngine {
     }
 
     /// The trust to evaluate for this connection: the peer chain, `serverName`, the configuration's
-    /// anchors, the stapled OCSP response, and `verificationTime` (nil: now).
+    /// anchors, the stapled OCSP response, and `verificationTime` (nil: now). Complete after the
+    /// handshake, and already when it returned `.clientIdentityRequested` (evaluate the server before
+    /// choosing whether to identify to it).
     public func makeServerTrust(verificationTime: Int64? = nil) -> ServerTrust {
         ServerTrust(
             certificateChain: peerCertificateChain,

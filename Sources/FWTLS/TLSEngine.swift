@@ -18,7 +18,8 @@ import CFWShims
 //   `.complete`, evaluate `makeServerTrust()` with a `TrustEvaluator` before sending anything.
 // - awaitingClientIdentity: the server sent a CertificateRequest and the configuration has no identity;
 //   `handshake()` keeps returning `.clientIdentityRequested` until `provideClientIdentity(_:)` answers
-//   (nil sends none).
+//   (nil sends none). The server's chain is known by then (`makeServerTrust()`), so the owner can
+//   decide to trust the server before identifying to it.
 // - established: application data both ways. The peer's close_notify ends reading
 //   (`receivedCloseNotify`) without an error.
 // - closed: `close()` queued close_notify; no more sending, reads still drain the peer's last bytes.
@@ -189,6 +190,21 @@ public final class TLSEngine {
         }
         identityAnswer = .answered(identity)
         state = .handshaking
+    }
+
+    /// True while the handshake waits for `provideClientIdentity(_:)` (after `handshake()` returned
+    /// `.clientIdentityRequested`).
+    public var isAwaitingClientIdentity: Bool {
+        if case .awaitingClientIdentity = state { return true }
+        return false
+    }
+
+    /// True once `provideClientIdentity(_:)` answered a request of the server (with an identity or
+    /// none). False when the server asked for nothing, or when the configuration's identity was sent
+    /// without asking the owner.
+    public var hasAnsweredClientIdentityRequest: Bool {
+        if case .answered = identityAnswer { return true }
+        return false
     }
 
     // MARK: Application data

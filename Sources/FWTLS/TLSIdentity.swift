@@ -9,7 +9,7 @@ public struct TLSIdentity: Sendable {
     public let certificate: Certificate
 
     /// Certificates sent after the leaf so the server can build the chain.
-    public let intermediates: [Certificate]
+    public private(set) var intermediates: [Certificate]
 
     let privateKey: PrivateKeyHandle
 
@@ -80,6 +80,16 @@ public struct TLSIdentity: Sendable {
     /// An identity from a PKCS#12 file.
     public init(pkcs12File path: String, password: String) throws(TLSError) {
         try self.init(pkcs12: try readFileBytes(atPath: path), password: password)
+    }
+
+    // MARK: Variants
+
+    /// The same certificate and key, sent with `intermediates` instead of this identity's own (what
+    /// `URLCredential(identity:certificates:persistence:)` asks for).
+    public func replacingIntermediates(with intermediates: [Certificate]) -> TLSIdentity {
+        var copy = self
+        copy.intermediates = intermediates
+        return copy
     }
 
     private init(leaf: Certificate, intermediates: [Certificate], key: PrivateKeyHandle) throws(TLSError) {

@@ -26,8 +26,12 @@
 // at its limit, the oldest idle connection is closed to make room.
 //
 // A failed connection attempt fails the oldest waiter (each waiter gets its own attempt and its own
-// error, as with URLSession). After `shutdown()` nothing new starts: idle connections are closed,
-// connections that finish are closed instead of parked, and enqueued requests are refused.
+// error, as with URLSession). While connecting, the k-th oldest connecting connection of a key is made
+// for its k-th waiter (`waiter(for:)`): the request whose delegate a TLS challenge goes to. That match
+// is advisory; whichever connection is established first serves the first waiter.
+//
+// After `shutdown()` nothing new starts: idle connections are closed, connections that finish are
+// closed instead of parked, and enqueued requests are refused.
 
 /// The pool's state machine: per-host limits, FIFO waiters, LIFO idle connections.
 struct ConnectionPoolStateMachine {
@@ -277,6 +281,16 @@ struct ConnectionPoolStateMachine {
 
     /// Every key with connections or waiters.
     var keys: [ConnectionKey] { Array(hosts.keys) }
+
+    /// The request a connecting `connection` is being made for: its rank among the key's connecting
+    /// connections (oldest first) picks a waiter in queue order. nil when the connection is not
+    /// connecting or has no waiter left to serve (cancelled, or served by another connection).
+    func waiter(for connection: ConnectionID) -> RequestID? {
+        guard let key = keyOfConnection[connection], let pool = hosts[key],
+              pool.connections[connection] == .connecting else { return nil }
+        let rank = pool.connections.count { $0.value == .connecting && $0.key.rawValue < connection.rawValue }
+        return pool.waiters.indices.contains(rank) ? pool.waiters[rank].request : nil
+    }
 
     // MARK: Helpers
 

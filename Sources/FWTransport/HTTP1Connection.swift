@@ -62,8 +62,13 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     var awaitingTrust = false
     /// Loop thread only: undoes the current response's Content-Encoding, when the request asked.
     var decoder: ContentDecoder?
-    /// Loop thread only: a body waiting for `100 Continue`, and the timer that sends it anyway.
-    var heldBody: [UInt8]?
+    /// Loop thread only: the current request's body on its way out (nil without a request), its
+    /// producer while it is streamed, the number of the one producer answer awaited (others are stale),
+    /// the body bytes the socket took, and the timer that sends a body waiting for `100 Continue` anyway.
+    var requestBody: RequestBodyStateMachine?
+    var bodyProducer: (any TransportBodyProducer)?
+    var bodyAnswerNumber: UInt64 = 0
+    var bodyBytesSent: Int64 = 0
     var continueTimer: TimerID?
 
     init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
@@ -266,10 +271,10 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             switch event {
             case .informational(let head):
                 deliver(machine.receivedResponseEvent(), .informational(head))
-                if head.status == 100 { releaseHeldBody() }
+                if head.status == 100 { releaseBodyAfterContinue() }
             case .head(let head, _):
                 metrics.responseHeaderBytes = bytesRead - Int64(parser.bufferedByteCount)
-                dropHeldBody()
+                finalResponseArrived()
                 if current?.request.decodesContent == true,
                    let encoding = head.headers.first(name: "Content-Encoding") {
                     decoder = ContentDecoder(contentEncoding: encoding)
@@ -335,7 +340,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             bounced.map(transport.retry(afterStaleConnection:))
         case .completeRequest(_, let reusable):
             cancelTimer()
-            dropHeldBody()
+            endRequestBody()
             decoder = nil
             readingPaused = false
             let finished = current
@@ -352,12 +357,15 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             finished?.deliver(.end(trailers: trailers))
         case .failRequest(_, let box, let retry):
             cancelTimer()
+            endRequestBody()
             decoder = nil
             closeSocket()
             let failed = current
             current = nil
             failed?.deliver(.metrics(finalMetrics()))
-            transport.requestFailed(failed, on: self, error: box.error, retry: retry)
+            // A streamed body is resent only with a new producer (the old one was just stopped).
+            let resend = retry && (failed?.prepareResend(on: loop) ?? true)
+            transport.requestFailed(failed, on: self, error: box.error, retry: resend)
         case .closeIdle:
             cancelTimer()
             closeSocket()
@@ -405,7 +413,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     }
 
     private func closeSocket() {
-        dropHeldBody()
+        endRequestBody()
         if let tls, let socket {
             // Best effort: announce the end (close_notify) if the socket takes it right away.
             tls.close()

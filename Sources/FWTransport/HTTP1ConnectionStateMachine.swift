@@ -20,7 +20,8 @@ import FWWire
 // When the peer closes or resets while a request is active, the request is retried (once, by the
 // owner, on a new connection) only when that is provably safe (STYLE.md principle 12): the connection
 // was reused, no response byte arrived, and either no request byte was written or the method is
-// idempotent. The body is always replayable here (it is held in memory).
+// idempotent. An in-memory body is replayable as is; the owner resends a streamed body only when its
+// stream makes a new producer, and otherwise does not retry.
 //
 // Bytes arriving while idle are never a response to a later request: the connection closes.
 

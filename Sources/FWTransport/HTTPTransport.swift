@@ -30,12 +30,16 @@ public final class HTTPTransport: Sendable {
         public var tls: TLSConfiguration
         /// Decides whether to trust a server after its TLS handshake (nil: `DefaultTrustEvaluator`).
         public var serverTrustHandler: ServerTrustHandler?
+        /// Chooses the certificate to send when a server asks for one and `tls.clientIdentity` is nil
+        /// (nil: none is sent).
+        public var clientIdentityHandler: ClientIdentityHandler?
 
         /// Creates a configuration; the defaults match URLSession's.
         public init(maxConnectionsPerHost: Int = 6, maxIdleConnectionsPerHost: Int? = nil,
                     maxRequestsPerConnection: Int? = nil, connectTimeout: Duration = .seconds(60),
                     idleConnectionTimeout: Duration = .seconds(90), limits: HTTPLimits = HTTPLimits(),
-                    tls: TLSConfiguration = TLSConfiguration(), serverTrustHandler: ServerTrustHandler? = nil) {
+                    tls: TLSConfiguration = TLSConfiguration(), serverTrustHandler: ServerTrustHandler? = nil,
+                    clientIdentityHandler: ClientIdentityHandler? = nil) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxIdleConnectionsPerHost = maxIdleConnectionsPerHost
             self.maxRequestsPerConnection = maxRequestsPerConnection
@@ -44,6 +48,7 @@ public final class HTTPTransport: Sendable {
             self.limits = limits
             self.tls = tls
             self.serverTrustHandler = serverTrustHandler
+            self.clientIdentityHandler = clientIdentityHandler
         }
     }
 
@@ -197,6 +202,12 @@ public final class HTTPTransport: Sendable {
                         waiting: counts.waiting)
     }
 
+    /// The delegate request `id` was started with, while it has not ended (the trust and identity
+    /// handlers get a request id; this tells whose request it is).
+    public func delegate(of id: RequestID) -> (any TransportTaskDelegate)? {
+        state.withLock { $0.entries[id]?.prepared.delegate }
+    }
+
     // MARK: TLS (loop thread)
 
     /// The transport's TLS context, made on first use.
@@ -209,12 +220,12 @@ public final class HTTPTransport: Sendable {
         }
     }
 
-    /// Asks the configured handler (or the default evaluator) whether to trust `trust`; `decide` may be
-    /// called on any thread, later.
-    func evaluateServerTrust(_ trust: ServerTrust, key: ConnectionKey,
+    /// Asks the configured handler (or the default evaluator) whether to trust the server of
+    /// `connection`; `decide` may be called on any thread, later.
+    func evaluateServerTrust(_ trust: ServerTrust, for connection: HTTP1Connection,
                              decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
         if let handler = configuration.serverTrustHandler {
-            handler(trust, key, decide)
+            handler(trust, connection.key, awaitingRequest(of: connection), decide)
             return
         }
         do throws(TrustError) {
@@ -223,6 +234,23 @@ public final class HTTPTransport: Sendable {
         } catch {
             decide(.reject(error))
         }
+    }
+
+    /// Asks the configured handler for the certificate to send to the server of `connection`, which
+    /// accepts certificates issued by `acceptableAuthorities` (DER names); without a handler none is
+    /// sent. `decide` may be called on any thread, later.
+    func chooseClientIdentity(for connection: HTTP1Connection, acceptableAuthorities: [[UInt8]],
+                              decide: @escaping @Sendable (ClientIdentityDecision) -> Void) {
+        guard let handler = configuration.clientIdentityHandler else {
+            decide(.continueWithoutIdentity)
+            return
+        }
+        handler(connection.key, awaitingRequest(of: connection), acceptableAuthorities, decide)
+    }
+
+    /// The request a connecting connection is being made for (see `ConnectionPoolStateMachine.waiter(for:)`).
+    private func awaitingRequest(of connection: HTTP1Connection) -> RequestID? {
+        state.withLock { $0.pool.waiter(for: connection.id) }
     }
 
     // MARK: Connection callbacks (loop thread)
@@ -388,7 +416,31 @@ public enum ServerTrustDecision: Sendable {
     case cancel
 }
 
-/// Decides whether to trust the server of a connection (`key`) after its TLS handshake. Called on a loop
-/// thread; call `decide` exactly once, on any thread, possibly later (after asking a delegate).
-public typealias ServerTrustHandler = @Sendable (ServerTrust, ConnectionKey,
-                                                 _ decide: @escaping @Sendable (ServerTrustDecision) -> Void) -> Void
+/// Decides whether to trust the server of a connection (`key`) after its TLS handshake; the request id
+/// is the request the connection is being made for (nil when none waits for it any more). Called on a
+/// loop thread; call `decide` exactly once, on any thread, possibly later (after asking a delegate).
+public typealias ServerTrustHandler = @Sendable (
+    ServerTrust, ConnectionKey, RequestID?, _ decide: @escaping @Sendable (ServerTrustDecision) -> Void
+) -> Void
+
+// MARK: - Client identity
+
+/// The answer to a server's request for a client certificate.
+public enum ClientIdentityDecision: Sendable {
+    /// Send this identity (its certificate, its intermediates, and a signature with its key).
+    case use(TLSIdentity)
+    /// Send no certificate; the server decides whether to go on.
+    case continueWithoutIdentity
+    /// Stop: the connection fails with `TransportError.cancelled` (`cancelAuthenticationChallenge`).
+    case cancel
+}
+
+/// Chooses the client certificate for a connection (`key`) whose server asked for one, after the
+/// server's trust was accepted. The request id is the request the connection is being made for (nil
+/// when none waits for it any more); the DER names are the certificate authorities the server accepts
+/// (URLProtectionSpace's `distinguishedNames`; possibly empty). Called on a loop thread; call `decide`
+/// exactly once, on any thread, possibly later. The handshake (and the connect timeout) waits for it.
+public typealias ClientIdentityHandler = @Sendable (
+    ConnectionKey, RequestID?, _ acceptableAuthorities: [[UInt8]],
+    _ decide: @escaping @Sendable (ClientIdentityDecision) -> Void
+) -> Void

@@ -1,3 +1,4 @@
+import FWLoop
 import FWWire
 
 // MARK: - PreparedRequest
@@ -14,19 +15,30 @@ struct PreparedRequest: Sendable {
     let expectsContinue: Bool
     let delegate: any TransportTaskDelegate
 
-    /// Completes the head (`Host`, `Content-Length`) and encodes it; throws before any connection is
-    /// involved when the request would put invalid bytes on the wire.
+    /// Hands out the producers of a streamed body, one per attempt (nil for other bodies).
+    let bodyProducers: RequestBodyProducers?
+
+    /// Completes the head (`Host`; `Content-Length`, or `Transfer-Encoding: chunked` for a stream of
+    /// unknown length; `Expect: 100-continue` for large or unknown-length bodies) and encodes it; throws
+    /// before any connection is involved when the request would put invalid bytes on the wire.
     init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
         var head = request.head
         if !head.headers.contains(name: "Host") {
             head.headers.add(name: "Host", value: Self.hostFieldValue(for: request.key))
         }
         if let body = request.body {
-            head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
-            if body.count > Self.continueThreshold, !head.headers.contains(name: "Expect") {
+            let length = body.length
+            if let length {
+                head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
+            } else {
+                head.headers.remove(name: "Content-Length")
+                head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            }
+            if length.map({ $0 > Self.continueThreshold }) ?? true, !head.headers.contains(name: "Expect") {
                 head.headers.add(name: "Expect", value: "100-continue")
             }
         }
+        let hasBody = request.body.map { $0.length != 0 } ?? false
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         try HTTPRequestEncoder.encodeHead(head, into: &bytes)
@@ -34,9 +46,19 @@ struct PreparedRequest: Sendable {
         self.request = request
         self.encodedHead = bytes
         self.forbidsReuse = head.headers.containsToken("close", inField: "Connection")
-        self.expectsContinue = !(request.body?.isEmpty ?? true)
-            && head.headers.containsToken("100-continue", inField: "Expect")
+        self.expectsContinue = hasBody && head.headers.containsToken("100-continue", inField: "Expect")
+        if case .stream(let stream)? = request.body {
+            self.bodyProducers = RequestBodyProducers(stream)
+        } else {
+            self.bodyProducers = nil
+        }
         self.delegate = delegate
+    }
+
+    /// Readies the body for a resend on a new connection after a failure on `loop`: a streamed body
+    /// needs a new producer, and without one the request must not be retried.
+    func prepareResend(on loop: EventLoop) -> Bool {
+        bodyProducers?.prepareResend(on: loop) ?? true
     }
 
     /// Bodies larger than this ask for `100 Continue` first (CONFORMANCE.md, "Requests we write").

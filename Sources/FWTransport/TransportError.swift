@@ -18,6 +18,7 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         case serverTrustRejected
         case invalidRequest
         case unsupportedURL
+        case bodyStreamFailed
         case shutDown
     }
 
@@ -86,6 +87,13 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     /// The URL cannot be carried by this transport (scheme, missing host).
     public static func unsupportedURL(_ detail: String) -> TransportError { TransportError(.unsupportedURL, detail) }
 
+    /// A streamed request body could not be sent: its producer failed or broke its contract, it was
+    /// longer or shorter than its declared length, or no producer could be made for it. The connection
+    /// is not reused.
+    public static func bodyStreamFailed(_ reason: String) -> TransportError {
+        TransportError(.bodyStreamFailed, "the request body stream failed: \(reason)")
+    }
+
     // MARK: Predicates
 
     /// See `cancelled`.
@@ -110,6 +118,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var isInvalidRequest: Bool { code == .invalidRequest }
     /// See `unsupportedURL(_:)`.
     public var isUnsupportedURL: Bool { code == .unsupportedURL }
+    /// See `bodyStreamFailed(_:)`.
+    public var isBodyStreamFailed: Bool { code == .bodyStreamFailed }
     /// See `shutDown`.
     public var isShutDown: Bool { code == .shutDown }
 

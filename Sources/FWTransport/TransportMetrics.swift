@@ -1,4 +1,5 @@
 import FWLoop
+import FWTLS
 
 // MARK: - TransportMetrics
 
@@ -33,6 +34,9 @@ public struct TransportMetrics: Sendable {
     /// framing included, before any content decoding).
     public var responseHeaderBytes: Int64 = 0
     public var responseBodyBytes: Int64 = 0
+    /// What the connection's TLS handshake negotiated; nil for plain HTTP (and for a request that
+    /// failed on a TLS connection before any response byte arrived, when the connection was reused).
+    public var tls: TLSConnectionMetrics?
 
     /// The current monotonic time in the same units as the fields.
     public static func now() -> UInt64 { Deadline.now().uptimeNanoseconds }
@@ -48,5 +52,28 @@ public struct SocketAddressInfo: Sendable, Hashable {
     init(_ address: SocketAddress) {
         host = address.host
         port = address.port
+    }
+}
+
+// MARK: - TLSConnectionMetrics
+
+/// What a TLS handshake negotiated: the facts `URLSessionTaskTransactionMetrics` and `curl -v` report.
+public struct TLSConnectionMetrics: Sendable, Hashable {
+    /// The protocol version, e.g. TLS 1.3.
+    public var version: TLSVersion
+    /// The cipher suite (IANA number and OpenSSL name).
+    public var cipherSuite: TLSCipherSuite
+    /// Whether the handshake resumed a cached session (abbreviated handshake, no certificate exchange).
+    public var isResumed: Bool
+    /// The ALPN protocol the server selected, or nil when it selected none.
+    public var alpn: String?
+
+    /// Collects the facts of a finished handshake; nil before it has finished.
+    init?(_ engine: TLSEngine) {
+        guard let version = engine.negotiatedVersion, let cipherSuite = engine.cipherSuite else { return nil }
+        self.version = version
+        self.cipherSuite = cipherSuite
+        self.isResumed = engine.isResumed
+        self.alpn = engine.alpn
     }
 }

@@ -2,15 +2,16 @@ import FWWire
 
 // MARK: - TransportRequest
 
-/// One HTTP request as the transport carries it: where to, the head, and a replayable body.
+/// One HTTP request as the transport carries it: where to, the head, and a body in memory or streamed.
 public struct TransportRequest: Sendable {
     /// Which pool serves it.
     public var key: ConnectionKey
-    /// Method, target and fields. `Host` is added from `key` when absent; `Content-Length` is set from
-    /// `body`.
+    /// Method, target and fields. `Host` is added from `key` when absent; the body's framing is set
+    /// from `body` (`Content-Length`, or `Transfer-Encoding: chunked` for a stream of unknown length).
     public var head: HTTPRequestHead
-    /// The whole body when there is one (kept so a retry can send it again).
-    public var body: [UInt8]?
+    /// The body when there is one: bytes (kept so a retry can send them again) or a stream (a retry
+    /// asks it for a new producer).
+    public var body: TransportRequestBody?
     /// Longest time without a byte moving before the request fails with `timedOut`; also bounds the
     /// connection attempt made for it.
     public var idleTimeout: Duration
@@ -24,7 +25,7 @@ public struct TransportRequest: Sendable {
     public var tracesBytes: Bool
 
     /// Creates a request.
-    public init(key: ConnectionKey, head: HTTPRequestHead, body: [UInt8]? = nil,
+    public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,
                 idleTimeout: Duration = .seconds(60), priority: Int = 500, decodesContent: Bool = false,
                 tracesBytes: Bool = false) {
         self.key = key
@@ -50,7 +51,8 @@ public struct TransportRequest: Sendable {
 
 /// What happens to a request, in order: `connected`, maybe `headSent`, `informational`s, `head`,
 /// `body`s, then exactly one of `end` or `failed`. With tracing, `wireWrite` and `wireRead` report the
-/// raw bytes in between, in the order they moved.
+/// raw bytes in between, in the order they moved. `bodyBytesSent` reports upload progress at any time
+/// between `connected` and the end.
 public enum TransportEvent: Sendable {
     /// The request got a connection (and, for tracing, the connection's addresses).
     case connected(ConnectionInfo)
@@ -58,6 +60,11 @@ public enum TransportEvent: Sendable {
     case headSent([UInt8])
     /// Bytes that left the socket for this request (only when `tracesBytes`).
     case wireWrite([UInt8])
+    /// How many request-body bytes the socket accepted so far on this attempt (payload only, without
+    /// chunk framing); at most once per flush of the socket and only when the count moved, so the totals
+    /// grow strictly and end at the body's length when it was all sent. A retry on a new connection
+    /// starts again from its first report.
+    case bodyBytesSent(Int64)
     /// Bytes read from the socket while this request was active (only when `tracesBytes`).
     case wireRead([UInt8])
     /// An interim 1xx response.

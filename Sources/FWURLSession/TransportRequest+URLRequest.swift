@@ -51,7 +51,7 @@ extension TransportRequest {
         let interval = request.isTimeoutIntervalSet ? request.timeoutInterval : configuration.timeoutIntervalForRequest
         self.init(key: ConnectionKey(scheme: scheme, host: host, port: port),
                   head: HTTPRequestHead(method: method, target: target, headers: headers),
-                  body: body,
+                  body: body.map(TransportRequestBody.bytes),
                   idleTimeout: .seconds(interval > 0 ? interval : .greatestFiniteMagnitude / 2),
                   priority: Int((priority * 1000).rounded()),
                   decodesContent: true,

@@ -39,6 +39,10 @@ extension URLError {
             code = .cannotDecodeContentData
         } else if error.isUnsupportedURL {
             code = .unsupportedURL
+        } else if error.isBodyStreamFailed {
+            // Apple documents no code for a body stream that fails while read; this is its code for a
+            // body stream that ran out or could not be provided again, the closest match.
+            code = .requestBodyStreamExhausted
         } else {
             // An invalid request (header injection, bad method): nothing was sent.
             code = .badURL

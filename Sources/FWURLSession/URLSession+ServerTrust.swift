@@ -11,19 +11,22 @@ final class SessionReference: @unchecked Sendable { // `session` is set once, in
 }
 
 extension URLSession {
-    /// The transport's trust handler: with a session delegate, a server-trust challenge on the delegate
-    /// queue (`useCredential` with the challenge's trust accepts it, pinning included;
-    /// `performDefaultHandling` validates against the configured roots; `cancelAuthenticationChallenge`
-    /// cancels; `rejectProtectionSpace` refuses); without one, default handling on the loop.
+    /// The transport's trust handler: a server-trust challenge (`NSURLAuthenticationMethodServerTrust`,
+    /// the peer chain in `protectionSpace.serverTrust`), raised as every connection-level challenge is
+    /// (`raiseConnectionChallenge`: the session delegate, else the delegate of the task the connection
+    /// is for). `useCredential` with the challenge's trust accepts it, pinning included (another trust
+    /// is evaluated by default); `performDefaultHandling` validates against the configured roots;
+    /// `cancelAuthenticationChallenge` cancels; `rejectProtectionSpace` refuses. Nobody to ask: default
+    /// handling on the loop thread.
     static func serverTrustHandler(_ reference: SessionReference) -> ServerTrustHandler {
-        { serverTrust, key, decide in
-            guard let session = reference.session, let delegate = session.delegate else {
+        { serverTrust, key, requestID, decide in
+            guard let session = reference.session else {
                 decide(defaultDecision(serverTrust))
                 return
             }
             let trust = SecTrust(serverTrust: serverTrust)
             let space = URLProtectionSpace(serverTrust: trust, host: key.host, port: key.port)
-            let sender = URLSessionAuthenticationChallengeSender { disposition, credential in
+            session.raiseConnectionChallenge(space, for: requestID) { disposition, credential in
                 switch disposition {
                 case .useCredential:
                     if let accepted = credential?.trust {
@@ -38,12 +41,6 @@ extension URLSession {
                 case .rejectProtectionSpace:
                     decide(.reject(.untrusted(reason: "the delegate rejected the protection space")))
                 }
-            }
-            let challenge = URLAuthenticationChallenge(protectionSpace: space, proposedCredential: nil,
-                                                       previousFailureCount: 0, failureResponse: nil, error: nil,
-                                                       sender: sender)
-            session.delegateQueue.addOperation {
-                delegate.urlSession(session, didReceive: challenge, completionHandler: sender.answer)
             }
         }
     }

@@ -87,7 +87,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             connectTimeout: .seconds(configuration.timeoutIntervalForRequest),
             limits: configuration.httpResponseLimits,
             tls: tls,
-            serverTrustHandler: Self.serverTrustHandler(reference)
+            serverTrustHandler: Self.serverTrustHandler(reference),
+            clientIdentityHandler: Self.clientIdentityHandler(reference)
         ))
         super.init()
         reference.session = self
@@ -97,34 +98,111 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a data task whose messages go to the delegate.
     open func dataTask(with request: URLRequest) -> URLSessionDataTask {
-        makeDataTask(request, behaviour: .delegate)
+        register { URLSessionDataTask(session: self, identifier: $0, request: request, behaviour: .delegate) }
     }
 
     /// Creates a data task for a GET of `url`, whose messages go to the delegate.
     open func dataTask(with url: URL) -> URLSessionDataTask {
-        makeDataTask(URLRequest(url: url), behaviour: .delegate)
+        dataTask(with: URLRequest(url: url))
     }
 
     /// Creates a data task that calls `completionHandler` on the delegate queue with the whole body.
     open func dataTask(with request: URLRequest,
                        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionDataTask {
-        makeDataTask(request, behaviour: .dataCompletion(completionHandler))
+        register {
+            URLSessionDataTask(session: self, identifier: $0, request: request,
+                               behaviour: .dataCompletion(completionHandler))
+        }
     }
 
     /// Creates a data task for a GET of `url` that calls `completionHandler` with the whole body.
     open func dataTask(with url: URL,
                        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionDataTask {
-        makeDataTask(URLRequest(url: url), behaviour: .dataCompletion(completionHandler))
+        dataTask(with: URLRequest(url: url), completionHandler: completionHandler)
     }
 
-    private func makeDataTask(_ request: URLRequest, behaviour: URLSessionTask.Behaviour) -> URLSessionDataTask {
+    // MARK: Upload tasks
+
+    /// Creates a task that sends `bodyData` as the body of `request` (the request's own body is ignored).
+    open func uploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {
+        makeUploadTask(request, body: .data(bodyData), behaviour: .delegate)
+    }
+
+    /// Creates a task that sends `bodyData` and calls `completionHandler` with the response body.
+    open func uploadTask(with request: URLRequest, from bodyData: Data?,
+                         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+        -> URLSessionUploadTask {
+        makeUploadTask(request, body: .data(bodyData ?? Data()), behaviour: .dataCompletion(completionHandler))
+    }
+
+    /// Creates a task that streams the file at `fileURL` as the body, in constant memory.
+    open func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
+        makeUploadTask(request, body: .file(fileURL), behaviour: .delegate)
+    }
+
+    /// Creates a task that streams the file at `fileURL` and calls `completionHandler` with the response body.
+    open func uploadTask(with request: URLRequest, fromFile fileURL: URL,
+                         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+        -> URLSessionUploadTask {
+        makeUploadTask(request, body: .file(fileURL), behaviour: .dataCompletion(completionHandler))
+    }
+
+    /// Creates a task whose body is read from a stream: the request's `httpBodyStream` if it has one,
+    /// otherwise (and for every resend) the one the delegate gives in `needNewBodyStream`.
+    open func uploadTask(withStreamedRequest request: URLRequest) -> URLSessionUploadTask {
+        makeUploadTask(request, body: .stream, behaviour: .delegate)
+    }
+
+    // MARK: Download tasks
+
+    /// Creates a task that downloads `request`'s response body to a temporary file.
+    open func downloadTask(with request: URLRequest) -> URLSessionDownloadTask {
+        makeDownloadTask(request, behaviour: .delegate)
+    }
+
+    /// Creates a task that downloads `url` to a temporary file.
+    open func downloadTask(with url: URL) -> URLSessionDownloadTask {
+        makeDownloadTask(URLRequest(url: url), behaviour: .delegate)
+    }
+
+    /// Creates a download task that calls `completionHandler` with the file (removed when it returns).
+    open func downloadTask(with request: URLRequest,
+                           completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void)
+        -> URLSessionDownloadTask {
+        makeDownloadTask(request, behaviour: .downloadCompletion(completionHandler))
+    }
+
+    /// Creates a download task for `url` that calls `completionHandler` with the file.
+    open func downloadTask(with url: URL,
+                           completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void)
+        -> URLSessionDownloadTask {
+        makeDownloadTask(URLRequest(url: url), behaviour: .downloadCompletion(completionHandler))
+    }
+
+    /// Creates a task that continues the download `resumeData` describes (see `DownloadResumeData`): it asks
+    /// for the rest with `Range` and `If-Range`, appends a 206 to the partial file, and starts over when the
+    /// server sends the whole resource (200). Unusable resume data fails the task when it is resumed.
+    open func downloadTask(withResumeData resumeData: Data) -> URLSessionDownloadTask {
+        makeResumedDownloadTask(resumeData, behaviour: .delegate)
+    }
+
+    /// Like `downloadTask(withResumeData:)`, calling `completionHandler` with the file.
+    open func downloadTask(withResumeData resumeData: Data,
+                           completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void)
+        -> URLSessionDownloadTask {
+        makeResumedDownloadTask(resumeData, behaviour: .downloadCompletion(completionHandler))
+    }
+
+    // MARK: Task registry
+
+    /// Makes a task with the next identifier and registers it until it completes.
+    final func register<Task: URLSessionTask>(_ make: (Int) -> Task) -> Task {
         registry.withLock { registry in
             let identifier = registry.nextIdentifier
             registry.nextIdentifier += 1
-            let task = URLSessionDataTask(session: self, identifier: identifier, request: request,
-                                          behaviour: behaviour)
+            let task = make(identifier)
             registry.tasks[identifier] = task
             return task
         }
@@ -134,10 +212,23 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Every task that has not completed yet.
     open func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
-        let tasks = registry.withLock { registry in
-            registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier }
-        }
+        let tasks = liveTasks()
         delegateQueue.addOperation { completionHandler(tasks) }
+    }
+
+    /// The tasks that have not completed yet, by kind.
+    open func getTasksWithCompletionHandler(
+        _ completionHandler: @escaping @Sendable ([URLSessionDataTask], [URLSessionUploadTask], [URLSessionDownloadTask])
+            -> Void) {
+        let tasks = liveTasks()
+        let uploads = tasks.compactMap { $0 as? URLSessionUploadTask }
+        let data = tasks.compactMap { $0 as? URLSessionDataTask }.filter { !($0 is URLSessionUploadTask) }
+        let downloads = tasks.compactMap { $0 as? URLSessionDownloadTask }
+        delegateQueue.addOperation { completionHandler(data, uploads, downloads) }
+    }
+
+    private func liveTasks() -> [URLSessionTask] {
+        registry.withLock { registry in registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
     }
 
     /// Starts `task` (its first `resume()`): the resource timeout starts, then the first request.
@@ -148,15 +239,27 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                                         description: "the session was invalidated")))
             return
         }
-        let resourceTimer = DispatchWorkItem { [weak task] in task?.resourceTimeoutElapsed() }
-        task.guarded.withLock { state in
+        let startFailure = task.guarded.withLock { state in
             state.metricsClock = MetricsClock()
             state.fetchStart = Date()
+            return state.startFailure
+        }
+        if let startFailure {
+            task.enqueue(.fail(startFailure))
+            return
+        }
+        armResourceTimer(for: task, deadline: .now() + configuration.timeoutIntervalForResource)
+        send(task, request)
+    }
+
+    /// Ends `task` with `timedOut` at `deadline` unless it completes first.
+    final func armResourceTimer(for task: URLSessionTask, deadline: DispatchTime) {
+        let resourceTimer = DispatchWorkItem { [weak task] in task?.resourceTimeoutElapsed() }
+        task.guarded.withLock { state in
+            state.resourceDeadline = deadline
             state.resourceTimer = URLSessionTask.ResourceTimer(item: resourceTimer)
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.timeoutIntervalForResource,
-                                          execute: resourceTimer)
-        send(task, request)
+        DispatchQueue.global().asyncAfter(deadline: deadline, execute: resourceTimer)
     }
 
     /// Sends one request of `task` (the first, or the next after a redirect).
@@ -166,10 +269,11 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                                         description: "FWURLSession could not start its event loops")))
             return
         }
-        let transportRequest: TransportRequest
+        var transportRequest: TransportRequest
         do {
             transportRequest = try TransportRequest(request, configuration: configuration, priority: task.priority,
                                                     tracing: task.wantsTrace)
+            if let body = try task.uploadBody(for: request) { transportRequest.body = body }
         } catch {
             task.enqueue(.fail(error))
             return
@@ -178,9 +282,11 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         let id = transport.execute(transportRequest, delegate: task)
         let cancelled = task.guarded.withLock { state -> Bool in
             state.requestID = id
+            state.readingPauseSent = false
             return state.lifecycle.publicState == .canceling
         }
         if cancelled { transport.cancel(id) }
+        task.syncReadingPause()
     }
 
     /// `task` delivered its completion (delegate queue).

@@ -38,6 +38,14 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable
                         (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+    /// Body bytes left for the server: `bytesSent` since the last call, `totalBytesSent` so far, and the
+    /// expected total (the data's size, the file's size, the request's `Content-Length`, else -1).
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+    /// The body stream must be sent again from its start (a redirect that keeps the body, or a resend on
+    /// a new connection): answer with a new stream, or nil to fail the task.
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void)
     /// The task's metrics, delivered just before `didCompleteWithError`.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
     /// The task finished; `error` is nil on success, a `URLError` otherwise.
@@ -51,6 +59,10 @@ public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void)
     /// A piece of the body arrived.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
+    /// The data task answered `.becomeDownload`: `downloadTask` receives the rest of the body (into a
+    /// file) and every later message; the data task sends none.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
+                    didBecome downloadTask: URLSessionDownloadTask)
 }
 
 /// FWNetworking addition: observe the connection a task uses and the exact bytes exchanged (what
@@ -78,16 +90,20 @@ extension URLSessionDelegate {
     /// Does nothing.
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
 
-    /// Default handling.
+    /// Hands a connection-level challenge (server trust, client certificate) to the task-level method of
+    /// the delegate of the task the connection is for (the task's own delegate, else this one when it is
+    /// a task delegate), as URLSession does for a session delegate without this method; default handling
+    /// for anything else.
     public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                            completionHandler: @escaping @Sendable
                                (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        completionHandler(.performDefaultHandling, nil)
+        session.forwardConnectionChallenge(challenge, from: self, completionHandler: completionHandler)
     }
 }
 
 extension URLSessionTaskDelegate {
-    /// Default handling.
+    /// Default handling (for a connection-level challenge too: it validates the server's trust against
+    /// the configured roots, or sends no client certificate).
     public func urlSession(_ session: URLSession, task: URLSessionTask,
                            didReceive challenge: URLAuthenticationChallenge,
                            completionHandler: @escaping @Sendable
@@ -100,6 +116,16 @@ extension URLSessionTaskDelegate {
                            willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
                            completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
         completionHandler(request)
+    }
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
+
+    /// Answers nil: without a new stream the task fails.
+    public func urlSession(_ session: URLSession, task: URLSessionTask,
+                           needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        completionHandler(nil)
     }
 
     /// Does nothing.
@@ -141,4 +167,8 @@ extension URLSessionDataDelegate {
 
     /// Does nothing.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
+                           didBecome downloadTask: URLSessionDownloadTask) {}
 }

@@ -4,60 +4,10 @@ import FWWire
 
 // MARK: - Delivery
 //
-// Events reach a task on a loop thread (from the transport) or on the caller's thread (cancel). They
-// are queued under the task's lock and delivered on the session's delegate queue by at most one drain
-// at a time, so a task's messages arrive in order even on a concurrent delegate queue. Two things
-// hold delivery: `suspend()`, and a data delegate that has not yet answered `didReceive response`.
-// No delegate is ever called with the lock held.
-
-/// One thing that happened to a task.
-enum TaskEvent {
-    /// From the transport.
-    case transport(TransportEvent)
-    /// The session layer failed the task before or instead of the transport.
-    case fail(URLError)
-}
-
-/// A task's undelivered events and what holds them.
-struct DeliveryQueue {
-    /// Why delivery waits.
-    enum Hold: Hashable {
-        case suspended
-        case awaitingDisposition
-        case awaitingRedirectDecision
-    }
-
-    var holds: Set<Hold> = []
-    private var events: [TaskEvent] = []
-    private var head = 0
-    private var isDraining = false
-
-    mutating func append(_ event: TaskEvent) {
-        events.append(event)
-    }
-
-    /// True when the caller must schedule a drain (and is now the only one draining).
-    mutating func claimDrain() -> Bool {
-        guard !isDraining, holds.isEmpty, head < events.count else { return false }
-        isDraining = true
-        return true
-    }
-
-    /// The next event for the drain, or nil (and the drain stops) when held or empty.
-    mutating func nextForDrain() -> TaskEvent? {
-        guard holds.isEmpty, head < events.count else {
-            isDraining = false
-            return nil
-        }
-        let event = events[head]
-        head += 1
-        if head == events.count {
-            events.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return event
-    }
-}
+// The transport's events are queued in the task's `DeliveryQueue` (see there) and handled here, one at a
+// time, on the delegate queue. Handling routes each event to where the task's kind and behaviour want it:
+// the data delegate, the collected body, a download file, or an `AsyncBytes` sequence. No delegate is
+// ever called with the task's lock held.
 
 extension URLSessionTask: TransportTaskDelegate {
     /// Called by the transport on a loop thread.
@@ -66,20 +16,41 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     func enqueue(_ event: TaskEvent) {
+        let (schedule, backlogChanged) = guarded.withLock { state -> (Bool, Bool) in
+            let changed = state.deliveries.append(event)
+            return (state.deliveries.claimDrain(), changed)
+        }
+        if backlogChanged { syncReadingPause() }
+        if schedule { scheduleDrain() }
+    }
+
+    /// Lifts `hold` and lets delivery go on.
+    func release(_ hold: DeliveryQueue.Hold) {
         let schedule = guarded.withLock { state -> Bool in
-            state.deliveries.append(event)
+            state.deliveries.holds.remove(hold)
             return state.deliveries.claimDrain()
         }
         if schedule { scheduleDrain() }
     }
 
-    /// Lifts the `suspended` hold.
-    func releaseDelivery() {
-        let schedule = guarded.withLock { state -> Bool in
-            state.deliveries.holds.remove(.suspended)
-            return state.deliveries.claimDrain()
+    func hold(_ hold: DeliveryQueue.Hold) {
+        guarded.withLock { _ = $0.deliveries.holds.insert(hold) }
+    }
+
+    /// Asks the connection to stop or restart reading so it matches what the task wants now: paused while
+    /// suspended or backlogged. Calls are serialised by `readingPauseOrder`, so the connection sees them in
+    /// the order they were decided.
+    func syncReadingPause() {
+        readingPauseOrder.withLock { _ in
+            let change = guarded.withLock { state -> (RequestID, Bool)? in
+                guard let id = state.requestID else { return nil }
+                let wanted = state.lifecycle.isSuspended || state.deliveries.isBacklogged
+                guard wanted != state.readingPauseSent else { return nil }
+                state.readingPauseSent = wanted
+                return (id, wanted)
+            }
+            if let (id, paused) = change { session.transport?.setReadingPaused(paused, for: id) }
         }
-        if schedule { scheduleDrain() }
     }
 
     private func scheduleDrain() {
@@ -88,14 +59,17 @@ extension URLSessionTask: TransportTaskDelegate {
 
     /// Runs on the delegate queue.
     private func drain() {
-        while let event = guarded.withLock({ $0.deliveries.nextForDrain() }) {
+        while true {
+            let (event, backlogChanged) = guarded.withLock { $0.deliveries.nextForDrain() }
+            if backlogChanged { syncReadingPause() }
+            guard let event else { return }
             handle(event)
         }
     }
 
     // MARK: Handling one event (delegate queue, no lock held)
 
-    private var taskDelegate: (any URLSessionTaskDelegate)? {
+    var taskDelegate: (any URLSessionTaskDelegate)? {
         delegate ?? (session.delegate as? any URLSessionTaskDelegate)
     }
 
@@ -104,8 +78,13 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     private func handle(_ event: TaskEvent) {
-        let (ending, following) = guarded.withLock {
-            ([.canceling, .completed].contains($0.lifecycle.publicState), $0.followingRedirect != nil)
+        let (ending, following, successor) = guarded.withLock {
+            ([.canceling, .completed].contains($0.lifecycle.publicState), $0.followingRedirect != nil,
+             $0.becameDownload)
+        }
+        if let successor {
+            successor.enqueue(event)
+            return
         }
         switch event {
         case .fail, .transport(.end), .transport(.failed):
@@ -125,17 +104,15 @@ extension URLSessionTask: TransportTaskDelegate {
         case .fail(let error):
             finish(error: error)
         case .transport(.connected(let info)):
-            if let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
-                trace.urlSession(session, task: self, didUseConnectionTo: info.remoteAddress, reused: info.isReused)
-            }
+            traceDelegate?.urlSession(session, task: self, didUseConnectionTo: info.remoteAddress, reused: info.isReused)
         case .transport(.headSent(let bytes)):
-            if let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
-                trace.urlSession(session, task: self, didSendRequestHead: Data(bytes))
-            }
+            traceDelegate?.urlSession(session, task: self, didSendRequestHead: Data(bytes))
         case .transport(.wireWrite(let bytes)):
             traceDelegate?.urlSession(session, task: self, didWriteBytes: Data(bytes))
         case .transport(.wireRead(let bytes)):
             traceDelegate?.urlSession(session, task: self, didReadBytes: Data(bytes))
+        case .transport(.bodyBytesSent(let total)):
+            reportBodyBytesSent(total)
         case .transport(.metrics(let metrics)):
             recordTransaction(metrics)
         case .transport(.informational):
@@ -150,9 +127,8 @@ extension URLSessionTask: TransportTaskDelegate {
                 state.bodyIsEncoded = true
             }
         case .transport(.end(let trailers)):
-            if !trailers.isEmpty, let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
-                let fields = trailers.map { (name: $0.name, value: $0.value) }
-                trace.urlSession(session, task: self, didReceiveTrailers: fields)
+            if !trailers.isEmpty, let trace = traceDelegate {
+                trace.urlSession(session, task: self, didReceiveTrailers: trailers.map { (name: $0.name, value: $0.value) })
             }
             finish(error: nil)
         case .transport(.failed(let error)):
@@ -161,114 +137,100 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     private func receivedHead(_ head: HTTPResponseHead) {
-        if let trace = taskDelegate as? any URLSessionTaskTraceDelegate {
-            trace.urlSession(session, task: self, didReceiveResponseHead: head.wireBytes)
-        }
+        traceDelegate?.urlSession(session, task: self, didReceiveResponseHead: head.wireBytes)
         guard let request = currentRequest, let url = request.url else { return }
         let response = HTTPURLResponse(url: url, head: head)
-        let redirects = guarded.withLock { state -> Int in
-            state.hopResponse = response
-            return state.redirectCount
-        }
-        if let next = RedirectPolicy.nextRequest(after: response, from: request) {
-            guard redirects < RedirectPolicy.maxRedirects else {
-                tooManyRedirects(url: url)
-                return
-            }
-            guard let delegate = taskDelegate else {
-                decideRedirect(next, response: response)
-                return
-            }
-            guarded.withLock { _ = $0.deliveries.holds.insert(.awaitingRedirectDecision) }
-            delegate.urlSession(session, task: self, willPerformHTTPRedirection: response, newRequest: next) { chosen in
-                // The delegate may answer on any thread, later: decide on the delegate queue.
-                self.session.delegateQueue.addOperation { self.decideRedirect(chosen, response: response) }
-            }
-            return
-        }
-        deliverResponse(response)
+        guarded.withLock { $0.hopResponse = response }
+        if !considerRedirect(response, from: request) { deliverResponse(response) }
     }
 
-    /// Makes `response` the task's response and tells the data delegate (which may hold delivery).
-    private func deliverResponse(_ response: HTTPURLResponse) {
+    /// Makes `response` the task's response and hands it to whoever takes the body.
+    func deliverResponse(_ response: HTTPURLResponse) {
         guarded.withLock { state in
             state.response = response
             state.countOfBytesExpectedToReceive = response.expectedContentLength
         }
+        updateProgress()
+        if case .byteStream(let feed) = behaviour { feed.receive(response) }
+        if let download = self as? URLSessionDownloadTask {
+            do throws(URLError) {
+                try download.prepareFile(for: response)
+            } catch {
+                abort(with: error)
+            }
+            return
+        }
         guard case .delegate = behaviour, let dataTask = self as? URLSessionDataTask,
               let dataDelegate = taskDelegate as? any URLSessionDataDelegate else { return }
-        guarded.withLock { _ = $0.deliveries.holds.insert(.awaitingDisposition) }
+        hold(.awaitingDisposition)
         dataDelegate.urlSession(session, dataTask: dataTask, didReceive: response) { disposition in
             self.apply(disposition)
         }
     }
 
-    // MARK: Redirects
-
-    /// Follow `chosen`, or (nil) deliver the 3xx itself as the response; then let delivery go on.
-    private func decideRedirect(_ chosen: URLRequest?, response: HTTPURLResponse) {
-        if let chosen {
-            guarded.withLock { $0.followingRedirect = chosen }
-        } else {
-            deliverResponse(response)
-        }
-        let schedule = guarded.withLock { state -> Bool in
-            state.deliveries.holds.remove(.awaitingRedirectDecision)
-            return state.deliveries.claimDrain()
-        }
-        if schedule { scheduleDrain() }
-    }
-
-    /// The hop whose 3xx is being followed ended: send the next request. A hop that was cancelled or
-    /// timed out ends the task instead; one that merely lost the rest of its 3xx body is followed.
-    private func endRedirectHop(_ event: TransportEvent) {
-        if case .failed(let error) = event, error.isCancelled || error.isTimedOut || error.isShutDown {
-            finish(error: URLError(error, url: currentRequest?.url))
-            return
-        }
-        let next = guarded.withLock { state -> URLRequest? in
-            let next = state.followingRedirect
-            state.followingRedirect = nil
-            state.redirectCount += 1
-            state.currentRequest = next
-            state.hopResponse = nil
-            return next
-        }
-        if let next { session.send(self, next) }
-    }
-
-    private func tooManyRedirects(url: URL) {
-        let requestID = guarded.withLock { $0.requestID }
-        finish(error: URLError(.httpTooManyRedirects, url: url,
-                               description: "more than \(RedirectPolicy.maxRedirects) redirects"))
-        if let requestID { session.transport?.cancel(requestID) }
-    }
-
     // MARK: Dispositions
 
+    /// The data delegate's answer to the response (any thread).
     private func apply(_ disposition: URLSession.ResponseDisposition) {
         switch disposition {
         case .allow:
-            break
-        case .cancel, .becomeDownload:
-            // Download tasks do not exist yet, so `.becomeDownload` cannot be honoured: stop the load.
+            release(.awaitingDisposition)
+        case .cancel:
             cancel()
+            release(.awaitingDisposition)
+        case .becomeDownload:
+            session.delegateQueue.addOperation {
+                self.becomeDownload()
+                self.release(.awaitingDisposition)
+            }
         }
-        let schedule = guarded.withLock { state -> Bool in
-            state.deliveries.holds.remove(.awaitingDisposition)
-            return state.deliveries.claimDrain()
-        }
-        if schedule { scheduleDrain() }
     }
 
+    /// `.becomeDownload`: a download task takes over the transfer, from the next body byte on, with this
+    /// task's request, response, counts and metrics; this task ends without further messages.
+    private func becomeDownload() {
+        guard let dataTask = self as? URLSessionDataTask, let response = response as? HTTPURLResponse,
+              !ending else { return }
+        let download = session.adoptTransfer(of: dataTask)
+        do throws(URLError) {
+            try download.prepareFile(for: response)
+        } catch {
+            download.abort(with: error)
+        }
+        guarded.withLock { state in
+            state.becameDownload = download
+            _ = state.lifecycle.finish()
+        }
+        (taskDelegate as? any URLSessionDataDelegate)?.urlSession(session, dataTask: dataTask, didBecome: download)
+        session.taskDidComplete(self)
+    }
+
+    private var ending: Bool {
+        guarded.withLock { [.canceling, .completed].contains($0.lifecycle.publicState) }
+    }
+
+    // MARK: Body
+
     private func receivedBody(_ bytes: [UInt8]) {
+        if let download = self as? URLSessionDownloadTask {
+            do throws(URLError) {
+                try download.writeBody(bytes)
+            } catch {
+                abort(with: error)
+            }
+            return
+        }
         guarded.withLock { state in
             // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
             if !state.bodyIsEncoded { state.countOfBytesReceived += Int64(bytes.count) }
+            if case .dataCompletion = behaviour { state.body.append(contentsOf: bytes) }
         }
+        updateProgress()
         switch behaviour {
-        case .dataCompletion:
-            guarded.withLock { $0.body.append(contentsOf: bytes) }
+        case .dataCompletion, .downloadCompletion:
+            break
+        case .byteStream(let feed):
+            feed.append(bytes)
         case .delegate:
             guard let dataTask = self as? URLSessionDataTask,
                   let dataDelegate = taskDelegate as? any URLSessionDataDelegate else { return }
@@ -276,25 +238,58 @@ extension URLSessionTask: TransportTaskDelegate {
         }
     }
 
-    private func finish(error: URLError?) {
-        let (action, error, body, response, timer) = guarded.withLock { state in
+    private func reportBodyBytesSent(_ total: Int64) {
+        let (sent, expected) = guarded.withLock { state -> (Int64, Int64) in
+            let sent = total - state.reportedBodyBytesSent
+            state.reportedBodyBytesSent = total
+            state.countOfBytesSent = total
+            return (sent, state.countOfBytesExpectedToSend)
+        }
+        guard sent > 0 else { return }
+        updateProgress()
+        taskDelegate?.urlSession(session, task: self, didSendBodyData: sent, totalBytesSent: total,
+                                 totalBytesExpectedToSend: expected)
+    }
+
+    // MARK: Completion
+
+    /// Ends the task with `error` from inside the drain (a local failure such as a full disk), stopping
+    /// its transfer.
+    func abort(with error: URLError) {
+        let requestID = guarded.withLock { $0.requestID }
+        finish(error: error)
+        if let requestID { session.transport?.cancel(requestID) }
+    }
+
+    func finish(error: URLError?) {
+        let (action, decidedError, body, response, timer) = guarded.withLock { state in
             // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
             let error = state.lifecycle.publicState == .canceling && error?.code != .cancelled
                 ? URLError(.cancelled, url: state.currentRequest?.url, description: "cancelled") : error
             let action = state.lifecycle.finish()
-            if action == .complete { state.error = error }
             let timer = state.resourceTimer
             state.resourceTimer = nil
             return (action, error, state.body, state.response, timer)
         }
         guard action == .complete else { return }
         timer?.item.cancel()
+        let download = self as? URLSessionDownloadTask
+        var error = decidedError
+        if let failure = error, let download { error = download.settleFailure(failure) }
+        guarded.withLock { $0.error = error }
+        updateProgress()
+        if error == nil, case .delegate = behaviour { download?.handOverFile(response: response, completion: nil) }
         if let metrics = collectMetrics() {
             taskDelegate?.urlSession(session, task: self, didFinishCollecting: metrics)
         }
         switch behaviour {
         case .dataCompletion(let completion):
             if let error { completion(nil, nil, error) } else { completion(body, response, nil) }
+        case .downloadCompletion(let completion):
+            if let error { completion(nil, nil, error) } else { download?.handOverFile(response: response, completion: completion) }
+        case .byteStream(let feed):
+            feed.finish(error: error)
+            taskDelegate?.urlSession(session, task: self, didCompleteWithError: error)
         case .delegate:
             taskDelegate?.urlSession(session, task: self, didCompleteWithError: error)
         }

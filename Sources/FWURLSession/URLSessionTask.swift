@@ -26,6 +26,10 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         case delegate
         /// Through a completion handler with the whole body; delegate data messages are skipped.
         case dataCompletion(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)
+        /// Through a completion handler with the downloaded file; delegate download messages are skipped.
+        case downloadCompletion(@Sendable (URL?, URLResponse?, (any Error)?) -> Void)
+        /// Into an `AsyncBytes` sequence (`bytes(for:)`); the task delegate still gets task messages.
+        case byteStream(AsyncBytesFeed)
     }
 
     /// Everything that changes, under one lock.
@@ -48,6 +52,9 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         /// The body collected for completion-handler and async tasks.
         var body = Data()
         var resourceTimer: ResourceTimer?
+        var resourceDeadline: DispatchTime?
+        /// Why the task fails as soon as it is resumed (unusable resume data).
+        var startFailure: URLError?
         /// When the task started, and the clock that dates transport times.
         var fetchStart: Date?
         var metricsClock: MetricsClock?
@@ -60,6 +67,22 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         /// (the rest of that hop's events are dropped).
         var redirectCount = 0
         var followingRedirect: URLRequest?
+        /// Download tasks: the file and the resume state.
+        var download = DownloadState()
+        /// A data task that answered `.becomeDownload`: the task that now gets its events.
+        var becameDownload: URLSessionDownloadTask?
+        /// The request body of upload tasks (and of data tasks with an `httpBodyStream`), and how much of it
+        /// the delegate has heard was sent.
+        var upload: UploadBody?
+        var reportedBodyBytesSent: Int64 = 0
+        /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).
+        var usedOriginalBodyStream = false
+        /// `progress` counts bytes sent (upload tasks) rather than received.
+        var tracksSending = false
+        /// `progress`, made on first use.
+        var progress: Progress?
+        /// What was last asked of the transport's reading pause, for `requestID`.
+        var readingPauseSent = false
     }
 
     /// The pending `timeoutIntervalForResource` work item, cancelled when the task completes.
@@ -77,6 +100,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
     let session: URLSession
     let behaviour: Behaviour
     let guarded: Locked<Guarded>
+    /// Orders the reading-pause requests sent to the transport (see `syncReadingPause`).
+    let readingPauseOrder = Locked(())
 
     /// The task's identifier, unique within its session.
     public let taskIdentifier: Int
@@ -91,6 +116,11 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         var initial = Guarded()
         initial.currentRequest = request
         initial.countOfBytesExpectedToSend = Int64(request.httpBody?.count ?? 0)
+        if request.httpBodyStream != nil {
+            initial.upload = .stream
+            initial.countOfBytesExpectedToSend = request.value(forHTTPHeaderField: "Content-Length")
+                .flatMap { Int64($0) } ?? -1
+        }
         self.guarded = Locked(initial)
         super.init()
     }
@@ -126,6 +156,22 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         set { guarded.withLock { $0.priority = min(max(newValue, 0), 1) } }
     }
 
+    /// The task's progress: body bytes received (for uploads, sent) of the expected total.
+    public var progress: Progress {
+        let (progress, isNew, completed, total) = guarded.withLock { state -> (Progress, Bool, Int64, Int64) in
+            if let progress = state.progress { return (progress, false, 0, 0) }
+            let progress = Progress(totalUnitCount: -1)
+            state.progress = progress
+            let (completed, total) = state.progressCounts
+            return (progress, true, completed, total)
+        }
+        if isNew {
+            progress.totalUnitCount = total
+            progress.completedUnitCount = completed
+        }
+        return progress
+    }
+
     /// A delegate for this task only; it receives the task's messages instead of the session delegate.
     public var delegate: (any URLSessionTaskDelegate)? {
         get { guarded.withLock { $0.delegate } }
@@ -136,13 +182,13 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
 
     /// Starts the task, or resumes a suspended one.
     open func resume() {
-        let (action, requestID) = guarded.withLock { ($0.lifecycle.resume(), $0.requestID) }
+        let action = guarded.withLock { $0.lifecycle.resume() }
         switch action {
         case .start:
             session.start(self)
         case .resumeDelivery:
-            if let requestID { session.transport?.setReadingPaused(false, for: requestID) }
-            releaseDelivery()
+            syncReadingPause()
+            release(.suspended)
         default:
             break
         }
@@ -151,12 +197,12 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
     /// Pauses the task until `resume()` (suspensions nest): the connection stops reading its response,
     /// its request timeout stops, and no delegate message is delivered meanwhile.
     open func suspend() {
-        let requestID = guarded.withLock { state -> RequestID? in
-            guard state.lifecycle.suspend() == .pauseDelivery else { return nil }
+        let paused = guarded.withLock { state -> Bool in
+            guard state.lifecycle.suspend() == .pauseDelivery else { return false }
             state.deliveries.holds.insert(.suspended)
-            return state.requestID
+            return true
         }
-        if let requestID { session.transport?.setReadingPaused(true, for: requestID) }
+        if paused { syncReadingPause() }
     }
 
     /// Cancels the task; it completes with `URLError.cancelled` (once).
@@ -190,3 +236,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
 
 /// A task that loads a response body into memory (or hands it to the delegate piece by piece).
 open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {} // state: URLSessionTask.guarded
+
+// MARK: - URLSessionUploadTask
+
+/// A data task whose request body comes from data, a file or a stream given when it was made.
+open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {} // state: URLSessionTask.guarded

@@ -96,6 +96,23 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     public let isMultipath = false
     /// `.unknown`: resolution goes through the system resolver.
     public let domainResolutionProtocol = URLSessionTaskMetrics.DomainResolutionProtocol.unknown
+    /// The TLS version the connection negotiated; nil for plain HTTP.
+    public let negotiatedTLSProtocolVersion: tls_protocol_version_t?
+    /// The TLS cipher suite the connection negotiated; nil for plain HTTP, and for a suite
+    /// `tls_ciphersuite_t` has no case for (`fwNegotiatedTLSCipherSuiteName` still names it).
+    public let negotiatedTLSCipherSuite: tls_ciphersuite_t?
+
+    // MARK: FWNetworking additions
+
+    /// FWNetworking addition: whether the TLS handshake resumed a cached session (no certificate was
+    /// exchanged; the server's trust was still evaluated). False for plain HTTP.
+    public let fwIsTLSSessionResumed: Bool
+    /// FWNetworking addition: OpenSSL's name of the negotiated cipher suite, as curl prints it
+    /// ("TLS_AES_256_GCM_SHA384", "ECDHE-RSA-AES128-GCM-SHA256"); nil for plain HTTP.
+    public let fwNegotiatedTLSCipherSuiteName: String?
+    /// FWNetworking addition: the ALPN protocol the server selected ("http/1.1"), or nil when it
+    /// selected none or the connection is plain HTTP.
+    public let fwNegotiatedALPNProtocol: String?
 
     init(request: URLRequest, response: URLResponse?, fetchStart: Date, transport: TransportMetrics?,
          clock: MetricsClock, decodedBodyBytes: Int64) {
@@ -126,6 +143,12 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         localPort = transport?.localAddress.map { String($0.port) }
         remoteAddress = transport?.remoteAddress?.host
         remotePort = transport?.remoteAddress.map { String($0.port) }
+        let tls = transport?.tls
+        negotiatedTLSProtocolVersion = tls.flatMap { tls_protocol_version_t($0.version) }
+        negotiatedTLSCipherSuite = tls.flatMap { tls_ciphersuite_t($0.cipherSuite) }
+        fwIsTLSSessionResumed = tls?.isResumed ?? false
+        fwNegotiatedTLSCipherSuiteName = tls?.cipherSuite.name
+        fwNegotiatedALPNProtocol = tls?.alpn
         super.init()
     }
 }

@@ -33,24 +33,38 @@ public final class PythonHTTPServer: @unchecked Sendable { // process state unde
     /// (`python3 -u -m http.server 0 --bind 127.0.0.1 --directory DIR`), parses the port from its
     /// "Serving HTTP on 127.0.0.1 port N" line (bounded wait, 10 s), and throws a clear error if
     /// python3 is missing or it does not come up.
-    public init(files: [String: [UInt8]]) throws {
+    public convenience init(files: [String: [UInt8]]) throws {
+        try self.init(files: files, program: nil)
+    }
+
+    /// An upload sink: Python's `http.server` (HTTP/1.1, so it answers `Expect: 100-continue`) with a
+    /// handler that reads a GET, PUT or POST body — Content-Length or chunked — and answers 200 with JSON
+    /// `{"method", "path", "length", "sha256", "chunked", "contentLength"}`. `POST /redirect/CODE`
+    /// reads the body and answers CODE with `Location: /sink`.
+    public static func uploadSink() throws -> PythonHTTPServer {
+        try PythonHTTPServer(files: ["sink.py": Array(uploadSinkProgram.utf8)], program: "sink.py")
+    }
+
+    private init(files: [String: [UInt8]], program: String?) throws {
         guard let python = Self.findExecutable("python3") else {
             throw TestSupportError.serverUnavailable("python3 not found on PATH")
         }
-        workspace = try Self.makeTemporaryDirectory()
+        workspace = try ServedFiles.makeTemporaryDirectory(prefix: "fwnetworking-python")
         directory = workspace + "/root"
         let logPath = workspace + "/server.log"
         let process = Process()
         let stdout = Pipe()
         do {
-            try Self.write(files, into: directory)
+            try ServedFiles.write(files, into: directory)
             guard FileManager.default.createFile(atPath: logPath, contents: nil),
                   let log = FileHandle(forWritingAtPath: logPath) else {
                 throw TestSupportError.serverUnavailable("cannot create \(logPath)")
             }
             defer { try? log.close() }
             process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory]
+            let root = directory
+            process.arguments = program.map { ["-u", root + "/" + $0] }
+                ?? ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root]
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = stdout
             process.standardError = log
@@ -133,30 +147,64 @@ public final class PythonHTTPServer: @unchecked Sendable { // process state unde
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }
 
-    /// Creates a fresh directory under the system temporary directory.
-    private static func makeTemporaryDirectory() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/fwnetworking-python-XXXXXX").utf8CString)
-        guard let created = mkdtemp(&template) else {
-            throw TestSupportError.systemCall("mkdtemp", errno: errno)
-        }
-        return String(cString: created)
-    }
+    private static let uploadSinkProgram = #"""
+    import hashlib, http.server, json, sys
 
-    /// Writes `files` (relative path -> bytes) under `root`, creating directories as needed.
-    private static func write(_ files: [String: [UInt8]], into root: String) throws {
-        let manager = FileManager.default
-        try manager.createDirectory(atPath: root, withIntermediateDirectories: true)
-        for (relativePath, bytes) in files {
-            let components = relativePath.split(separator: "/")
-            guard !relativePath.hasPrefix("/"), !components.isEmpty, !components.contains("..") else {
-                throw TestSupportError.serverUnavailable("bad file path \"\(relativePath)\"")
-            }
-            let path = root + "/" + components.joined(separator: "/")
-            let parent = (path as NSString).deletingLastPathComponent
-            try manager.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            guard manager.createFile(atPath: path, contents: Data(bytes)) else {
-                throw TestSupportError.serverUnavailable("cannot write \(path)")
-            }
-        }
-    }
+    class Sink(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            self.sink()
+
+        def do_PUT(self):
+            self.sink()
+
+        def do_POST(self):
+            self.sink()
+
+        def read_exactly(self, remaining, digest):
+            total = 0
+            while remaining > 0:
+                piece = self.rfile.read(min(remaining, 65536))
+                if not piece:
+                    break
+                digest.update(piece)
+                total += len(piece)
+                remaining -= len(piece)
+            return total
+
+        def sink(self):
+            digest = hashlib.sha256()
+            chunked = self.headers.get("Transfer-Encoding", "").lower() == "chunked"
+            total = 0
+            if chunked:
+                while True:
+                    size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                    if size == 0:
+                        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                            pass
+                        break
+                    total += self.read_exactly(size, digest)
+                    self.rfile.readline()
+            else:
+                total = self.read_exactly(int(self.headers.get("Content-Length", "0")), digest)
+            if self.path.startswith("/redirect/"):
+                self.send_response(int(self.path.split("/")[2]))
+                self.send_header("Location", "/sink")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body = json.dumps({"method": self.command, "path": self.path, "length": total,
+                               "sha256": digest.hexdigest(), "chunked": chunked,
+                               "contentLength": self.headers.get("Content-Length")}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+    print("Serving HTTP on 127.0.0.1 port %d (upload sink)" % server.server_address[1], flush=True)
+    server.serve_forever()
+    """#
 }

@@ -28,7 +28,7 @@ final class RecordingDelegate: TransportTaskDelegate {
                 outcome.terminalCount += 1
             case .failed(let error): outcome.error = error
                 outcome.terminalCount += 1
-            case .headSent, .informational, .wireWrite, .wireRead, .metrics, .encodedBodyBytes: break
+            case .headSent, .informational, .wireWrite, .wireRead, .metrics, .encodedBodyBytes, .bodyBytesSent: break
             }
         }
         return outcome
@@ -72,7 +72,7 @@ func getRequest(port: Int, path: String = "/", method: String = "GET", headers: 
                 body: [UInt8]? = nil, idleTimeout: Duration = .seconds(5)) -> TransportRequest {
     TransportRequest(key: ConnectionKey(scheme: "http", host: "127.0.0.1", port: port),
                      head: HTTPRequestHead(method: method, target: path, headers: headers),
-                     body: body, idleTimeout: idleTimeout)
+                     body: body.map(TransportRequestBody.bytes), idleTimeout: idleTimeout)
 }
 
 /// A port on 127.0.0.1 that nothing listens on (bound, then closed).

@@ -1,5 +1,7 @@
 // The sender of the challenges a URLSession raises: it turns the URLAuthenticationChallengeSender calls
-// into the dispositions a delegate's completion handler takes, so both ways of answering work.
+// into the dispositions a delegate's completion handler takes, so both ways of answering work. It also
+// carries the task a connection-level challenge was raised for, so that the default implementation of
+// the session-level delegate method can hand the challenge to that task's delegate.
 
 import Foundation
 
@@ -9,7 +11,7 @@ import Foundation
 /// with the matching disposition. Only the first answer counts (from the sender or the handler the
 /// delegate was given, whichever comes first); later ones are ignored.
 ///
-/// `@unchecked Sendable`: `completion` is read and cleared only with `lock` held.
+/// `@unchecked Sendable`: `completion` is read and cleared only with `lock` held; `task` is a `let`.
 final class URLSessionAuthenticationChallengeSender: NSObject, URLAuthenticationChallengeSender,
     @unchecked Sendable { // completion under lock
     typealias Completion = @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
@@ -17,8 +19,13 @@ final class URLSessionAuthenticationChallengeSender: NSObject, URLAuthentication
     private let lock = NSLock()
     private var completion: Completion?
 
-    /// A sender answering `completion` once.
-    init(completion: @escaping Completion) {
+    /// The task the challenge was raised for: for a connection-level challenge, the task whose request
+    /// the connection is being made for; nil when no task waits for it any more.
+    let task: URLSessionTask?
+
+    /// A sender answering `completion` once, for a challenge raised for `task`.
+    init(task: URLSessionTask? = nil, completion: @escaping Completion) {
+        self.task = task
         self.completion = completion
     }
 

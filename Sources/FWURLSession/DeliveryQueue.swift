@@ -1,0 +1,78 @@
+import Foundation
+import FWTransport
+
+// MARK: - DeliveryQueue
+//
+// A task's undelivered events. Events reach a task on a loop thread (from the transport) or on the
+// caller's thread (cancel); they are queued under the task's lock and delivered on the session's delegate
+// queue by at most one drain at a time, so a task's messages arrive in order even on a concurrent
+// delegate queue. Three things hold delivery: `suspend()`, a data delegate that has not yet answered
+// `didReceive response`, and a redirect decision. Undelivered body bytes are counted: above
+// `highWater` the task asks the connection to stop reading until the drain brings them under `lowWater`,
+// so a slow delegate (or a slow disk) holds the server back instead of filling memory.
+
+/// One thing that happened to a task.
+enum TaskEvent {
+    /// From the transport.
+    case transport(TransportEvent)
+    /// The session layer failed the task before or instead of the transport.
+    case fail(URLError)
+}
+
+/// A task's undelivered events and what holds them.
+struct DeliveryQueue {
+    /// Why delivery waits.
+    enum Hold: Hashable {
+        case suspended
+        case awaitingDisposition
+        case awaitingRedirectDecision
+    }
+
+    static let highWater = 4 * 1024 * 1024
+    static let lowWater = 1024 * 1024
+
+    var holds: Set<Hold> = []
+    private var events: [TaskEvent] = []
+    private var head = 0
+    private var isDraining = false
+    private var queuedBodyBytes = 0
+    /// True from when the queued body bytes pass `highWater` until they fall under `lowWater`.
+    private(set) var isBacklogged = false
+
+    /// Queues `event`; true when `isBacklogged` changed.
+    mutating func append(_ event: TaskEvent) -> Bool {
+        events.append(event)
+        guard case .transport(.body(let bytes)) = event else { return false }
+        queuedBodyBytes += bytes.count
+        guard !isBacklogged, queuedBodyBytes > Self.highWater else { return false }
+        isBacklogged = true
+        return true
+    }
+
+    /// True when the caller must schedule a drain (and is now the only one draining).
+    mutating func claimDrain() -> Bool {
+        guard !isDraining, holds.isEmpty, head < events.count else { return false }
+        isDraining = true
+        return true
+    }
+
+    /// The next event for the drain, or nil (and the drain stops) when held or empty; and whether
+    /// `isBacklogged` changed.
+    mutating func nextForDrain() -> (event: TaskEvent?, backlogChanged: Bool) {
+        guard holds.isEmpty, head < events.count else {
+            isDraining = false
+            return (nil, false)
+        }
+        let event = events[head]
+        head += 1
+        if head == events.count {
+            events.removeAll(keepingCapacity: events.count <= 64)
+            head = 0
+        }
+        guard case .transport(.body(let bytes)) = event else { return (event, false) }
+        queuedBodyBytes -= bytes.count
+        guard isBacklogged, queuedBodyBytes < Self.lowWater else { return (event, false) }
+        isBacklogged = false
+        return (event, true)
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+// MARK: - bytes(for:)
+
+extension URLSession {
+    /// The response body of a data task as an asynchronous sequence of bytes, read with backpressure:
+    /// when the consumer falls behind by more than `AsyncBytesFeed.highWater` bytes the task is suspended
+    /// (its connection stops reading) until the consumer catches up.
+    public struct AsyncBytes: AsyncSequence, Sendable {
+        /// One byte of the body.
+        public typealias Element = UInt8
+
+        /// The data task loading the body; cancel it to stop early.
+        public let task: URLSessionDataTask
+        let feed: AsyncBytesFeed
+
+        /// Reads the body piece by piece.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let feed: AsyncBytesFeed
+            var chunk: [UInt8] = []
+            var index = 0
+
+            /// The next byte; nil at the end of the body; throws the task's error.
+            public mutating func next() async throws -> UInt8? {
+                if index == chunk.count {
+                    guard let next = try await feed.nextChunk() else { return nil }
+                    chunk = next
+                    index = 0
+                }
+                defer { index += 1 }
+                return chunk[index]
+            }
+        }
+
+        /// An iterator over the body.
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(feed: feed)
+        }
+    }
+
+    /// Starts loading `request` and returns once the response head arrived; the body follows through the
+    /// returned sequence. Cancelling the Swift task cancels the load.
+    public func bytes(for request: URLRequest, delegate: (any URLSessionTaskDelegate)? = nil) async throws
+        -> (AsyncBytes, URLResponse) {
+        let feed = AsyncBytesFeed()
+        let task = register {
+            URLSessionDataTask(session: self, identifier: $0, request: request, behaviour: .byteStream(feed))
+        }
+        task.delegate = delegate
+        feed.task = task
+        let response = try await withTaskCancellationHandler {
+            try await feed.waitForResponse(starting: task)
+        } onCancel: {
+            task.cancel()
+        }
+        return (AsyncBytes(task: task, feed: feed), response)
+    }
+
+    /// Like `bytes(for:)`, for a GET of `url`.
+    public func bytes(from url: URL, delegate: (any URLSessionTaskDelegate)? = nil) async throws
+        -> (AsyncBytes, URLResponse) {
+        try await bytes(for: URLRequest(url: url), delegate: delegate)
+    }
+}
+
+// MARK: - AsyncBytesFeed
+
+/// Between a task's drain (which produces) and an `AsyncBytes` iterator (which consumes): the response,
+/// the body pieces not yet read, and the end. At most one consumer waits at a time.
+final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched with `lock` held
+    static let highWater = 1024 * 1024
+    static let lowWater = 256 * 1024
+
+    private let lock = NSLock()
+    /// Set once, before the task is resumed.
+    weak var task: URLSessionDataTask?
+    private var response: Result<URLResponse, any Error>?
+    private var responseWaiter: CheckedContinuation<URLResponse, any Error>?
+    private var chunks: [[UInt8]] = []
+    private var chunkHead = 0
+    private var bufferedBytes = 0
+    /// nil while the body goes on; `.success` at its end, `.failure` with the task's error.
+    private var end: Result<Void, any Error>?
+    private var chunkWaiter: CheckedContinuation<[UInt8]?, any Error>?
+    private var suspendedTask = false
+
+    /// Resumes `task` and waits for its response (or its error).
+    func waitForResponse(starting task: URLSessionDataTask) async throws -> URLResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = lock.withLock { () -> Result<URLResponse, any Error>? in
+                if response == nil { responseWaiter = continuation }
+                return response
+            }
+            if let ready { continuation.resume(with: ready) }
+            task.resume()
+        }
+    }
+
+    /// The task's response (drain).
+    func receive(_ response: URLResponse) {
+        let waiter = lock.withLock { () -> CheckedContinuation<URLResponse, any Error>? in
+            self.response = .success(response)
+            defer { responseWaiter = nil }
+            return responseWaiter
+        }
+        waiter?.resume(returning: response)
+    }
+
+    /// A body piece (drain).
+    func append(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        let (waiter, suspend) = lock.withLock { () -> (CheckedContinuation<[UInt8]?, any Error>?, Bool) in
+            if let waiter = chunkWaiter {
+                chunkWaiter = nil
+                return (waiter, false)
+            }
+            chunks.append(bytes)
+            bufferedBytes += bytes.count
+            guard bufferedBytes > Self.highWater, !suspendedTask else { return (nil, false) }
+            suspendedTask = true
+            return (nil, true)
+        }
+        waiter?.resume(returning: bytes)
+        if suspend { task?.suspend() }
+    }
+
+    /// The task completed (drain).
+    func finish(error: (any Error)?) {
+        let (responseWaiter, chunkWaiter) = lock.withLock { () -> (CheckedContinuation<URLResponse, any Error>?,
+                                                                     CheckedContinuation<[UInt8]?, any Error>?) in
+            end = error.map { .failure($0) } ?? .success(())
+            if response == nil { response = .failure(error ?? URLError(.badServerResponse)) }
+            defer {
+                self.responseWaiter = nil
+                self.chunkWaiter = nil
+            }
+            return (self.responseWaiter, self.chunkWaiter)
+        }
+        responseWaiter?.resume(throwing: error ?? URLError(.badServerResponse))
+        if let error { chunkWaiter?.resume(throwing: error) } else { chunkWaiter?.resume(returning: nil) }
+    }
+
+    /// The next body piece; nil at the end.
+    func nextChunk() async throws -> [UInt8]? {
+        let task = self.task
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let (answer, resumeTask) = lock.withLock { () -> (Result<[UInt8]?, any Error>?, Bool) in
+                    if chunkHead < chunks.count {
+                        let chunk = chunks[chunkHead]
+                        chunkHead += 1
+                        if chunkHead == chunks.count {
+                            chunks.removeAll(keepingCapacity: true)
+                            chunkHead = 0
+                        }
+                        bufferedBytes -= chunk.count
+                        let resume = suspendedTask && bufferedBytes < Self.lowWater
+                        if resume { suspendedTask = false }
+                        return (.success(chunk), resume)
+                    }
+                    switch end {
+                    case .success: return (.success(nil), false)
+                    case .failure(let error): return (.failure(error), false)
+                    case nil:
+                        chunkWaiter = continuation
+                        return (nil, false)
+                    }
+                }
+                if resumeTask { task?.resume() }
+                if let answer { continuation.resume(with: answer) }
+            }
+        } onCancel: {
+            task?.cancel()
+        }
+    }
+}
