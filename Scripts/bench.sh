@@ -1,31 +1,65 @@
 #!/usr/bin/env bash
-# The client benchmark suite (issue 4, item 7): FWNetworking's URLSession against libcurl's multi
-# interface, AsyncHTTPClient, FoundationNetworking's URLSession and wrk, all against a loopback nginx.
+# The client benchmark suite: FWNetworking's URLSession against libcurl's multi interface,
+# AsyncHTTPClient, FoundationNetworking's URLSession and wrk, all against a loopback nginx, over HTTP
+# (issue 4, item 7) and HTTPS (issue 5, item 9), plus 1 GiB file transfers against the curl tool
+# (issue 6, "Performance and memory").
 #
-#   Scripts/bench.sh            5 rounds of 2 s per client and row: about 5 minutes after the build (the
-#                               first build compiles AsyncHTTPClient, SwiftNIO and BoringSSL: 10-25 min)
-#   Scripts/bench.sh --quick    3 rounds of 1 s, waiting at most a minute for a quiet machine: a smoke
-#                               run (its report goes to Scripts/bench/.build/results-quick.md)
+#   Scripts/bench.sh                 every row, 5 rounds of 2 s per client and row: about 15 minutes after
+#                                    the build (the first build compiles AsyncHTTPClient, SwiftNIO and
+#                                    BoringSSL: 10-25 min); the report goes to Scripts/bench/results.md
+#   Scripts/bench.sh --quick         3 rounds of 1 s, waiting at most a minute for a quiet machine
+#   Scripts/bench.sh --rows https    a subset: row ids and the groups http, https, files (comma-separated)
+#   --rounds N, --seconds S          rounds per row, seconds per timed client run
+#   --out FILE                       where the report goes. Runs with --quick, --rows or fewer than 5
+#                                    rounds default to Scripts/bench/.build/results-partial.md, so only a
+#                                    full run replaces results.md
 #
 # It installs what it needs with apt-get when run as root (nginx-light or nginx, libcurl4-openssl-dev,
-# wrk), builds the clients in Scripts/bench (release), writes an nginx config in a temporary directory
-# (127.0.0.1 only, a free port, one worker, keep-alive for 100000 requests, no access log, files of
-# 64 B, 1 MiB and 100 MiB), runs nginx in the foreground as a child and stops it on exit, waits for a
-# quiet machine (1-minute load below 1.5, at most 15 minutes), runs the suite and prints the Markdown
-# report, which also goes to Scripts/bench/results.md. Nothing but 127.0.0.1 is ever contacted.
+# curl, wrk), builds the clients in Scripts/bench (release), writes an nginx config in a temporary
+# directory and runs nginx in the foreground as a child, stopping it on exit. nginx listens on 127.0.0.1
+# only, on four free ports, one worker, keep-alive for 100000 requests:
+#   http         files of 64 B, 1 MiB, 100 MiB and (file rows) 1 GiB; PUT /put/NAME stores the body
+#                (WebDAV, no size limit) in a tmpfs directory, so the whole body is read, and the suite
+#                checks the stored size after every upload and deletes it
+#   https        TLS 1.2 + 1.3, ECDSA P-256 leaf + intermediate from Fixtures/tls, session cache and
+#                tickets on, no access log (keep-alive rows)
+#   https-rsa    the same with the RSA 2048 leaf, and an access log of $ssl_session_reused per request
+#   https-ecdsa  the ECDSA leaf with that log (new-connection rows: the suite checks full vs resumed)
+# Clients trust only Fixtures/tls/root-ca.pem. Then it waits for a quiet machine (1-minute load below
+# 1.5, at most 15 minutes), runs the suite and prints the Markdown report. Nothing but 127.0.0.1 is
+# ever contacted.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 package="$here/bench"
+fixtures="$here/../Fixtures/tls"
 rounds=5
 seconds=2
 max_wait=900
-report="$package/results.md"
-case "${1:-}" in
-    "") ;;
-    --quick) rounds=3 seconds=1 max_wait=60 report="$package/.build/results-quick.md" ;;
-    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
-esac
+rows=""
+report=""
+partial=false
+usage() {
+    echo "usage: $0 [--quick] [--rows id|group,...] [--rounds N] [--seconds S] [--out FILE]" >&2
+    exit 2
+}
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) rounds=3 seconds=1 max_wait=60 partial=true; shift ;;
+        --rows) [ $# -ge 2 ] || usage; rows=$2 partial=true; shift 2 ;;
+        --rounds) [ $# -ge 2 ] && [ "$2" -gt 0 ] 2>/dev/null || usage; rounds=$2; shift 2 ;;
+        --seconds) [ $# -ge 2 ] || usage; seconds=$2; shift 2 ;;
+        --out) [ $# -ge 2 ] || usage; report=$2; shift 2 ;;
+        *) usage ;;
+    esac
+done
+[ "$rounds" -lt 5 ] && partial=true
+if [ -z "$report" ]; then
+    if $partial; then report="$package/.build/results-partial.md"; else report="$package/results.md"; fi
+fi
+wants() { # wants GROUP ROW-PREFIX: true when the selected rows include the group or a row of it
+    [ -z "$rows" ] || [[ ",$rows," == *",all,"* ]] || [[ ",$rows," == *",$1,"* ]] || [[ ",$rows," == *",$2"* ]]
+}
 say() { echo "bench: $*" >&2; }
 
 # MARK: Dependencies
@@ -35,6 +69,7 @@ missing=()
 command -v cc >/dev/null || missing+=(gcc)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx)
 command -v cc >/dev/null && have_curl_headers || missing+=(libcurl4-openssl-dev)
+command -v curl >/dev/null || missing+=(curl)
 command -v wrk >/dev/null || missing+=(wrk)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
@@ -47,7 +82,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     packages=()
     for name in "${missing[@]}"; do
         if [ "$name" = nginx ]; then
-            # nginx-light is enough (static files); newer Debian releases only ship nginx.
+            # nginx-light is enough (static files, TLS, WebDAV PUT); newer Debian releases only ship nginx.
             if apt-cache show nginx-light >/dev/null 2>&1; then name=nginx-light; fi
         fi
         packages+=("$name")
@@ -56,6 +91,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 wrk=$(command -v wrk)
+curl_tool=$(command -v curl)
 
 # MARK: Build
 
@@ -69,30 +105,54 @@ bin=$(swift build -c release --package-path "$package" --show-bin-path)
 mkdir -p "$package/.build/c"
 nice -n 10 cc -O2 -Wall -Wextra -o "$package/.build/c/bench-curl" "$package/curl/bench-curl.c" -lcurl
 
-# MARK: nginx
+# MARK: Files and directories
 
 work=$(mktemp -d /tmp/fwbench.XXXXXX)
+# Uploads land and downloads go in memory when /dev/shm has room for two 1 GiB files (no disk writes).
+if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -gt $((3 << 20)) ]
+then
+    transfers=$(mktemp -d /dev/shm/fwbench.XXXXXX)
+else
+    transfers="$work/transfers"
+fi
 nginx_pid=""
 cleanup() {
     if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
         kill -TERM "$nginx_pid" 2>/dev/null || true
         wait "$nginx_pid" 2>/dev/null || true
     fi
-    rm -rf "$work"
+    rm -rf "$work" "$transfers"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 chmod 755 "$work"   # nginx's worker runs as an unprivileged user when we are root
-mkdir -p "$work/www" "$work/logs" "$work/temp"
+mkdir -p "$work/www" "$work/logs" "$work/temp" "$work/tls" "$transfers/put/.temp" "$transfers/scratch"
+chmod 755 "$transfers"
+chmod 777 "$transfers/put" "$transfers/put/.temp"   # written by nginx's worker
 head -c 64 /dev/urandom >"$work/www/64.bin"
 head -c $((1 << 20)) /dev/urandom >"$work/www/1m.bin"
 head -c $((100 << 20)) /dev/urandom >"$work/www/100m.bin"
+if wants files file-; then
+    say "writing the 1 GiB file"
+    head -c $((1 << 30)) /dev/urandom >"$work/www/1g.bin"
+fi
 chmod 644 "$work/www/"*
+cat "$fixtures/valid-rsa.pem" "$fixtures/intermediate-ca.pem" >"$work/tls/rsa-chain.pem"
+cp "$fixtures/valid-ecdsa-chain.pem" "$work/tls/ecdsa-chain.pem"
+cp "$fixtures/valid-rsa.key" "$fixtures/valid-ecdsa.key" "$fixtures/root-ca.pem" "$work/tls/"
+
+# MARK: nginx
 
 port_is_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-start_nginx() {
-    local port=$1
+free_port() {
+    local candidate
+    while :; do
+        candidate=$((20000 + RANDOM % 40000))
+        port_is_taken "$candidate" || { echo "$candidate"; return; }
+    done
+}
+start_nginx() { # start_nginx HTTP HTTPS HTTPS-RSA HTTPS-ECDSA
     cat >"$work/nginx.conf" <<EOF
 worker_processes 1;
 pid $work/nginx.pid;
@@ -111,9 +171,40 @@ http {
     fastcgi_temp_path $work/temp/fastcgi;
     uwsgi_temp_path $work/temp/uwsgi;
     scgi_temp_path $work/temp/scgi;
+    root $work/www;
+
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_session_cache shared:fwbench:10m;
+    ssl_session_timeout 1h;
+    ssl_session_tickets on;
+    log_format sessions '\$ssl_session_reused \$ssl_protocol \$ssl_cipher';
+
     server {
-        listen 127.0.0.1:$port backlog=4096;
-        root $work/www;
+        listen 127.0.0.1:$1 backlog=4096;
+        location /put/ {
+            # WebDAV PUT reads the whole body into a temporary file on the same tmpfs and renames it.
+            alias $transfers/put/;
+            dav_methods PUT;
+            client_max_body_size 0;
+            client_body_temp_path $transfers/put/.temp;
+        }
+    }
+    server {
+        listen 127.0.0.1:$2 ssl backlog=4096;
+        ssl_certificate $work/tls/ecdsa-chain.pem;
+        ssl_certificate_key $work/tls/valid-ecdsa.key;
+    }
+    server {
+        listen 127.0.0.1:$3 ssl backlog=4096;
+        ssl_certificate $work/tls/rsa-chain.pem;
+        ssl_certificate_key $work/tls/valid-rsa.key;
+        access_log $work/logs/sessions.log sessions;
+    }
+    server {
+        listen 127.0.0.1:$4 ssl backlog=4096;
+        ssl_certificate $work/tls/ecdsa-chain.pem;
+        ssl_certificate_key $work/tls/valid-ecdsa.key;
+        access_log $work/logs/sessions.log sessions;
     }
 }
 EOF
@@ -121,19 +212,21 @@ EOF
     nginx_pid=$!
     for _ in $(seq 50); do
         kill -0 "$nginx_pid" 2>/dev/null || { nginx_pid=""; return 1; }
-        port_is_taken "$port" && return 0
+        if port_is_taken "$1" && port_is_taken "$2" && port_is_taken "$3" && port_is_taken "$4"; then return 0; fi
         sleep 0.1
     done
     return 1
 }
-port=""
+ports=()
 for _ in $(seq 20); do
-    candidate=$((20000 + RANDOM % 40000))
-    port_is_taken "$candidate" && continue
-    if start_nginx "$candidate"; then port=$candidate; break; fi
+    candidates=("$(free_port)" "$(free_port)" "$(free_port)" "$(free_port)")
+    [ "$(printf '%s\n' "${candidates[@]}" | sort -u | wc -l)" -eq 4 ] || continue
+    if start_nginx "${candidates[@]}"; then ports=("${candidates[@]}"); break; fi
+    if [ -n "$nginx_pid" ]; then kill -TERM "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; fi
+    nginx_pid=""
 done
-[ -n "$port" ] || { say "nginx did not start: $(tail -3 "$work/logs/error.log" 2>/dev/null)"; exit 1; }
-say "nginx $("$nginx" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1:$port (pid $nginx_pid)"
+[ ${#ports[@]} -eq 4 ] || { say "nginx did not start: $(tail -3 "$work/logs/error.log" 2>/dev/null)"; exit 1; }
+say "nginx $("$nginx" -v 2>&1 | sed 's/.*nginx\///') on 127.0.0.1 ports ${ports[*]} (pid $nginx_pid)"
 
 # MARK: A quiet machine
 
@@ -153,10 +246,17 @@ quiet="1-minute load $(load) at the start"
 
 # MARK: The suite
 
-versions="nginx $("$nginx" -v 2>&1 | sed 's/.*nginx\///') (1 worker), $(curl-config --version)"
-versions="$versions, $("$wrk" -v 2>&1 | head -1 | cut -d' ' -f1-2), $(swift --version 2>/dev/null | head -1)"
-"$bin/bench-suite" --base "http://127.0.0.1:$port" --bin "$bin" --curl "$package/.build/c/bench-curl" \
-    --wrk "$wrk" --rounds "$rounds" --seconds "$seconds" --out "$report" \
+versions="nginx $("$nginx" -v 2>&1 | sed 's/.*nginx\///') (1 worker), $(curl-config --version), "
+versions+="$("$curl_tool" --version | head -1 | cut -d' ' -f1-2) (tool), OpenSSL $(openssl version 2>/dev/null |
+    cut -d' ' -f2), $("$wrk" -v 2>&1 | head -1 | cut -d' ' -f1-2), $(swift --version 2>/dev/null | head -1)"
+selection=()
+[ -n "$rows" ] && selection=(--rows "$rows")
+"$bin/bench-suite" --server "http=http://127.0.0.1:${ports[0]}" --server "https=https://127.0.0.1:${ports[1]}" \
+    --server "https-rsa=https://127.0.0.1:${ports[2]}" --server "https-ecdsa=https://127.0.0.1:${ports[3]}" \
+    --bin "$bin" --curl "$package/.build/c/bench-curl" --curl-tool "$curl_tool" --wrk "$wrk" \
+    --cacert "$work/tls/root-ca.pem" --session-log "$work/logs/sessions.log" \
+    --docroot "$work/www" --put-dir "$transfers/put" --scratch "$transfers/scratch" \
+    --rounds "$rounds" --seconds "$seconds" "${selection[@]}" --out "$report" \
     --note "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, Linux $(uname -r), $quiet" \
     --note "$versions"
 say "report written to $report"

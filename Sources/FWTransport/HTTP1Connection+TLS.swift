@@ -101,9 +101,6 @@ extension HTTP1Connection {
     }
 
     func decryptAvailable(_ tls: TLSEngine) {
-        // Every response on a TLS connection passes here: its metrics carry the connection's TLS facts
-        // (a reused connection's request starts with empty metrics).
-        if metrics.tls == nil { metrics.tls = establishment.tls }
         do throws(TLSError) {
             _ = try tls.readPlaintext { plaintext in
                 noteReceived(plaintext)

@@ -56,8 +56,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     /// Loop thread only: the task is suspended, so the connection stops reading (backpressure) and the
     /// idle timeout does not run.
     var readingPaused = false
-    /// Loop thread only: the TLS engine of an HTTPS connection, and whether its handshake is done and the
-    /// trust decision pending (records that arrive meanwhile, such as session tickets, wait in the engine).
+    /// Loop thread only: the TLS engine of an HTTPS connection, and whether a trust decision is pending
+    /// (at the end of the handshake, or in its middle when the server asks for a client certificate);
+    /// records that arrive meanwhile, such as session tickets, wait in the engine.
     var tls: TLSEngine?
     var awaitingTrust = false
     /// Loop thread only: undoes the current response's Content-Encoding, when the request asked.
@@ -380,6 +381,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         metrics.isReusedConnection = machine.isReused
         metrics.localAddress = establishment.localAddress
         metrics.remoteAddress = establishment.remoteAddress
+        metrics.tls = establishment.tls
         metrics.requestStart = TransportMetrics.now()
         metrics.requestHeaderBytes = Int64(request.encodedHead.count)
         bytesWritten = 0

@@ -416,9 +416,10 @@ public enum ServerTrustDecision: Sendable {
     case cancel
 }
 
-/// Decides whether to trust the server of a connection (`key`) after its TLS handshake; the request id
-/// is the request the connection is being made for (nil when none waits for it any more). Called on a
-/// loop thread; call `decide` exactly once, on any thread, possibly later (after asking a delegate).
+/// Decides whether to trust the server of a connection (`key`) once its chain is known: after the TLS
+/// handshake, or earlier when the server asks for a client certificate (trust comes first). The request
+/// id is the request the connection is being made for (nil when none waits for it any more). Called on
+/// a loop thread; call `decide` exactly once, on any thread, possibly later (after asking a delegate).
 public typealias ServerTrustHandler = @Sendable (
     ServerTrust, ConnectionKey, RequestID?, _ decide: @escaping @Sendable (ServerTrustDecision) -> Void
 ) -> Void

@@ -21,7 +21,9 @@ public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
     /// The session was invalidated; this is the last message the session sends.
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
     /// A connection-level challenge: for HTTPS, `NSURLAuthenticationMethodServerTrust` with the peer's
-    /// chain in `protectionSpace.serverTrust`. The connection waits for `completionHandler`.
+    /// chain in `protectionSpace.serverTrust`, and `NSURLAuthenticationMethodClientCertificate` when the
+    /// server asks for a certificate. The connection waits for `completionHandler`. Without an
+    /// implementation, the challenge goes to the task-level method of the task the connection is for.
     func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable
                         (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
@@ -33,8 +35,9 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
     /// proposed one, a modified one) or nil to stop and deliver the 3xx response as the task's response.
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void)
-    /// A task-level challenge. (Server trust is a connection-level challenge: it goes to the session
-    /// delegate's `urlSession(_:didReceive:completionHandler:)`.)
+    /// A challenge for this task; also the connection-level challenges (server trust, client certificate)
+    /// of the connection made for it when the session delegate does not implement
+    /// `urlSession(_:didReceive:completionHandler:)`. The default performs default handling.
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable
                         (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)

@@ -4,22 +4,37 @@ import Glibc
 // MARK: - NginxServer
 
 /// nginx (Debian's package) on 127.0.0.1, serving a fresh temporary directory: a real server for Range,
-/// ETag / If-Range, Last-Modified, gzip and redirects.
+/// ETag / If-Range, Last-Modified, gzip, redirects and TLS.
 ///
 /// One process (`master_process off`) in the foreground under `timeout -k 1 300`, so it cannot outlive a
-/// test run that crashed. nginx cannot listen on port 0: the port comes from `SpawnedProcess.freePort()`
+/// test run that crashed. nginx cannot listen on port 0: the ports come from `SpawnedProcess.freePort()`
 /// and a collision is retried. Every path nginx writes (pid, logs, temp files) is inside the workspace.
 public final class NginxServer: @unchecked Sendable { // immutable after init; `process` stops itself
-    /// The port on 127.0.0.1.
-    public let port: Int
+    /// One `server { }` block.
+    public struct Block: Sendable {
+        /// For HTTPS: the certificate chain files (leaf first) and the key, from Fixtures/tls.
+        public var tls: (chain: [String], key: String)?
+        /// Directives inside the block (locations, `limit_rate`, ...); `PORT0`, `PORT1`, ... stand for
+        /// the blocks' ports.
+        public var config: String
+
+        /// A block; plain HTTP unless `tls` is given.
+        public init(tls: (chain: [String], key: String)? = nil, config: String = "") {
+            self.tls = tls
+            self.config = config
+        }
+    }
+
+    /// The blocks' ports on 127.0.0.1, in the order given.
+    public let ports: [Int]
     /// The served directory (holds the files given to `init`); tests may change files in it.
     public let root: String
     private let workspace: String
     private let process: SpawnedProcess
 
     /// Starts nginx serving `files` (relative path → bytes) with strong ETags, gzip for `.txt` and `.json`
-    /// files (`application/octet-stream` for the rest); `serverConfig` is added inside the `server { }` block (locations, `limit_rate`, ...).
-    public init(files: [String: [UInt8]], serverConfig: String = "") throws {
+    /// files (`application/octet-stream` for the rest), one listener per block.
+    public init(files: [String: [UInt8]] = [:], blocks: [Block] = [Block()]) throws {
         let candidates: [String] = ["/usr/sbin/nginx", "/usr/bin/nginx"]
         guard let nginx = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw TestSupportError.serverUnavailable("nginx is not installed (Scripts/install-deps.sh installs it)")
@@ -30,16 +45,20 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
         try FileManager.default.createDirectory(atPath: workspace + "/temp", withIntermediateDirectories: true)
         var lastLog = ""
         for _ in 0..<5 {
-            let port = try SpawnedProcess.freePort()
+            let ports = try blocks.map { _ in try SpawnedProcess.freePort() }
+            // Two blocks on one port would be virtual hosts of one listener, not two servers.
+            guard Set(ports).count == ports.count else { continue }
             let configPath = workspace + "/nginx.conf"
-            try Self.config(workspace: workspace, root: root, port: port, serverConfig: serverConfig)
+            try Self.config(workspace: workspace, root: root, blocks: blocks, ports: ports)
                 .write(toFile: configPath, atomically: true, encoding: .utf8)
             let process = try SpawnedProcess.spawn(
                 ["timeout", "-k", "1", "300", nginx, "-p", workspace, "-c", configPath, "-e", workspace + "/error.log"],
                 logPath: workspace + "/stdout.log")
-            let up = waitUntil(timeout: 10) { SpawnedProcess.isAccepting(port: port) || process.hasExited() }
+            let up = waitUntil(timeout: 10) {
+                ports.allSatisfy(SpawnedProcess.isAccepting(port:)) || process.hasExited()
+            }
             if up, !process.hasExited() {
-                self.port = port
+                self.ports = ports
                 self.process = process
                 return
             }
@@ -50,14 +69,22 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
         throw TestSupportError.serverUnavailable("nginx did not start: \(lastLog)")
     }
 
+    /// A plain HTTP server whose block holds `serverConfig`.
+    public convenience init(files: [String: [UInt8]], serverConfig: String) throws {
+        try self.init(files: files, blocks: [Block(config: serverConfig)])
+    }
+
     deinit {
         stop()
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// The first block's port.
+    public var port: Int { ports[0] }
+
+    /// `http://127.0.0.1:PORT` of the first block.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// The access log so far: one line per request, `"$request" $status $http_range $http_if_range`.
+    /// The access log so far: one line per request, `"$request" $status range=… if-range=…`.
     public var accessLog: [String] {
         ((try? String(contentsOfFile: workspace + "/access.log", encoding: .utf8)) ?? "")
             .split(separator: "\n").map(String.init)
@@ -69,8 +96,33 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
         try? FileManager.default.removeItem(atPath: workspace)
     }
 
-    private static func config(workspace: String, root: String, port: Int, serverConfig: String) -> String {
-        """
+    private static func config(workspace: String, root: String, blocks: [Block], ports: [Int]) throws -> String {
+        var servers = ""
+        for (index, block) in blocks.enumerated() {
+            var directives = block.config
+            for (number, port) in ports.enumerated() {
+                directives = directives.replacingOccurrences(of: "PORT\(number)", with: "\(port)")
+            }
+            var listen = "listen 127.0.0.1:\(ports[index])"
+            if let tls = block.tls {
+                let chainPath = workspace + "/chain\(index).pem"
+                let chain = try tls.chain.map { try String(contentsOfFile: TLSFixtures.path($0), encoding: .utf8) }
+                try chain.joined().write(toFile: chainPath, atomically: true, encoding: .utf8)
+                listen += " ssl; ssl_certificate \(chainPath); ssl_certificate_key \(TLSFixtures.path(tls.key))"
+            }
+            servers += """
+                server {
+                    \(listen);
+                    root \(root);
+                    gzip on;
+                    gzip_types text/plain application/json;
+                    gzip_min_length 1;
+                    \(directives)
+                }
+
+            """
+        }
+        return """
         daemon off;
         master_process off;
         worker_processes 1;
@@ -88,15 +140,7 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
             uwsgi_temp_path \(workspace)/temp/uwsgi;
             scgi_temp_path \(workspace)/temp/scgi;
             sendfile on;
-            server {
-                listen 127.0.0.1:\(port);
-                root \(root);
-                gzip on;
-                gzip_types text/plain application/json;
-                gzip_min_length 1;
-                \(serverConfig)
-            }
-        }
+        \(servers)}
         """
     }
 }

@@ -2,6 +2,8 @@
 
 /// Builds JSON text with keys in the order given (stable output for tools and tests).
 enum JSONValue {
+    case null
+    case bool(Bool)
     case int(Int)
     case string(String)
     case array([JSONValue])
@@ -16,6 +18,10 @@ enum JSONValue {
 
     private func write(to out: inout String) {
         switch self {
+        case .null:
+            out += "null"
+        case .bool(let value):
+            out += value ? "true" : "false"
         case .int(let value):
             out += String(value)
         case .string(let value):

@@ -4,7 +4,7 @@ import FWNetworking
 // MARK: - Options
 
 /// The command line of a fetch: `fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE]
-/// [-i] [-v] [--max-time S] [--json] [--trace-ascii FILE|-] URL [URL...]`.
+/// [-i] [-v] [--max-time S] [--json] [--trace-ascii FILE|-]`, the TLS options, then `URL [URL...]`.
 struct Options {
     var method: String?
     var headers: [(name: String, value: String)] = []
@@ -20,6 +20,11 @@ struct Options {
     var pinnedPublicKeys: [String]?
     var tlsMinimum: tls_protocol_version_t?
     var showChain = false
+    /// `--cert FILE[:PASSWORD]`: a PEM certificate (chain) or a PKCS#12 (.p12, .pfx) file.
+    var certificateFile: String?
+    var certificatePassword: String?
+    /// `--key FILE`: the PEM private key (default: the `--cert` file).
+    var keyFile: String?
     var urls: [URL] = []
 
     /// A command-line mistake, reported with the usage text.
@@ -30,7 +35,8 @@ struct Options {
     static let usage = """
         usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE] [-i] [-v]
                       [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
-                      [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain] URL [URL...]
+                      [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
+                      [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
                fwcurl demo
         """
 
@@ -89,6 +95,10 @@ struct Options {
                 }
             case "--show-chain":
                 showChain = true
+            case "-E", "--cert":
+                (certificateFile, certificatePassword) = Self.splitPassword(try value(for: argument))
+            case "--key":
+                keyFile = try value(for: argument)
             case let flag where flag.hasPrefix("-") && flag.count > 1:
                 throw UsageError(description: "unknown option \(flag)")
             default:
@@ -99,6 +109,16 @@ struct Options {
             }
         }
         if urls.isEmpty { throw UsageError(description: "no URL given") }
+        if keyFile != nil, certificateFile == nil { throw UsageError(description: "--key needs --cert") }
+    }
+
+    /// curl's `FILE:PASSWORD`: a path that exists is taken whole; otherwise the text after the last
+    /// colon is the password.
+    private static func splitPassword(_ argument: String) -> (file: String, password: String?) {
+        guard !FileManager.default.fileExists(atPath: argument), let colon = argument.lastIndex(of: ":") else {
+            return (argument, nil)
+        }
+        return (String(argument[..<colon]), String(argument[argument.index(after: colon)...]))
     }
 
     /// `-d` text, or the contents of a file for `@FILE`.

@@ -301,6 +301,31 @@ import Testing
         }
     }
 
+    enum IdentitySource: String, CaseIterable, Sendable { case askedDuringTheHandshake, configured, notRequested }
+
+    @Test(arguments: IdentitySource.allCases)
+    func theEngineSaysWhetherItWaitsForAndWasGivenAnIdentity(_ source: IdentitySource) throws {
+        let server = try OpenSSLServer.start(extra: source == .notRequested ? [] : Self.clientAuth)
+        let configuration = try Fixtures.configuration {
+            if source == .configured { $0.clientIdentity = try? Fixtures.clientIdentity() }
+        }
+        let client = try LoopbackTLSClient(context: try TLSContext(configuration: configuration), port: server.port)
+        #expect(!client.engine.isAwaitingClientIdentity && !client.engine.hasAnsweredClientIdentityRequest)
+        var asked = 0
+        try client.handshake {
+            asked += 1
+            #expect(client.engine.isAwaitingClientIdentity)
+            #expect(!client.engine.hasAnsweredClientIdentityRequest)
+            #expect((try? client.engine.handshake()) == .clientIdentityRequested, "it waits until answered")
+            return try? Fixtures.clientIdentity()
+        }
+        #expect(asked == (source == .askedDuringTheHandshake ? 1 : 0))
+        #expect(!client.engine.isAwaitingClientIdentity)
+        #expect(client.engine.hasAnsweredClientIdentityRequest == (source == .askedDuringTheHandshake))
+        let shown = source == .notRequested ? "no client certificate" : "FWNetworking Test Client"
+        #expect(try client.get().contains(shown))
+    }
+
     // MARK: OCSP stapling
 
     @Test func stapledOCSPResponseReachesTheRevocationEvaluator() throws {

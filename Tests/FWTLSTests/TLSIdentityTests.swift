@@ -1,5 +1,6 @@
 import FWTLS
 import Testing
+import TestSupport
 
 @Suite struct TLSIdentityTests {
     @Test func fromPEMFiles() throws {
@@ -12,6 +13,21 @@ import Testing
         let chain = [try Fixtures.certificate("client.pem"), try Fixtures.certificate("client-ca.pem")]
         let identity = try TLSIdentity(certificateChain: chain, privateKeyPEM: try Fixtures.bytes("client.key"))
         #expect(identity.intermediates == [chain[1]])
+    }
+
+    @Test func replacingIntermediatesKeepsCertificateAndKey() throws {
+        let identity = try TLSIdentity(pkcs12File: Fixtures.path("client.p12"), password: Fixtures.clientPassword)
+        let clientCA = try Fixtures.certificate("client-ca.pem")
+        #expect(identity.intermediates == [clientCA], "the PKCS#12 carries client-ca")
+        let bare = identity.replacingIntermediates(with: [])
+        #expect(bare.intermediates.isEmpty)
+        #expect(bare.certificate == identity.certificate)
+        #expect(identity.intermediates == [clientCA], "a value: the original is unchanged")
+        let server = try OpenSSLServer.start(extra: TLSEngineTests.clientAuth)
+        let client = try LoopbackTLSClient(context: try TLSContext(configuration: try Fixtures.configuration()),
+                                           port: server.port)
+        try client.handshake { bare.replacingIntermediates(with: [clientCA]) }
+        #expect(try client.get().contains("FWNetworking Test Client"), "the key still signs for the certificate")
     }
 
     @Test func encryptedPEMKeyNeedsItsPassword() throws {

@@ -135,6 +135,70 @@ import TestSupport
         #expect(chain.stderr.contains("pin: \(pin)"))
     }
 
+    @Test func clientCertificatesFromPEMAndPKCS12() throws {
+        let server = try OpenSSLServer.start(extra: ["-Verify", "1", "-CAfile", TLSFixtures.path("client-ca.pem")])
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.port)/"
+        let trust = ["--cacert", TLSFixtures.path("root-ca.pem"), "--json"]
+        func body(_ run: Run) -> String {
+            String(decoding: Data(base64Encoded: run.json?["body_base64"] as? String ?? "") ?? Data(), as: UTF8.self)
+        }
+
+        let pem = try Self.fwcurl(trust + ["--cert", TLSFixtures.path("client.pem"),
+                                           "--key", TLSFixtures.path("client.key"), url])
+        #expect(pem.status == 0, "\(pem.stderr)")
+        #expect(body(pem).contains("FWNetworking Test Client"), "s_server shows the certificate it got")
+        let encrypted = try Self.fwcurl(trust + ["--cert", TLSFixtures.path("client.pem") + ":fwnetworking",
+                                                 "--key", TLSFixtures.path("client-encrypted.key"), url])
+        #expect(body(encrypted).contains("FWNetworking Test Client"), "\(encrypted.stderr)")
+        let pkcs12 = try Self.fwcurl(trust + ["--cert", TLSFixtures.path("client.p12") + ":fwnetworking", url])
+        #expect(body(pkcs12).contains("FWNetworking Test Client"), "\(pkcs12.stderr)")
+
+        let none = try Self.fwcurl(trust + [url])
+        let error = try #require(none.json?["error"] as? [String: Any])
+        #expect(error["code"] as? Int == URLError.Code.clientCertificateRequired.rawValue)
+        let tls = try #require(error["tls"] as? [String: Any])
+        #expect(tls["trust"] as? String == "default")
+        #expect((tls["reason"] as? String)?.contains("certificate required") == true, "\(tls)")
+
+        let wrongPassword = try Self.fwcurl(["--cert", TLSFixtures.path("client.p12") + ":nope", url])
+        #expect(wrongPassword.status == 2)
+        #expect(wrongPassword.stderr.contains("wrong password"))
+    }
+
+    @Test(arguments: [("-tls1_2", "TLSv1.2"), ("-tls1_3", "TLSv1.3")])
+    func theTLSOutcomeIsInVerboseAndJSONOutput(_ flag: String, _ version: String) throws {
+        let server = try OpenSSLServer.start(extra: [flag])
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.port)/"
+        // s_server -www closes each connection: the second URL resumes the first one's session.
+        let run = try Self.fwcurl(["--cacert", TLSFixtures.path("root-ca.pem"), "--json", "-v", url, url])
+        #expect(run.status == 0, "\(run.stderr)")
+        let responses = try #require(run.json?["responses"] as? [[String: Any]])
+        let tls = try responses.map { try #require($0["tls"] as? [String: Any]) }
+        #expect(tls.map { $0["version"] as? String } == [version, version])
+        #expect(tls.map { $0["resumed"] as? Bool } == [false, true])
+        #expect(tls.allSatisfy { $0["trust"] as? String == "default" && $0["alpn"] is NSNull })
+        let cipher = try #require(tls[0]["cipher"] as? String)
+        #expect((tls[0]["cipher_id"] as? Int).map { $0 > 0 } == true, "every suite s_server picks has an IANA case")
+        #expect(run.stderr.contains("* SSL connection using \(version) / \(cipher)"))
+        #expect(run.stderr.contains("* SSL session resumed"))
+        #expect(run.stderr.contains("* Server certificate: verified"))
+    }
+
+    @Test func aPinMismatchIsReportedAsATLSFailure() throws {
+        let server = try OpenSSLServer.start()
+        defer { server.stop() }
+        let run = try Self.fwcurl(["--cacert", TLSFixtures.path("root-ca.pem"), "--json", "--pinnedpubkey",
+                                   "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                                   "https://127.0.0.1:\(server.port)/"])
+        let error = try #require(run.json?["error"] as? [String: Any])
+        #expect(error["code"] as? Int == URLError.Code.cancelled.rawValue)
+        let tls = try #require(error["tls"] as? [String: Any])
+        #expect(tls["trust"] as? String == "pinned")
+        #expect((tls["reason"] as? String)?.contains("matches no --pinnedpubkey pin") == true)
+    }
+
     @Test func theDemoBehaves() throws {
         let run = try Self.fwcurl(["demo"], timeout: 60)
         #expect(run.status == 0, "\(String(decoding: run.stdout, as: UTF8.self))\n\(run.stderr)")

@@ -7,6 +7,18 @@
 // The two were within noise of each other on GET 64 B at c=1 and c=32 when the suite was written. Mode
 // `stream` (whatever `--api`) uses a data delegate that counts and drops the bytes; mode `close` sends
 // `Connection: close`, so every request opens a new TCP connection.
+//
+// HTTPS: `--cacert FILE` becomes the session's only trust anchors through `tlsTrustRoots` (an FWNetworking
+// addition). FoundationNetworking has no API for anchors: the suite sets SSL_CERT_FILE and CURL_CA_BUNDLE,
+// and bench-foundation probes the server once and reports "n/a" when it is still not trusted.
+// `--tls-resumption off` (mode `close`, any `--api`): a new URLSession per request, with a completion
+// handler, finished and invalidated after its one task. FWNetworking keeps its TLS session cache in the
+// session's transport (FWTLS `TLSContext`, one per URLSession), so a new session offers no session to
+// resume. `on` needs nothing: one session resumes.
+//
+// Modes `download` and `upload`: `downloadTask(with:)` with a URLSessionDownloadDelegate that moves the
+// file to `--file`, and a PUT with `uploadTask(with:fromFile:)`. bench-fw builds them only with
+// FW_FILE_TASKS defined (Scripts/bench/Package.swift, `fwFileTasks`) and reports "n/a" without.
 
 import BenchSupport
 import Foundation
@@ -21,9 +33,29 @@ let client = "fw"
 let arguments = ClientArguments.parseOrExit(client: "bench-\(client)")
 let configuration = URLSessionConfiguration.default
 configuration.httpMaximumConnectionsPerHost = arguments.maxConnections
+#if FOUNDATION_NETWORKING
+if arguments.url.scheme == "https" {
+    do {
+        _ = try await URLSession(configuration: .ephemeral).data(from: arguments.url)
+    } catch {
+        notApplicable(client, "FoundationNetworking cannot be made to trust the fixtures' root (no trust-anchor "
+                      + "API, no server-trust challenge on Linux; its libcurl reads neither SSL_CERT_FILE nor "
+                      + "CURL_CA_BUNDLE): \(error.localizedDescription)")
+    }
+}
+#else
+if let path = arguments.caCertificates {
+    do {
+        configuration.tlsTrustRoots = try TrustRoots.pemFile(path)
+    } catch {
+        fail("bench-fw", "cannot read the CA file \(path): \(error)")
+    }
+}
+#endif
 let request = {
     var request = URLRequest(url: arguments.url)
     if arguments.mode == .close { request.setValue("close", forHTTPHeaderField: "Connection") }
+    if arguments.mode == .upload { request.httpMethod = "PUT" }
     return request
 }()
 let loop = ClosedLoop(concurrency: arguments.concurrency, amount: arguments.amount)
@@ -37,6 +69,16 @@ case (.stream, _):
             let task = session.dataTask(with: request)
             counter.register(task, complete)
             task.resume()
+        }
+    }
+case (.close, _) where arguments.tlsResumption == false:
+    measure(client: client, api: "handler, a session per request", arguments: arguments) {
+        loop.run { complete in
+            let session = URLSession(configuration: configuration)
+            session.dataTask(with: request) { data, response, error in
+                complete(outcome(data?.count, response, error))
+            }.resume()
+            session.finishTasksAndInvalidate()
         }
     }
 case (.get, "handler"), (.close, "handler"):
@@ -60,14 +102,35 @@ case (.get, "async"), (.close, "async"):
             }
         }
     }
+#if FOUNDATION_NETWORKING || FW_FILE_TASKS
+case (.download, _), (.upload, _):
+    let file = URL(fileURLWithPath: arguments.file ?? "")
+    let delegate = FileDelegate(destination: file)
+    let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    let uploading = arguments.mode == .upload
+    measure(client: client, api: uploading ? "uploadTask(with:fromFile:)" : "downloadTask(with:)",
+            arguments: arguments) {
+        loop.run { complete in
+            let task = uploading ? session.uploadTask(with: request, fromFile: file)
+                : session.downloadTask(with: request)
+            delegate.register(task, bytes: uploading ? FileDelegate.size(of: file) : 0, complete)
+            task.resume()
+        }
+    }
+#else
+case (.download, _), (.upload, _):
+    notApplicable(client, "bench-fw is built without its file rows: set fwFileTasks in Scripts/bench/Package.swift "
+                  + "once FWURLSession has downloadTask(with:) and uploadTask(with:fromFile:)")
+#endif
 default:
     fail("bench-\(client)", "unknown --api \(arguments.api ?? ""); use handler or async")
 }
 
-/// A 200 response with a body, or the failure.
-func outcome(_ bytes: Int?, _ response: URLResponse?, _ error: (any Error)?) -> RequestOutcome {
+/// A response with an accepted status (200; uploads: any 2xx) and this many body bytes, or the failure.
+func outcome(_ bytes: Int?, _ response: URLResponse?, _ error: (any Error)?,
+             accepting statuses: Range<Int> = 200..<201) -> RequestOutcome {
     if let error { return .failure("\(error)") }
-    guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
+    guard let status = (response as? HTTPURLResponse)?.statusCode, statuses.contains(status) else {
         return .failure("unexpected response \(String(describing: response))")
     }
     return .success(bytes: bytes ?? 0)
@@ -92,3 +155,55 @@ final class DroppingDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
         entry.complete(outcome(entry.bytes, task.response, error))
     }
 }
+
+#if FOUNDATION_NETWORKING || FW_FILE_TASKS
+/// Moves each finished download to `destination` (what an app does with the temporary file) and counts
+/// its bytes; an upload counts the size of the file sent. Reports each task's outcome when it completes.
+final class FileDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
+    private struct Entry {
+        var bytes: Int
+        var failure: String?
+        let complete: @Sendable (RequestOutcome) -> Void
+    }
+
+    // `running`: under `lock` (registered from the loop's threads, read on the delegate queue).
+    private let lock = NSLock()
+    private var running: [Int: Entry] = [:]
+    private let destination: URL
+
+    init(destination: URL) {
+        self.destination = destination
+    }
+
+    /// The size of the file at `url`, 0 when it cannot be read.
+    static func size(of url: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    func register(_ task: URLSessionTask, bytes: Int, _ complete: @escaping @Sendable (RequestOutcome) -> Void) {
+        lock.withLock { running[task.taskIdentifier] = Entry(bytes: bytes, complete: complete) }
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        do {
+            if FileManager.default.fileExists(atPath: destination.path) {
+                try FileManager.default.removeItem(at: destination)
+            }
+            try FileManager.default.moveItem(at: location, to: destination)
+            let size = Self.size(of: destination)
+            lock.withLock { running[downloadTask.taskIdentifier]?.bytes = size }
+        } catch {
+            lock.withLock { running[downloadTask.taskIdentifier]?.failure = "cannot move the download: \(error)" }
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let entry = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let failure = entry.failure {
+            entry.complete(.failure(failure))
+        } else {
+            entry.complete(outcome(entry.bytes, task.response, error, accepting: 200..<300))
+        }
+    }
+}
+#endif

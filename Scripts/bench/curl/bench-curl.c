@@ -11,6 +11,11 @@
  * suite passes 64 KiB, FWNetworking's read size, on the bulk rows, so both read the socket in the same
  * slices; elsewhere libcurl's default of 16 KiB keeps its memory use lower).
  *
+ * HTTPS: --cacert FILE is CURLOPT_CAINFO with CURLOPT_CAPATH cleared, so the file's certificates are the
+ * only trust anchors (as for the other clients). --tls-resumption off sets CURLOPT_SSL_SESSIONID_CACHE to
+ * 0 (every new connection a full handshake); on (or nothing) keeps libcurl's default: each easy handle
+ * caches its TLS session and the next connection resumes it.
+ *
  * Build: cc -O2 -o bench-curl bench-curl.c -lcurl
  */
 #include <curl/curl.h>
@@ -68,7 +73,7 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
 
 static int usage(const char *why) {
     fprintf(stderr, "bench-curl: %s\nusage: bench-curl URL CONCURRENCY (REQUESTS | SECONDSs) (get|stream|close) "
-                    "[--max-conns N] [--buffer-size BYTES]\n", why);
+                    "[--max-conns N] [--buffer-size BYTES] [--cacert FILE] [--tls-resumption on|off]\n", why);
     return 2;
 }
 
@@ -77,11 +82,19 @@ int main(int argc, char **argv) {
     int positional_count = 0;
     long max_conns = 0;
     long buffer_size = 0;
+    const char *ca_file = NULL;
+    long session_cache = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-conns") == 0 && i + 1 < argc) {
             max_conns = strtol(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--buffer-size") == 0 && i + 1 < argc) {
             buffer_size = strtol(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--cacert") == 0 && i + 1 < argc) {
+            ca_file = argv[++i];
+        } else if (strcmp(argv[i], "--tls-resumption") == 0 && i + 1 < argc) {
+            const char *value = argv[++i];
+            if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) return usage("--tls-resumption takes on or off");
+            session_cache = strcmp(value, "on") == 0;
         } else if (positional_count < 4) {
             positional[positional_count++] = argv[i];
         } else {
@@ -90,7 +103,9 @@ int main(int argc, char **argv) {
     }
     if (positional_count != 4) return usage("expected 4 positional arguments");
     const char *url = positional[0];
-    if (strncmp(url, "http://127.0.0.1:", 17) != 0) return usage("the URL must be http://127.0.0.1:PORT/...");
+    if (strncmp(url, "http://127.0.0.1:", 17) != 0 && strncmp(url, "https://127.0.0.1:", 18) != 0) {
+        return usage("the URL must be http(s)://127.0.0.1:PORT/...");
+    }
     long concurrency = strtol(positional[1], NULL, 10);
     if (concurrency <= 0) return usage("bad concurrency");
     size_t amount_length = strlen(positional[2]);
@@ -130,6 +145,11 @@ int main(int argc, char **argv) {
         if (buffer_size > 0) curl_easy_setopt(transfer->easy, CURLOPT_BUFFERSIZE, buffer_size);
         curl_easy_setopt(transfer->easy, CURLOPT_TIMEOUT, 60L);
         if (mode == MODE_CLOSE) curl_easy_setopt(transfer->easy, CURLOPT_FORBID_REUSE, 1L);
+        if (ca_file) {
+            curl_easy_setopt(transfer->easy, CURLOPT_CAINFO, ca_file);
+            curl_easy_setopt(transfer->easy, CURLOPT_CAPATH, NULL);
+        }
+        curl_easy_setopt(transfer->easy, CURLOPT_SSL_SESSIONID_CACHE, session_cache);
     }
 
     long rss_kib = 0;

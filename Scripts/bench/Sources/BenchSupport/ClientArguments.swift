@@ -40,9 +40,16 @@ public struct Mode: Hashable, Sendable, CustomStringConvertible {
     public static let stream = Mode(name: "stream")
     /// Like `get`, but every request asks for a new TCP connection (`Connection: close`).
     public static let close = Mode(name: "close")
+    /// GET with the body streamed to a file (`--file` is where the client leaves it).
+    public static let download = Mode(name: "download")
+    /// PUT of the file `--file`, streamed from disk; any 2xx status is a success.
+    public static let upload = Mode(name: "upload")
 
     /// Every mode, in command-line order.
-    public static let all: [Mode] = [.get, .stream, .close]
+    public static let all: [Mode] = [.get, .stream, .close, .download, .upload]
+
+    /// True for the modes that need `--file`.
+    public var usesFile: Bool { self == .download || self == .upload }
 
     /// The mode's command-line name.
     public var description: String { name }
@@ -50,9 +57,11 @@ public struct Mode: Hashable, Sendable, CustomStringConvertible {
 
 // MARK: - Command line
 
-/// The command line every client takes: `URL CONCURRENCY AMOUNT MODE [--max-conns N] [--api NAME]`.
+/// The command line every client takes:
+/// `URL CONCURRENCY AMOUNT MODE [--max-conns N] [--api NAME] [--cacert FILE] [--tls-resumption on|off]
+/// [--file PATH]`.
 public struct ClientArguments: Equatable, Sendable {
-    /// The URL every request fetches.
+    /// The URL every request fetches: `http` or `https`, always 127.0.0.1.
     public var url: URL
     /// Requests in flight at once.
     public var concurrency: Int
@@ -64,39 +73,41 @@ public struct ClientArguments: Equatable, Sendable {
     public var maxConnections: Int
     /// Which of the client's APIs drives the requests (client-specific names; nil: its default).
     public var api: String?
+    /// A PEM file of the certificate authorities HTTPS servers are checked against (nil: the system's).
+    public var caCertificates: String?
+    /// TLS session resumption across new connections: true requires it, false forbids it (every new
+    /// connection a full handshake); nil leaves the client's default. A client that cannot do what is
+    /// asked reports "n/a" (see `NotApplicable`).
+    public var tlsResumption: Bool?
+    /// Mode `download`: where the body ends up; mode `upload`: the file sent.
+    public var file: String?
 
     /// The usage line for `client`.
     public static func usage(_ client: String) -> String {
-        "usage: \(client) URL CONCURRENCY (REQUESTS | SECONDSs) (get|stream|close) [--max-conns N] [--api NAME]"
+        "usage: \(client) URL CONCURRENCY (REQUESTS | SECONDSs) (get|stream|close|download|upload) [--max-conns N] "
+            + "[--api NAME] [--cacert FILE] [--tls-resumption on|off] [--file PATH]"
     }
 
     /// Parses the arguments after the program name; the error says which one is wrong.
     public init(_ arguments: [String]) throws(UsageError) {
         var positional: [String] = []
-        var maxConnections: Int?
-        var api: String?
+        var options: [String: String] = [:]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            switch argument {
-            case "--max-conns", "--api":
+            if Self.options.contains(argument) {
                 guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
-                let value = arguments[index + 1]
-                if argument == "--api" {
-                    api = value
-                } else {
-                    guard let limit = Int(value), limit > 0 else { throw UsageError("bad --max-conns \(value)") }
-                    maxConnections = limit
-                }
+                options[argument] = arguments[index + 1]
                 index += 2
-            default:
+            } else {
                 positional.append(argument)
                 index += 1
             }
         }
         guard positional.count == 4 else { throw UsageError("expected 4 positional arguments") }
-        guard let url = URL(string: positional[0]), url.scheme == "http", url.host == "127.0.0.1" else {
-            throw UsageError("the URL must be http://127.0.0.1:PORT/...: \(positional[0])")
+        guard let url = URL(string: positional[0]), url.scheme == "http" || url.scheme == "https",
+              url.host == "127.0.0.1" else {
+            throw UsageError("the URL must be http(s)://127.0.0.1:PORT/...: \(positional[0])")
         }
         guard let concurrency = Int(positional[1]), concurrency > 0 else {
             throw UsageError("bad concurrency \(positional[1])")
@@ -109,9 +120,27 @@ public struct ClientArguments: Equatable, Sendable {
         self.concurrency = concurrency
         self.amount = amount
         self.mode = mode
-        self.maxConnections = maxConnections ?? concurrency
-        self.api = api
+        self.maxConnections = concurrency
+        if let value = options["--max-conns"] {
+            guard let limit = Int(value), limit > 0 else { throw UsageError("bad --max-conns \(value)") }
+            maxConnections = limit
+        }
+        self.api = options["--api"]
+        self.caCertificates = options["--cacert"]
+        switch options["--tls-resumption"] {
+        case nil: tlsResumption = nil
+        case "on": tlsResumption = true
+        case "off": tlsResumption = false
+        case let value?: throw UsageError("--tls-resumption takes on or off, not \(value)")
+        }
+        self.file = options["--file"]
+        guard mode.usesFile == (file != nil) else {
+            throw UsageError(mode.usesFile ? "mode \(mode) needs --file" : "--file is only for download and upload")
+        }
     }
+
+    /// The options that take a value.
+    private static let options: Set<String> = ["--max-conns", "--api", "--cacert", "--tls-resumption", "--file"]
 
     /// Parses the process's arguments, or prints the problem and the usage line and exits with status 2.
     public static func parseOrExit(client: String) -> ClientArguments {

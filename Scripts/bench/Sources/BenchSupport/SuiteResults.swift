@@ -11,6 +11,10 @@ public struct SuiteResults: Sendable {
     public private(set) var samples: [String: [[String: ClientResult]]] = [:]
     /// Runs that failed or reported request errors, in the order they happened.
     public private(set) var problems: [String] = []
+    /// Per row id: client name to the reason it cannot run the row ("n/a" in the report).
+    public private(set) var notApplicable: [String: [String: String]] = [:]
+    /// Per row id: one dictionary per round, client name to what nginx saw of its TLS sessions.
+    public private(set) var sessions: [String: [[String: SessionTally]]] = [:]
 
     /// Creates empty results for `rows`.
     public init(rows: [SuiteRow]) {
@@ -26,6 +30,26 @@ public struct SuiteResults: Sendable {
         rounds[round][client] = result
         samples[row.id] = rounds
         if let problem { problems.append("\(row.id), round \(round + 1), \(client): \(problem)") }
+    }
+
+    /// Records that `client` cannot run `row` (the first reason given is kept).
+    public mutating func recordNotApplicable(_ reason: String, row: SuiteRow, client: String) {
+        notApplicable[row.id, default: [:]][client] = notApplicable[row.id]?[client] ?? reason
+    }
+
+    /// Records what nginx saw of the TLS sessions of one client run.
+    public mutating func recordSessions(_ tally: SessionTally, row: SuiteRow, round: Int, client: String) {
+        var rounds = sessions[row.id] ?? []
+        while rounds.count <= round { rounds.append([:]) }
+        rounds[round][client] = tally
+        sessions[row.id] = rounds
+    }
+
+    /// The tallies of `client` in `row`, summed over rounds; nil when none was recorded.
+    public func sessionTotal(_ row: SuiteRow, _ client: String) -> SessionTally? {
+        let tallies = (sessions[row.id] ?? []).compactMap { $0[client] }
+        guard !tallies.isEmpty else { return nil }
+        return SessionTally(resumed: tallies.map(\.resumed).reduce(0, +), total: tallies.map(\.total).reduce(0, +))
     }
 
     // MARK: Values

@@ -12,11 +12,38 @@ public struct SuiteRow: Equatable, Sendable {
         case peakRSS
     }
 
-    /// A short identifier (`--rows` takes a list of them).
+    /// Which nginx server a row talks to. A struct with static members: new servers may be added.
+    public struct Server: Hashable, Sendable, CustomStringConvertible {
+        /// The name `bench-suite --server NAME=URL` gives it.
+        public let name: String
+
+        /// Plain HTTP (also the PUT target of the upload row).
+        public static let http = Server(name: "http")
+        /// HTTPS for keep-alive rows: the ECDSA leaf, no access log.
+        public static let https = Server(name: "https")
+        /// HTTPS for new-connection rows with the RSA leaf; logs `$ssl_session_reused` per request.
+        public static let httpsRSA = Server(name: "https-rsa")
+        /// HTTPS for new-connection rows with the ECDSA leaf; logs `$ssl_session_reused` per request.
+        public static let httpsECDSA = Server(name: "https-ecdsa")
+
+        /// Every server, in command-line order.
+        public static let all: [Server] = [.http, .https, .httpsRSA, .httpsECDSA]
+
+        /// True for the servers that speak TLS.
+        public var isTLS: Bool { self != .http }
+        /// True for the servers whose access log tells resumed sessions from full handshakes.
+        public var logsSessions: Bool { self == .httpsRSA || self == .httpsECDSA }
+
+        /// The server's name.
+        public var description: String { name }
+    }
+
+    /// A short identifier (`--rows` takes a list of them, or of groups).
     public var id: String
     /// The row's name in the table.
     public var title: String
-    /// The file fetched from the server's document root.
+    /// The file fetched from the server's document root (mode `upload`: the file sent, PUT to
+    /// `put/` + path).
     public var path: String
     /// Its size in bytes.
     public var bodySize: Int
@@ -32,10 +59,16 @@ public struct SuiteRow: Equatable, Sendable {
     public var metric: Metric
     /// The clients that run the row, in interleaving order.
     public var clients: [String]
+    /// The server the row talks to.
+    public var server: Server
+    /// New-connection HTTPS rows: whether every connection after the first must resume the TLS session
+    /// (true) or do a full handshake (false); nil elsewhere.
+    public var tlsResumption: Bool?
 
     /// Creates a row.
     public init(id: String, title: String, path: String, bodySize: Int, concurrency: Int, maxConnections: Int? = nil,
-                requests: Int? = nil, mode: Mode = .get, metric: Metric, clients: [String] = SuiteRow.allClients) {
+                requests: Int? = nil, mode: Mode = .get, metric: Metric, clients: [String] = SuiteRow.allClients,
+                server: Server = .http, tlsResumption: Bool? = nil) {
         self.id = id
         self.title = title
         self.path = path
@@ -46,30 +79,35 @@ public struct SuiteRow: Equatable, Sendable {
         self.mode = mode
         self.metric = metric
         self.clients = clients
+        self.server = server
+        self.tlsResumption = tlsResumption
+    }
+
+    /// The group `--rows` can name instead of single rows: `http`, `https` or `files`.
+    public var group: String {
+        if mode.usesFile { return "files" }
+        return server.isTLS ? "https" : "http"
+    }
+
+    /// Every group, in the order the suite runs them.
+    public static let groups = ["http", "https", "files"]
+
+    /// The rows `--rows` selects: ids and group names, comma-separated (`all`: every row); the error
+    /// names what matched nothing.
+    public static func select(_ list: String) throws(UsageError) -> [SuiteRow] {
+        let names = Set(list.split(separator: ",").map(String.init))
+        if names.contains("all") { return standard }
+        let unknown = names.filter { name in !groups.contains(name) && !standard.contains { $0.id == name } }
+        guard unknown.isEmpty else {
+            throw UsageError("unknown rows \(unknown.sorted().joined(separator: ", ")); groups: "
+                             + (groups + ["all"]).joined(separator: ", ") + "; rows: "
+                             + standard.map(\.id).joined(separator: ", "))
+        }
+        return standard.filter { names.contains($0.id) || names.contains($0.group) }
     }
 
     /// Every client, in interleaving order.
     public static let allClients = ["fw", "curl", "ahc", "foundation", "wrk"]
     /// The clients whose memory use means something (wrk keeps no bodies and queues nothing).
     public static let libraryClients = ["fw", "curl", "ahc", "foundation"]
-
-    /// The suite, in the order it runs.
-    public static let standard: [SuiteRow] = [
-        SuiteRow(id: "small-c1", title: "GET 64 B, keep-alive, c=1", path: "64.bin", bodySize: 64, concurrency: 1,
-                 metric: .requestsPerSecond),
-        SuiteRow(id: "small-c32", title: "GET 64 B, keep-alive, c=32", path: "64.bin", bodySize: 64, concurrency: 32,
-                 metric: .requestsPerSecond),
-        SuiteRow(id: "mib-c4", title: "GET 1 MiB, keep-alive, c=4", path: "1m.bin", bodySize: 1 << 20,
-                 concurrency: 4, metric: .megabytesPerSecond),
-        SuiteRow(id: "big-buffered", title: "GET 100 MiB once, buffered", path: "100m.bin", bodySize: 100 << 20,
-                 concurrency: 1, requests: 1, metric: .megabytesPerSecond, clients: libraryClients),
-        SuiteRow(id: "big-streamed", title: "GET 100 MiB, streamed, c=1", path: "100m.bin", bodySize: 100 << 20,
-                 concurrency: 1, mode: .stream, metric: .megabytesPerSecond),
-        SuiteRow(id: "close-c1", title: "GET 64 B, new connection each, c=1", path: "64.bin", bodySize: 64,
-                 concurrency: 1, mode: .close, metric: .requestsPerSecond),
-        SuiteRow(id: "mem-one", title: "one GET 64 B", path: "64.bin", bodySize: 64, concurrency: 1, requests: 1,
-                 metric: .peakRSS, clients: libraryClients),
-        SuiteRow(id: "mem-queued", title: "1000 GET 64 B queued, limit 8", path: "64.bin", bodySize: 64,
-                 concurrency: 1000, maxConnections: 8, requests: 1000, metric: .peakRSS, clients: libraryClients),
-    ]
 }

@@ -7,18 +7,35 @@
 // request. `--api async`: N Swift tasks each awaiting `execute(_:timeout:)` and collecting (or, in mode
 // `stream`, iterating) the body; measured faster at c=32 and slower at c=1 than futures.
 // Mode `close` sends `Connection: close`.
+//
+// HTTPS: `--cacert FILE` becomes the only trust roots of the TLS configuration (swift-nio-ssl, BoringSSL).
+// swift-nio-ssl has no client-side session resumption (it never calls SSL_set_session), so every new
+// connection is a full handshake: `--tls-resumption off` needs nothing and `on` is reported "n/a".
 
 import AsyncHTTPClient
 import BenchSupport
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 let arguments = ClientArguments.parseOrExit(client: "bench-ahc")
+if arguments.tlsResumption == true {
+    notApplicable("ahc", "swift-nio-ssl has no client-side TLS session resumption: every connection is a full "
+                  + "handshake")
+}
+if arguments.mode.usesFile {
+    fail("bench-ahc", "mode \(arguments.mode) is not implemented")
+}
 var configuration = HTTPClient.Configuration()
 configuration.httpVersion = .http1Only
 configuration.decompression = .disabled
 configuration.connectionPool = .init(idleTimeout: .seconds(60),
                                      concurrentHTTP1ConnectionsPerHostSoftLimit: arguments.maxConnections)
+if let path = arguments.caCertificates {
+    var tls = TLSConfiguration.makeClientConfiguration()
+    tls.trustRoots = .file(path)
+    configuration.tlsConfiguration = tls
+}
 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 let url = arguments.url.absoluteString
 let closing = arguments.mode == .close

@@ -30,6 +30,26 @@ func amountRejects(text: String) {
     #expect(arguments.mode == .get)
     #expect(arguments.maxConnections == 32)
     #expect(arguments.api == nil)
+    #expect(arguments.caCertificates == nil)
+    #expect(arguments.tlsResumption == nil)
+    #expect(arguments.file == nil)
+}
+
+@Test(arguments: [("on", true), ("off", false)])
+func argumentsForHTTPS(value: String, resumption: Bool) throws {
+    let arguments = try ClientArguments(["https://127.0.0.1:8443/64.bin", "1", "2s", "close", "--cacert", "/ca.pem",
+                                         "--tls-resumption", value])
+    #expect(arguments.url.scheme == "https")
+    #expect(arguments.caCertificates == "/ca.pem")
+    #expect(arguments.tlsResumption == resumption)
+}
+
+@Test(arguments: [Mode.download, .upload])
+func fileModesTakeTheirFile(mode: Mode) throws {
+    let arguments = try ClientArguments(["http://127.0.0.1:1/1g.bin", "1", "1", mode.name, "--file", "/tmp/x"])
+    #expect(arguments.mode == mode)
+    #expect(arguments.mode.usesFile)
+    #expect(arguments.file == "/tmp/x")
 }
 
 @Test func argumentsWithOptionsAnywhere() throws {
@@ -48,12 +68,17 @@ func amountRejects(text: String) {
     ["http://127.0.0.1:1/", "1", "1", "get", "extra"],
     ["http://example.com/", "1", "1", "get"],
     ["http://10.0.0.1:80/", "1", "1", "get"],
-    ["https://127.0.0.1:1/", "1", "1", "get"],
+    ["ftp://127.0.0.1:1/", "1", "1", "get"],
+    ["https://localhost:1/", "1", "1", "get"],
     ["http://127.0.0.1:1/", "0", "1", "get"],
     ["http://127.0.0.1:1/", "1", "0", "get"],
     ["http://127.0.0.1:1/", "1", "1", "post"],
     ["http://127.0.0.1:1/", "1", "1", "get", "--max-conns"],
     ["http://127.0.0.1:1/", "1", "1", "get", "--max-conns", "0"],
+    ["https://127.0.0.1:1/", "1", "1", "close", "--tls-resumption", "yes"],
+    ["http://127.0.0.1:1/", "1", "1", "download"],
+    ["http://127.0.0.1:1/", "1", "1", "upload", "--file"],
+    ["http://127.0.0.1:1/", "1", "1", "get", "--file", "/tmp/x"],
 ])
 func argumentsRejected(arguments: [String]) {
     #expect(throws: UsageError.self) { try ClientArguments(arguments) }

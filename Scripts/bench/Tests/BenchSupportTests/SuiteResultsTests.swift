@@ -19,21 +19,6 @@ private func row(_ id: String) throws -> SuiteRow {
     try #require(SuiteRow.standard.first { $0.id == id })
 }
 
-// MARK: - Rows
-
-@Test func standardRowsAreUniqueAndCoverEveryTarget() {
-    let ids = SuiteRow.standard.map(\.id)
-    #expect(Set(ids).count == ids.count)
-    let named = ["small-c1", "small-c32", "close-c1", "mib-c4", "big-buffered", "big-streamed", "mem-one",
-                 "mem-queued"]
-    #expect(Set(named).isSubset(of: Set(ids)))
-    for row in SuiteRow.standard {
-        #expect(row.clients.first == "fw")
-        // Scripts/bench.sh writes these files.
-        #expect(["64.bin": 64, "1m.bin": 1 << 20, "100m.bin": 100 << 20][row.path] == row.bodySize)
-    }
-}
-
 // MARK: - Medians and ratios
 
 @Test func ratiosArePerRoundThenMedian() throws {
@@ -96,6 +81,37 @@ private func row(_ id: String) throws -> SuiteRow {
     #expect(checks["GET 64 B, keep-alive, c=32: requests/s ≥ 1.0× libcurl"]?.met == nil)
 }
 
+@Test func httpsAndFileTargets() throws {
+    let ids = ["https-small-c32", "https-mib-c4", "https-new-rsa-full", "file-download", "file-upload"]
+    let rows = try ids.map(row)
+    var results = SuiteResults(rows: rows)
+    let record = { (client: ClientResult, id: String) in
+        results.record(client, problem: nil, row: try row(id), round: 0, client: client.client)
+    }
+    try record(result("fw", rps: 30_000), "https-small-c32")
+    try record(result("curl", rps: 20_000), "https-small-c32")
+    try record(result("fw", mbps: 900), "https-mib-c4")
+    try record(result("curl", mbps: 1000), "https-mib-c4")
+    try record(result("fw", rps: 400), "https-new-rsa-full")
+    try record(result("curl", rps: 100), "https-new-rsa-full")
+    try record(result("ahc", rps: 500), "https-new-rsa-full")
+    try record(result("fw", mbps: 1200, rssKiB: 31_249), "file-download")
+    try record(result("curl", mbps: 1000), "file-download")
+    try record(result("fw", mbps: 800, rssKiB: 31_250), "file-upload")
+    let checks = Dictionary(uniqueKeysWithValues: results.targets().map { ($0.target, $0) })
+    #expect(checks["HTTPS GET 64 B, keep-alive, c=32: requests/s ≥ 1.0× libcurl"]?.met == true)
+    #expect(checks["HTTPS GET 1 MiB, keep-alive, c=4: MB/s ≥ 1.0× libcurl"]?.met == false)
+    let full = checks["HTTPS GET 64 B, new TLS connection each, RSA 2048, full handshake: requests/s ≥ 1.0× "
+                      + "AsyncHTTPClient"]
+    #expect(full?.met == false)
+    #expect(full?.measured == "FW/AHC 0.80×")
+    #expect(checks["HTTPS GET 64 B, new TLS connection each, ECDSA P-256, full handshake: requests/s ≥ 1.0× "
+                   + "AsyncHTTPClient"]?.met == nil)
+    #expect(checks["GET 1 GiB to a file (curl: `curl -o`): MB/s ≥ 1.0× `curl -o`"]?.measured == "FW/curl 1.20×")
+    #expect(checks["GET 1 GiB to a file (curl: `curl -o`): peak RSS < 32 MB"]?.met == true)
+    #expect(checks["PUT 1 GiB from a file (curl: `curl -T`): peak RSS < 32 MB"]?.met == false)
+}
+
 @Test func reportHasEveryTableAndTheProblems() throws {
     let small = try row("small-c1")
     let memory = try row("mem-one")
@@ -111,4 +127,39 @@ private func row(_ id: String) throws -> SuiteRow {
     #expect(report.contains("| GET 64 B, keep-alive, c=1: requests/s ≥ 1.0× libcurl | FW/curl 1.23× | yes |"))
     #expect(report.contains("- mem-one, round 1, fw: 2 failed requests"))
     #expect(!report.contains("1000 GET 64 B queued"))
+}
+
+@Test func reportShowsNotApplicableCellsAndTLSSessions() throws {
+    let full = try row("https-new-ecdsa-full")
+    let resumed = try row("https-new-ecdsa-resumed")
+    var results = SuiteResults(rows: [full, resumed])
+    results.record(result("fw", rps: 500), problem: nil, row: full, round: 0, client: "fw")
+    results.recordSessions(SessionTally(resumed: 0, total: 1000), row: full, round: 0, client: "fw")
+    results.record(result("ahc", rps: 400), problem: nil, row: full, round: 0, client: "ahc")
+    results.record(result("fw", rps: 1500), problem: nil, row: resumed, round: 0, client: "fw")
+    results.recordSessions(SessionTally(resumed: 2999, total: 3000), row: resumed, round: 0, client: "fw")
+    results.recordNotApplicable("no resumption", row: resumed, client: "ahc")
+    results.recordNotApplicable("a later reason", row: resumed, client: "ahc")
+    results.recordNotApplicable("untrusted", row: full, client: "foundation")
+    results.recordNotApplicable("untrusted", row: resumed, client: "foundation")
+    let report = results.markdown(header: [])
+    let title = "HTTPS GET 64 B, new TLS connection each, ECDSA P-256"
+    #expect(report.contains("| \(title), resumed session | req/s | 1,500 | – | n/a | n/a | – | – | – |"))
+    #expect(report.contains("| \(title), full handshake | req/s | 500 | – | 400 | n/a |  | – | 1.25× |"))
+    #expect(report.contains("| \(title), full handshake | 0 % of 1,000 | – | – | – |  |"))
+    #expect(report.contains("| \(title), resumed session | 100 % of 3,000 | – | – | – | – |"))
+    #expect(report.contains("\(title), resumed session: fw 1,500 req/s (3.00× its full handshakes)"))
+    #expect(report.contains("- foundation (https-new-ecdsa-full, https-new-ecdsa-resumed): untrusted"))
+    #expect(report.contains("- ahc (https-new-ecdsa-resumed): no resumption"))
+    #expect(!report.contains("a later reason"))
+    #expect(report.contains("| \(title), full handshake: requests/s ≥ 1.0× AsyncHTTPClient | FW/AHC 1.25× | yes |"))
+}
+
+@Test func fileRowsAreInTheMemoryTableWithoutABodyFactor() throws {
+    let download = try row("file-download")
+    var results = SuiteResults(rows: [download])
+    results.record(result("fw", mbps: 1000, rssKiB: 20_000), problem: nil, row: download, round: 0, client: "fw")
+    let report = results.markdown(header: [])
+    #expect(report.contains("| GET 1 GiB to a file (curl: `curl -o`) | 20.5 | – |  | – | – | – |"))
+    #expect(!report.contains("multiple of the body size"))
 }

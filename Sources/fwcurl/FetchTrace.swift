@@ -1,0 +1,131 @@
+import Foundation
+import FWNetworking
+
+// MARK: - FetchTrace
+
+/// The task delegate of one URL: collects what the task's trace reports (printed at once for `-v`,
+/// kept for `-i` and `--json`), answers its connection-level challenges with the `TLSPolicy`, and keeps
+/// the TLS outcome from its metrics.
+final class FetchTrace: NSObject, URLSessionTaskTraceDelegate, @unchecked Sendable { // vars: under `lock`
+    private let verbose: Bool
+    private let traceLog: TraceLog?
+    private let policy: TLSPolicy
+    private let lock = NSLock()
+    private var responseHeadBytes = Data()
+    private var trailerFields: [(name: String, value: String)] = []
+    private var negotiated: TLSSummary?
+    private var rejection: String?
+
+    init(verbose: Bool, traceLog: TraceLog?, policy: TLSPolicy) {
+        self.verbose = verbose
+        self.traceLog = traceLog
+        self.policy = policy
+    }
+
+    var responseHead: Data { lock.withLock { responseHeadBytes } }
+    var trailers: [(name: String, value: String)] { lock.withLock { trailerFields } }
+    /// What the last hop's TLS connection negotiated; nil for plain HTTP.
+    var tls: TLSSummary? { lock.withLock { negotiated } }
+    /// Why the policy refused a server (a pin mismatch), if it did.
+    var trustRejection: String? { lock.withLock { rejection } }
+    /// The policy's trust mode ("default", "pinned", "insecure").
+    var trustMode: String { policy.trustMode }
+
+    // MARK: Challenges and metrics
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
+                        -> Void) {
+        let (disposition, credential) = policy.answer(challenge) { reason in lock.withLock { rejection = reason } }
+        completionHandler(disposition, credential)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        guard let summary = metrics.transactionMetrics.last.flatMap(TLSSummary.init) else { return }
+        lock.withLock { negotiated = summary }
+        guard verbose else { return }
+        var lines = ["* SSL connection using \(summary.version) / \(summary.cipher)"]
+        lines.append("* ALPN: \(summary.alpn.map { "server accepted \($0)" } ?? "server did not agree on a protocol")")
+        if summary.resumed { lines.append("* SSL session resumed") }
+        lines.append("* Server certificate: \(TLSSummary.describe(trustMode: policy.trustMode))")
+        Terminal.error(lines.joined(separator: "\n"))
+    }
+
+    // MARK: Trace
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
+                    reused: Bool) {
+        let line = "\(reused ? "Re-using connection to" : "Connected to") \(remoteAddress ?? "?")"
+        traceLog?.info(line)
+        if verbose { Terminal.error("* " + line) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didWriteBytes bytes: Data) {
+        traceLog?.dump("=> Send data", bytes)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReadBytes bytes: Data) {
+        traceLog?.dump("<= Recv data", bytes)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {
+        if verbose { Terminal.error(Self.lines(of: head, prefix: "> ")) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {
+        lock.withLock { responseHeadBytes = head }
+        if verbose { Terminal.error(Self.lines(of: head, prefix: "< ")) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    didReceiveTrailers trailers: [(name: String, value: String)]) {
+        lock.withLock { trailerFields = trailers }
+    }
+
+    /// Head bytes as text lines (ISO-8859-1), each with `prefix`, without the final empty line.
+    private static func lines(of head: Data, prefix: String) -> String {
+        let text = String(head.map { Character(Unicode.Scalar($0)) })
+        return text.components(separatedBy: "\r\n").filter { !$0.isEmpty }.map { prefix + $0 }.joined(separator: "\n")
+    }
+}
+
+// MARK: - TLSSummary
+
+/// What a TLS connection negotiated, from a transaction's metrics.
+struct TLSSummary {
+    /// "TLSv1.2", "TLSv1.3".
+    var version: String
+    /// OpenSSL's name of the cipher suite, as curl prints it.
+    var cipher: String
+    /// The suite's IANA number, when `tls_ciphersuite_t` has a case for it.
+    var cipherID: UInt16?
+    var resumed: Bool
+    var alpn: String?
+
+    /// nil for a transaction that did not use TLS.
+    init?(_ metrics: URLSessionTaskTransactionMetrics) {
+        guard let version = metrics.negotiatedTLSProtocolVersion,
+              let cipher = metrics.fwNegotiatedTLSCipherSuiteName else { return nil }
+        switch version {
+        case .TLSv10: self.version = "TLSv1"
+        case .TLSv11: self.version = "TLSv1.1"
+        case .TLSv12: self.version = "TLSv1.2"
+        case .TLSv13: self.version = "TLSv1.3"
+        case .DTLSv10: self.version = "DTLSv1"
+        case .DTLSv12: self.version = "DTLSv1.2"
+        }
+        self.cipher = cipher
+        self.cipherID = metrics.negotiatedTLSCipherSuite?.rawValue
+        self.resumed = metrics.fwIsTLSSessionResumed
+        self.alpn = metrics.fwNegotiatedALPNProtocol
+    }
+
+    /// The `-v` wording of a trust mode that let the connection through.
+    static func describe(trustMode: String) -> String {
+        switch trustMode {
+        case "insecure": "NOT verified (--insecure)"
+        case "pinned": "verified, public key pinned (--pinnedpubkey)"
+        default: "verified"
+        }
+    }
+}
