@@ -8,11 +8,6 @@
 
 import PackageDescription
 
-/// Builds bench-fw's file-transfer rows (`downloadTask(with:)` + `URLSessionDownloadDelegate`,
-/// `uploadTask(with:fromFile:)`). Off until FWURLSession has those APIs: bench-fw then reports the
-/// file rows as "n/a". bench-foundation always has them.
-let fwFileTasks = false
-
 let package = Package(
     name: "FWNetworkingBench",
     dependencies: [
@@ -26,8 +21,7 @@ let package = Package(
 
         .executableTarget(
             name: "bench-fw",
-            dependencies: ["BenchSupport", .product(name: "FWNetworking", package: "FWNetworking")],
-            swiftSettings: fwFileTasks ? [.define("FW_FILE_TASKS")] : []
+            dependencies: ["BenchSupport", .product(name: "FWNetworking", package: "FWNetworking")]
         ),
         .executableTarget(name: "bench-foundation", dependencies: ["BenchSupport"],
                           swiftSettings: [.define("FOUNDATION_NETWORKING")]),

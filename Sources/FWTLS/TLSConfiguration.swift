@@ -57,6 +57,10 @@ public struct TLSConfiguration: Sendable {
     /// Whether to ask the server to staple an OCSP response (status_request).
     public var requestsOCSPStapling: Bool
 
+    /// Whether connections resume TLS sessions of earlier connections to the same host and port (default
+    /// true). Off, every connection makes a full handshake (benchmarks, handshake experiments).
+    public var resumesSessions: Bool
+
     /// A configuration; every parameter has the default a URLSession user expects.
     public init(
         minimumVersion: TLSVersion = .v1_2,
@@ -64,7 +68,8 @@ public struct TLSConfiguration: Sendable {
         trustRoots: TrustRoots = .system,
         applicationProtocols: [String] = ["http/1.1"],
         clientIdentity: TLSIdentity? = nil,
-        requestsOCSPStapling: Bool = false
+        requestsOCSPStapling: Bool = false,
+        resumesSessions: Bool = true
     ) {
         self.minimumVersion = minimumVersion
         self.maximumVersion = maximumVersion
@@ -72,5 +77,6 @@ public struct TLSConfiguration: Sendable {
         self.applicationProtocols = applicationProtocols
         self.clientIdentity = clientIdentity
         self.requestsOCSPStapling = requestsOCSPStapling
+        self.resumesSessions = resumesSessions
     }
 }

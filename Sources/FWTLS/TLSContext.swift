@@ -30,7 +30,7 @@ public final class TLSContext: @unchecked Sendable { // see the doc comment: con
         }
         self.configuration = configuration
         self.pointer = pointer
-        self.sessions = TLSSessionCache(capacity: sessionCacheCapacity)
+        self.sessions = TLSSessionCache(capacity: configuration.resumesSessions ? sessionCacheCapacity : 0)
         try configureVersions()
         try configureApplicationProtocols()
         try configureIdentity()
@@ -98,7 +98,7 @@ public final class TLSContext: @unchecked Sendable { // see the doc comment: con
 // MARK: - TLSSessionCache
 
 /// The newest resumable session per (host, port), at most `capacity` of them (the least recently
-/// stored goes first).
+/// stored goes first); a capacity of 0 keeps none.
 final class TLSSessionCache: Sendable {
     /// A cache key: the host as sent in SNI (lower-cased, no trailing dot) and the port.
     struct Key: Hashable, Sendable {
@@ -122,10 +122,11 @@ final class TLSSessionCache: Sendable {
     private let entries = Mutex(Entries())
 
     init(capacity: Int) {
-        self.capacity = max(capacity, 1)
+        self.capacity = max(capacity, 0)
     }
 
     func store(_ session: TLSSessionHandle, for key: Key) {
+        guard capacity > 0 else { return }
         entries.withLock { entries in
             entries.clock += 1
             if entries.sessions[key] == nil, entries.sessions.count >= capacity,

@@ -49,11 +49,8 @@ extension URLSession {
     /// The download task that takes over `dataTask`'s transfer (`.becomeDownload`): same request, response,
     /// counts, metrics and resource deadline; running.
     final func adoptTransfer(of dataTask: URLSessionDataTask) -> URLSessionDownloadTask {
-        let (snapshot, deadline) = dataTask.guarded.withLock { state -> (URLSessionTask.Guarded, DispatchTime?) in
-            state.resourceTimer?.item.cancel()
-            state.resourceTimer = nil
-            return (state, state.resourceDeadline)
-        }
+        let (snapshot, deadline) = dataTask.guarded.withLock { state in (state, state.resourceDeadline) }
+        resourceTimeouts.remove(dataTask.taskIdentifier)
         let request = dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         let download = register {
             URLSessionDownloadTask(session: self, identifier: $0, request: request, behaviour: .delegate)

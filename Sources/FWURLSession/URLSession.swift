@@ -31,6 +31,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     private let isShared: Bool
     /// The engine; nil only when the process could not start its event loops.
     let transport: HTTPTransport?
+    /// The tasks' `timeoutIntervalForResource` deadlines.
+    let resourceTimeouts: ResourceTimeouts
 
     /// A copy of the configuration the session was created with.
     public let configuration: URLSessionConfiguration
@@ -80,7 +82,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         let tls = TLSConfiguration(
             minimumVersion: configuration.tlsMinimumSupportedProtocolVersion.tlsVersion ?? .v1_2,
             maximumVersion: configuration.tlsMaximumSupportedProtocolVersion.tlsVersion ?? .v1_3,
-            trustRoots: configuration.tlsTrustRoots)
+            trustRoots: configuration.tlsTrustRoots,
+            resumesSessions: configuration.tlsSessionResumption)
         let reference = SessionReference()
         self.transport = HTTPTransport(sharedLoopsWith: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
@@ -90,6 +93,10 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             serverTrustHandler: Self.serverTrustHandler(reference),
             clientIdentityHandler: Self.clientIdentityHandler(reference)
         ))
+        self.resourceTimeouts = ResourceTimeouts { [registry] due in
+            let tasks = registry.withLock { registry in due.compactMap { registry.tasks[$0] } }
+            tasks.forEach { $0.resourceTimeoutElapsed() }
+        }
         super.init()
         reference.session = self
     }
@@ -254,12 +261,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Ends `task` with `timedOut` at `deadline` unless it completes first.
     final func armResourceTimer(for task: URLSessionTask, deadline: DispatchTime) {
-        let resourceTimer = DispatchWorkItem { [weak task] in task?.resourceTimeoutElapsed() }
-        task.guarded.withLock { state in
-            state.resourceDeadline = deadline
-            state.resourceTimer = URLSessionTask.ResourceTimer(item: resourceTimer)
-        }
-        DispatchQueue.global().asyncAfter(deadline: deadline, execute: resourceTimer)
+        task.guarded.withLock { $0.resourceDeadline = deadline }
+        resourceTimeouts.add(task.taskIdentifier, deadline: deadline)
     }
 
     /// Sends one request of `task` (the first, or the next after a redirect).

@@ -262,17 +262,14 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     func finish(error: URLError?) {
-        let (action, decidedError, body, response, timer) = guarded.withLock { state in
+        let (action, decidedError, body, response) = guarded.withLock { state in
             // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
             let error = state.lifecycle.publicState == .canceling && error?.code != .cancelled
                 ? URLError(.cancelled, url: state.currentRequest?.url, description: "cancelled") : error
-            let action = state.lifecycle.finish()
-            let timer = state.resourceTimer
-            state.resourceTimer = nil
-            return (action, error, state.body, state.response, timer)
+            return (state.lifecycle.finish(), error, state.body, state.response)
         }
         guard action == .complete else { return }
-        timer?.item.cancel()
+        session.resourceTimeouts.remove(taskIdentifier)
         let download = self as? URLSessionDownloadTask
         var error = decidedError
         if let failure = error, let download { error = download.settleFailure(failure) }

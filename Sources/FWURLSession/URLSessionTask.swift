@@ -51,7 +51,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         var deliveries = DeliveryQueue()
         /// The body collected for completion-handler and async tasks.
         var body = Data()
-        var resourceTimer: ResourceTimer?
+        /// When `timeoutIntervalForResource` runs out (the session's `resourceTimeouts` watches it).
         var resourceDeadline: DispatchTime?
         /// Why the task fails as soon as it is resumed (unusable resume data).
         var startFailure: URLError?
@@ -83,11 +83,6 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         var progress: Progress?
         /// What was last asked of the transport's reading pause, for `requestID`.
         var readingPauseSent = false
-    }
-
-    /// The pending `timeoutIntervalForResource` work item, cancelled when the task completes.
-    struct ResourceTimer: @unchecked Sendable { // DispatchWorkItem's cancel() is thread-safe
-        let item: DispatchWorkItem
     }
 
     /// The default priority.

@@ -21,8 +21,9 @@ final class MetricsCollector: NSObject, URLSessionTaskDelegate, @unchecked Senda
 }
 
 @Suite struct TLSMetricsTests {
-    static func session() throws -> URLSession {
+    static func session(resumption: Bool = true) throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
+        configuration.tlsSessionResumption = resumption
         configuration.tlsTrustRoots = .certificates(
             try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
         configuration.timeoutIntervalForResource = 20
@@ -37,6 +38,17 @@ final class MetricsCollector: NSObject, URLSessionTaskDelegate, @unchecked Senda
             _ = try await session.data(for: URLRequest(url: URL(string: url)!), delegate: collector)
         }
         return try collector.all.map { try #require($0.transactionMetrics.last) }
+    }
+
+    @Test(arguments: ["-tls1_2", "-tls1_3"])
+    func withResumptionOffEveryConnectionMakesAFullHandshake(_ flag: String) async throws {
+        let server = try OpenSSLServer.start(extra: [flag])
+        defer { server.stop() }
+        let session = try Self.session(resumption: false)
+        defer { session.invalidateAndCancel() }
+        let hops = try await Self.transactions(session, "https://127.0.0.1:\(server.port)/", times: 3)
+        #expect(hops.map(\.isReusedConnection) == [false, false, false])
+        #expect(hops.map(\.fwIsTLSSessionResumed) == [false, false, false])
     }
 
     @Test(arguments: [

@@ -11,14 +11,12 @@
 // HTTPS: `--cacert FILE` becomes the session's only trust anchors through `tlsTrustRoots` (an FWNetworking
 // addition). FoundationNetworking has no API for anchors: the suite sets SSL_CERT_FILE and CURL_CA_BUNDLE,
 // and bench-foundation probes the server once and reports "n/a" when it is still not trusted.
-// `--tls-resumption off` (mode `close`, any `--api`): a new URLSession per request, with a completion
-// handler, finished and invalidated after its one task. FWNetworking keeps its TLS session cache in the
-// session's transport (FWTLS `TLSContext`, one per URLSession), so a new session offers no session to
-// resume. `on` needs nothing: one session resumes.
+// `--tls-resumption off`: FWNetworking turns its TLS session cache off (`tlsSessionResumption`, an
+// FWNetworking addition), so every connection makes a full handshake on one session; FoundationNetworking
+// has no such knob (it is n/a on HTTPS anyway). `on` needs nothing: one session resumes.
 //
 // Modes `download` and `upload`: `downloadTask(with:)` with a URLSessionDownloadDelegate that moves the
-// file to `--file`, and a PUT with `uploadTask(with:fromFile:)`. bench-fw builds them only with
-// FW_FILE_TASKS defined (Scripts/bench/Package.swift, `fwFileTasks`) and reports "n/a" without.
+// file to `--file`, and a PUT with `uploadTask(with:fromFile:)`.
 
 import BenchSupport
 import Foundation
@@ -44,6 +42,7 @@ if arguments.url.scheme == "https" {
     }
 }
 #else
+if arguments.tlsResumption == false { configuration.tlsSessionResumption = false }
 if let path = arguments.caCertificates {
     do {
         configuration.tlsTrustRoots = try TrustRoots.pemFile(path)
@@ -71,16 +70,6 @@ case (.stream, _):
             task.resume()
         }
     }
-case (.close, _) where arguments.tlsResumption == false:
-    measure(client: client, api: "handler, a session per request", arguments: arguments) {
-        loop.run { complete in
-            let session = URLSession(configuration: configuration)
-            session.dataTask(with: request) { data, response, error in
-                complete(outcome(data?.count, response, error))
-            }.resume()
-            session.finishTasksAndInvalidate()
-        }
-    }
 case (.get, "handler"), (.close, "handler"):
     let session = URLSession(configuration: configuration)
     measure(client: client, api: "handler", arguments: arguments) {
@@ -102,7 +91,6 @@ case (.get, "async"), (.close, "async"):
             }
         }
     }
-#if FOUNDATION_NETWORKING || FW_FILE_TASKS
 case (.download, _), (.upload, _):
     let file = URL(fileURLWithPath: arguments.file ?? "")
     let delegate = FileDelegate(destination: file)
@@ -117,11 +105,6 @@ case (.download, _), (.upload, _):
             task.resume()
         }
     }
-#else
-case (.download, _), (.upload, _):
-    notApplicable(client, "bench-fw is built without its file rows: set fwFileTasks in Scripts/bench/Package.swift "
-                  + "once FWURLSession has downloadTask(with:) and uploadTask(with:fromFile:)")
-#endif
 default:
     fail("bench-\(client)", "unknown --api \(arguments.api ?? ""); use handler or async")
 }
@@ -156,7 +139,6 @@ final class DroppingDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 }
 
-#if FOUNDATION_NETWORKING || FW_FILE_TASKS
 /// Moves each finished download to `destination` (what an app does with the temporary file) and counts
 /// its bytes; an upload counts the size of the file sent. Reports each task's outcome when it completes.
 final class FileDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
@@ -206,4 +188,3 @@ final class FileDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Senda
         }
     }
 }
-#endif

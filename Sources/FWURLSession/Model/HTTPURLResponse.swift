@@ -15,8 +15,8 @@ import Foundation
 /// The response to an HTTP URL load (FoundationNetworking's `HTTPURLResponse`).
 ///
 /// `@unchecked Sendable`: like `URLResponse`, every stored property is assigned once during
-/// initialisation and never written again.
-open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init
+/// initialisation and never written again, except the `allHeaderFields` cache (under its lock).
+open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init; cache: Locked
     // MARK: Properties
 
     /// The HTTP status code of the response.
@@ -31,8 +31,12 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// The HTTP version of the status line, such as `"HTTP/1.1"`, if known.
     let httpVersion: String?
 
-    /// The combined fields under their canonical names; the storage behind `allHeaderFields`.
-    private let canonicalHeaderFields: [String: String]
+    /// The first spelling of each distinct field name, in order, with its lower-cased form.
+    private let distinctNames: [(lowercased: String, name: String)]
+
+    /// `canonicalHeaderFields`, made on first use: canonicalising names (`capitalized`) is the costliest
+    /// part of a response, and most callers only use `value(forHTTPHeaderField:)`.
+    private let canonicalCache = Locked<[String: String]?>(nil)
 
     /// The combined field values keyed by lower-cased name, for case-insensitive lookup.
     private let headerValuesByLowercasedName: [String: String]
@@ -41,6 +45,19 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// keys are `String`s and the values `String`s.
     public var allHeaderFields: [AnyHashable: Any] {
         canonicalHeaderFields
+    }
+
+    /// The combined fields under their canonical names; the storage behind `allHeaderFields`.
+    private var canonicalHeaderFields: [String: String] {
+        canonicalCache.withLock { cache in
+            if let cache { return cache }
+            var canonical: [String: String] = [:]
+            for entry in distinctNames {
+                canonical[Self.canonicalName(entry.name)] = headerValuesByLowercasedName[entry.lowercased]
+            }
+            cache = canonical
+            return canonical
+        }
     }
 
     // MARK: Initialisation
@@ -57,7 +74,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.orderedHeaderFields = fields
-        self.canonicalHeaderFields = combined.canonical
+        self.distinctNames = combined.distinctNames
         self.headerValuesByLowercasedName = combined.byLowercasedName
         super.init(
             url: url,
@@ -76,7 +93,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.orderedHeaderFields = orderedHeaderFields
-        self.canonicalHeaderFields = combined.canonical
+        self.distinctNames = combined.distinctNames
         self.headerValuesByLowercasedName = combined.byLowercasedName
         super.init(
             url: url,
@@ -115,27 +132,24 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
 
     // MARK: Combining fields
 
-    /// The canonical-name dictionary and the lower-cased-name index for `fields`: values of fields whose
+    /// The lower-cased-name index for `fields` and the distinct names in order: values of fields whose
     /// names are equal ignoring case are joined with ", " in order; the first name decides the key.
     private static func combine(
         _ fields: [(name: String, value: String)]
-    ) -> (canonical: [String: String], byLowercasedName: [String: String]) {
-        var order: [(lowercased: String, canonical: String)] = []
+    ) -> (distinctNames: [(lowercased: String, name: String)], byLowercasedName: [String: String]) {
+        var distinctNames: [(lowercased: String, name: String)] = []
         var byLowercasedName: [String: String] = [:]
+        byLowercasedName.reserveCapacity(fields.count)
         for field in fields where !field.name.isEmpty {
             let lowercased = field.name.lowercased()
             if let existing = byLowercasedName[lowercased] {
                 byLowercasedName[lowercased] = existing + ", " + field.value
             } else {
                 byLowercasedName[lowercased] = field.value
-                order.append((lowercased, canonicalName(field.name)))
+                distinctNames.append((lowercased, field.name))
             }
         }
-        var canonical: [String: String] = [:]
-        for entry in order {
-            canonical[entry.canonical] = byLowercasedName[entry.lowercased]
-        }
-        return (canonical, byLowercasedName)
+        return (distinctNames, byLowercasedName)
     }
 
     /// `name` as FoundationNetworking reports it in `allHeaderFields`.

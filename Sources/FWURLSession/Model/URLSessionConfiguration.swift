@@ -44,6 +44,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var tlsMinimumSupportedProtocolVersion = tls_protocol_version_t.TLSv12
         var tlsMaximumSupportedProtocolVersion = tls_protocol_version_t.TLSv13
         var tlsTrustRoots = TrustRoots.system
+        var tlsSessionResumption = true
     }
 
     /// Guards `storage`.
@@ -228,6 +229,13 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var tlsTrustRoots: TrustRoots {
         get { withStorage { $0.tlsTrustRoots } }
         set { withStorage { $0.tlsTrustRoots = newValue } }
+    }
+
+    /// FWNetworking addition: whether new connections resume the TLS session of an earlier connection to
+    /// the same host and port (true by default). Off, every connection makes a full handshake.
+    open var tlsSessionResumption: Bool {
+        get { withStorage { $0.tlsSessionResumption } }
+        set { withStorage { $0.tlsSessionResumption = newValue } }
     }
 
     // MARK: Locking
