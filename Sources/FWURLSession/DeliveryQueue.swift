@@ -9,7 +9,8 @@ import FWTransport
 // delegate queue. Three things hold delivery: `suspend()`, a data delegate that has not yet answered
 // `didReceive response`, and a redirect decision. Undelivered body bytes are counted: above
 // `highWater` the task asks the connection to stop reading until the drain brings them under `lowWater`,
-// so a slow delegate (or a slow disk) holds the server back instead of filling memory.
+// so a slow delegate (or a slow disk) holds the server back instead of filling memory. They are counted
+// by the memory they hold (array capacity): a short read still occupies its whole read buffer.
 
 /// One thing that happened to a task.
 enum TaskEvent {
@@ -28,8 +29,8 @@ struct DeliveryQueue {
         case awaitingRedirectDecision
     }
 
-    static let highWater = 4 * 1024 * 1024
-    static let lowWater = 1024 * 1024
+    static let highWater = 2 * 1024 * 1024
+    static let lowWater = 512 * 1024
 
     var holds: Set<Hold> = []
     private var events: [TaskEvent] = []
@@ -43,7 +44,7 @@ struct DeliveryQueue {
     mutating func append(_ event: TaskEvent) -> Bool {
         events.append(event)
         guard case .transport(.body(let bytes)) = event else { return false }
-        queuedBodyBytes += bytes.count
+        queuedBodyBytes += bytes.capacity
         guard !isBacklogged, queuedBodyBytes > Self.highWater else { return false }
         isBacklogged = true
         return true
@@ -70,7 +71,7 @@ struct DeliveryQueue {
             head = 0
         }
         guard case .transport(.body(let bytes)) = event else { return (event, false) }
-        queuedBodyBytes -= bytes.count
+        queuedBodyBytes -= bytes.capacity
         guard isBacklogged, queuedBodyBytes < Self.lowWater else { return (event, false) }
         isBacklogged = false
         return (event, true)

@@ -115,7 +115,7 @@ final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched 
                 return (waiter, false)
             }
             chunks.append(bytes)
-            bufferedBytes += bytes.count
+            bufferedBytes += bytes.capacity
             guard bufferedBytes > Self.highWater, !suspendedTask else { return (nil, false) }
             suspendedTask = true
             return (nil, true)
@@ -153,7 +153,7 @@ final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched 
                             chunks.removeAll(keepingCapacity: true)
                             chunkHead = 0
                         }
-                        bufferedBytes -= chunk.count
+                        bufferedBytes -= chunk.capacity
                         let resume = suspendedTask && bufferedBytes < Self.lowWater
                         if resume { suspendedTask = false }
                         return (.success(chunk), resume)

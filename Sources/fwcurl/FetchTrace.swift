@@ -3,15 +3,17 @@ import FWNetworking
 
 // MARK: - FetchTrace
 
-/// The task delegate of one URL: collects what the task's trace reports (printed at once for `-v`,
-/// kept for `-i` and `--json`), answers its connection-level challenges with the `TLSPolicy`, and keeps
-/// the TLS outcome from its metrics.
-final class FetchTrace: NSObject, URLSessionTaskTraceDelegate, @unchecked Sendable { // vars: under `lock`
+/// What one URL's task reports beyond its body: printed at once for `-v` and `--trace-ascii`, kept for
+/// `--json`; also the `TLSPolicy` answer to its connection-level challenges, and the TLS outcome from its
+/// metrics. `Transfer` (the task's delegate) hands each message here: composed rather than inherited,
+/// because a subclass cannot take over a protocol requirement that its base class got from a protocol
+/// extension's default (the base class's conformance fixes the witness), so a data-delegate subclass of a
+/// trace delegate would silently miss messages such as `didCompleteWithError`.
+final class FetchTrace: @unchecked Sendable { // vars: under `lock`
     private let verbose: Bool
     private let traceLog: TraceLog?
     private let policy: TLSPolicy
     private let lock = NSLock()
-    private var responseHeadBytes = Data()
     private var trailerFields: [(name: String, value: String)] = []
     private var negotiated: TLSSummary?
     private var rejection: String?
@@ -22,7 +24,6 @@ final class FetchTrace: NSObject, URLSessionTaskTraceDelegate, @unchecked Sendab
         self.policy = policy
     }
 
-    var responseHead: Data { lock.withLock { responseHeadBytes } }
     var trailers: [(name: String, value: String)] { lock.withLock { trailerFields } }
     /// What the last hop's TLS connection negotiated; nil for plain HTTP.
     var tls: TLSSummary? { lock.withLock { negotiated } }
@@ -33,14 +34,13 @@ final class FetchTrace: NSObject, URLSessionTaskTraceDelegate, @unchecked Sendab
 
     // MARK: Challenges and metrics
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
-                        -> Void) {
-        let (disposition, credential) = policy.answer(challenge) { reason in lock.withLock { rejection = reason } }
-        completionHandler(disposition, credential)
+    /// The answer to a connection-level challenge (server trust, client certificate).
+    func answer(_ challenge: URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+        policy.answer(challenge) { reason in lock.withLock { rejection = reason } }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+    /// Keeps the last transaction's TLS outcome (and prints it for `-v`).
+    func collected(_ metrics: URLSessionTaskMetrics) {
         guard let summary = metrics.transactionMetrics.last.flatMap(TLSSummary.init) else { return }
         lock.withLock { negotiated = summary }
         guard verbose else { return }
@@ -53,32 +53,29 @@ final class FetchTrace: NSObject, URLSessionTaskTraceDelegate, @unchecked Sendab
 
     // MARK: Trace
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
-                    reused: Bool) {
+    func connected(to remoteAddress: String?, reused: Bool) {
         let line = "\(reused ? "Re-using connection to" : "Connected to") \(remoteAddress ?? "?")"
         traceLog?.info(line)
         if verbose { Terminal.error("* " + line) }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didWriteBytes bytes: Data) {
+    func wrote(_ bytes: Data) {
         traceLog?.dump("=> Send data", bytes)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReadBytes bytes: Data) {
+    func read(_ bytes: Data) {
         traceLog?.dump("<= Recv data", bytes)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {
+    func sentRequestHead(_ head: Data) {
         if verbose { Terminal.error(Self.lines(of: head, prefix: "> ")) }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {
-        lock.withLock { responseHeadBytes = head }
+    func receivedResponseHead(_ head: Data) {
         if verbose { Terminal.error(Self.lines(of: head, prefix: "< ")) }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask,
-                    didReceiveTrailers trailers: [(name: String, value: String)]) {
+    func receivedTrailers(_ trailers: [(name: String, value: String)]) {
         lock.withLock { trailerFields = trailers }
     }
 

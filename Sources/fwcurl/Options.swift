@@ -3,13 +3,23 @@ import FWNetworking
 
 // MARK: - Options
 
-/// The command line of a fetch: `fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE]
-/// [-i] [-v] [--max-time S] [--json] [--trace-ascii FILE|-]`, the TLS options, then `URL [URL...]`.
+/// The command line of a fetch (see `usage`): the request, where each body goes, the transfer flags,
+/// the TLS options, then `URL [URL...]`.
 struct Options {
     var method: String?
     var headers: [(name: String, value: String)] = []
     var body: Data?
-    var outputFile: String?
+    /// `-T FILE`: the file uploaded (PUT unless `-X`) to every URL.
+    var uploadFile: String?
+    /// `-o FILE`, once per URL in order; URLs without one write to stdout.
+    var outputFiles: [String] = []
+    /// `-C -` or `-C OFFSET`.
+    var resume: ResumePoint?
+    var followRedirects = false
+    /// `--max-redirs`: how many redirects `-L` follows; -1 for no limit of fwcurl's own.
+    var maxRedirects = 50
+    var compressed = false
+    var silent = false
     var includeHeaders = false
     var verbose = false
     var maxTime: Double?
@@ -27,17 +37,36 @@ struct Options {
     var keyFile: String?
     var urls: [URL] = []
 
+    /// Where `-C` continues from.
+    enum ResumePoint {
+        /// `-C -`: from the output file's current size.
+        case outputSize
+        /// `-C OFFSET`.
+        case offset(Int64)
+    }
+
     /// A command-line mistake, reported with the usage text.
     struct UsageError: Error, CustomStringConvertible {
         var description: String
     }
 
     static let usage = """
-        usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-o FILE] [-i] [-v]
-                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
-                      [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
-                      [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
+        usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-T FILE] [-o FILE]... [-C -|OFFSET]
+                      [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s] [--max-time SECONDS] [--json]
+                      [--trace-ascii FILE|-] [--cacert FILE] [-k] [--pinnedpubkey sha256//BASE64[;...]]
+                      [--tls-min 1.2|1.3] [--show-chain] [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
                fwcurl demo
+
+          -o FILE          write the body into FILE as it arrives (opened in place: /dev/null, FIFOs work);
+                           one -o per URL, in order; the other URLs write to stdout
+          -T FILE          upload FILE, streamed from disk, with PUT unless -X; a URL ending in / gets the
+                           file's name appended
+          -C -             continue -o FILE from its current size (Range: bytes=SIZE-); -C OFFSET asks from
+                           byte OFFSET and appends; a server that ignores the range starts the file over
+          -L               follow redirects (by default the 3xx response is the result)
+          --max-redirs N   with -L, fail after N redirects (default 50; -1: no limit of fwcurl's own)
+          --compressed     ask for gzip or deflate and decode it (else Accept-Encoding: identity is sent)
+          -s               no progress meter (shown on a terminal for -o and -T); errors are still printed
         """
 
     /// Parses `arguments` (without the program name).
@@ -52,17 +81,27 @@ struct Options {
             case "-X", "--request":
                 method = try value(for: argument)
             case "-H", "--header":
-                let field = try value(for: argument)
-                guard let colon = field.firstIndex(of: ":") else {
-                    throw UsageError(description: "header '\(field)' has no colon")
-                }
-                let name = String(field[..<colon])
-                let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                headers.append((name: name, value: value))
+                headers.append(try Self.header(try value(for: argument)))
             case "-d", "--data":
                 body = try Self.loadData(try value(for: argument))
+            case "-T", "--upload-file":
+                uploadFile = try value(for: argument)
             case "-o", "--output":
-                outputFile = try value(for: argument)
+                outputFiles.append(try value(for: argument))
+            case "-C", "--continue-at":
+                resume = try Self.resumePoint(try value(for: argument))
+            case "-L", "--location":
+                followRedirects = true
+            case "--max-redirs":
+                let text = try value(for: argument)
+                guard let count = Int(text), count >= -1 else {
+                    throw UsageError(description: "--max-redirs needs a number (-1 for no limit), not '\(text)'")
+                }
+                maxRedirects = count
+            case "--compressed":
+                compressed = true
+            case "-s", "--silent":
+                silent = true
             case "-i", "--include":
                 includeHeaders = true
             case "-v", "--verbose":
@@ -77,39 +116,85 @@ struct Options {
                 json = true
             case "--trace-ascii":
                 traceFile = try value(for: argument)
-            case "--cacert":
-                caCertificateFile = try value(for: argument)
-            case "-k", "--insecure":
-                insecure = true
-            case "--pinnedpubkey":
-                let pins = try value(for: argument).split(separator: ";").map { String($0) }
-                guard !pins.isEmpty, pins.allSatisfy({ $0.hasPrefix("sha256//") }) else {
-                    throw UsageError(description: "--pinnedpubkey takes sha256//BASE64[;sha256//BASE64...]")
-                }
-                pinnedPublicKeys = pins
-            case "--tls-min":
-                switch try value(for: argument) {
-                case "1.2": tlsMinimum = .TLSv12
-                case "1.3": tlsMinimum = .TLSv13
-                case let other: throw UsageError(description: "--tls-min takes 1.2 or 1.3, not \(other)")
-                }
-            case "--show-chain":
-                showChain = true
-            case "-E", "--cert":
-                (certificateFile, certificatePassword) = Self.splitPassword(try value(for: argument))
-            case "--key":
-                keyFile = try value(for: argument)
-            case let flag where flag.hasPrefix("-") && flag.count > 1:
-                throw UsageError(description: "unknown option \(flag)")
             default:
-                guard let url = URL(string: argument), url.scheme != nil else {
-                    throw UsageError(description: "'\(argument)' is not a URL")
-                }
-                urls.append(url)
+                try parseTLSOrURL(argument, value: value)
             }
         }
+        try validate()
+    }
+
+    /// The TLS flags, and the URLs (anything else that does not start with `-`).
+    private mutating func parseTLSOrURL(_ argument: String, value: (String) throws(UsageError) -> String)
+        throws(UsageError) {
+        switch argument {
+        case "--cacert":
+            caCertificateFile = try value(argument)
+        case "-k", "--insecure":
+            insecure = true
+        case "--pinnedpubkey":
+            let pins = try value(argument).split(separator: ";").map { String($0) }
+            guard !pins.isEmpty, pins.allSatisfy({ $0.hasPrefix("sha256//") }) else {
+                throw UsageError(description: "--pinnedpubkey takes sha256//BASE64[;sha256//BASE64...]")
+            }
+            pinnedPublicKeys = pins
+        case "--tls-min":
+            switch try value(argument) {
+            case "1.2": tlsMinimum = .TLSv12
+            case "1.3": tlsMinimum = .TLSv13
+            case let other: throw UsageError(description: "--tls-min takes 1.2 or 1.3, not \(other)")
+            }
+        case "--show-chain":
+            showChain = true
+        case "-E", "--cert":
+            (certificateFile, certificatePassword) = Self.splitPassword(try value(argument))
+        case "--key":
+            keyFile = try value(argument)
+        case let flag where flag.hasPrefix("-") && flag.count > 1:
+            throw UsageError(description: "unknown option \(flag)")
+        default:
+            guard let url = URL(string: argument), url.scheme != nil else {
+                throw UsageError(description: "'\(argument)' is not a URL")
+            }
+            urls.append(url)
+        }
+    }
+
+    /// Combinations the flags cannot express.
+    private func validate() throws(UsageError) {
         if urls.isEmpty { throw UsageError(description: "no URL given") }
         if keyFile != nil, certificateFile == nil { throw UsageError(description: "--key needs --cert") }
+        if outputFiles.count > urls.count { throw UsageError(description: "more -o options than URLs") }
+        if resume != nil, outputFiles.count < urls.count {
+            throw UsageError(description: "-C needs an -o FILE for every URL (it continues that file)")
+        }
+        if let uploadFile {
+            if body != nil { throw UsageError(description: "-T and -d cannot be used together") }
+            var info = stat()
+            guard stat(uploadFile, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                  FileManager.default.isReadableFile(atPath: uploadFile) else {
+                throw UsageError(description: "-T: cannot read \(uploadFile) (it must be a readable file)")
+            }
+        }
+    }
+
+    // MARK: Values
+
+    /// `Name: value` of `-H`.
+    private static func header(_ field: String) throws(UsageError) -> (name: String, value: String) {
+        guard let colon = field.firstIndex(of: ":") else {
+            throw UsageError(description: "header '\(field)' has no colon")
+        }
+        let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return (name: String(field[..<colon]), value: value)
+    }
+
+    /// `-C`'s value: `-` or a byte offset.
+    private static func resumePoint(_ text: String) throws(UsageError) -> ResumePoint {
+        if text == "-" { return .outputSize }
+        guard let offset = Int64(text), offset >= 0 else {
+            throw UsageError(description: "-C takes - or a byte offset, not '\(text)'")
+        }
+        return .offset(offset)
     }
 
     /// curl's `FILE:PASSWORD`: a path that exists is taken whole; otherwise the text after the last
@@ -129,19 +214,5 @@ struct Options {
             throw UsageError(description: "cannot read \(path)")
         }
         return data
-    }
-
-    /// The request for one URL.
-    func request(for url: URL) -> URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = method ?? (body == nil ? "GET" : "POST")
-        for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
-        if let body {
-            request.httpBody = body
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            }
-        }
-        return request
     }
 }

@@ -6,6 +6,8 @@ import Foundation
 enum Terminal {
     static func output(_ data: Data) { FileHandle.standardOutput.write(data) }
     static func error(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    /// Text on stderr as it is (a progress meter's redraw).
+    static func progress(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 }
 
 /// `--trace-ascii`: every byte exchanged, as curl prints it: a header line per chunk, then the bytes as

@@ -2,40 +2,12 @@ import Foundation
 import Testing
 import TestSupport
 
-// fwcurl as a user runs it: the built binary, against real loopback servers.
+// fwcurl as a user runs it: the built binary (see FwcurlRunner.swift), against real loopback servers.
 @Suite struct FwcurlTests {
-    /// The fwcurl binary next to the test bundle (`swift build --build-tests` builds both).
-    private static var binary: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fwcurl")
-    }
-
-    private struct Run {
-        var status: Int32
-        var stdout: Data
-        var stderr: String
-        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: stdout)) as? [String: Any] }
-    }
-
-    private static func fwcurl(_ arguments: [String], timeout: Double = 30) throws -> Run {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        let finished = waitUntil(timeout: timeout) { !process.isRunning }
-        if !finished { process.terminate() }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     @Test func jsonForOneURLFollowsTheContract() throws {
         let server = try PythonHTTPServer(files: ["file": Array("contents\n".utf8)])
         defer { server.stop() }
-        let run = try Self.fwcurl(["--json", server.baseURL + "/file"])
+        let run = try Fwcurl.run(["--json", server.baseURL + "/file"])
         #expect(run.status == 0)
         let json = try #require(run.json)
         #expect(json["status"] as? Int == 200)
@@ -54,7 +26,7 @@ import TestSupport
         let refused = try ScriptedServer { _ in }
         let refusedPort = refused.port
         refused.stop()
-        let run = try Self.fwcurl(["--json", server.baseURL + "/one", server.baseURL + "/chunked",
+        let run = try Fwcurl.run(["--json", server.baseURL + "/one", server.baseURL + "/chunked",
                                    "http://127.0.0.1:\(refusedPort)/"])
         #expect(run.status != 0)
         let responses = try #require(run.json?["responses"] as? [[String: Any]])
@@ -73,7 +45,7 @@ import TestSupport
             .status(200, headers: [("Content-Length", "100")])
         }
         defer { server.stop() }
-        let run = try Self.fwcurl(["-X", "HEAD", "-v", "-i", "-H", "X-Trace: on", server.baseURL + "/"])
+        let run = try Fwcurl.run(["-X", "HEAD", "-v", "-i", "-H", "X-Trace: on", server.baseURL + "/"])
         #expect(run.status == 0)
         #expect(server.requests.first?.method == "HEAD")
         #expect(run.stderr.contains("> HEAD / HTTP/1.1"))
@@ -89,7 +61,7 @@ import TestSupport
         defer { server.stop() }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("fwcurl-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let run = try Self.fwcurl(["-d", "shout", "-o", output.path, server.baseURL + "/"])
+        let run = try Fwcurl.run(["-d", "shout", "-o", output.path, server.baseURL + "/"])
         #expect(run.status == 0)
         #expect(server.requests.first?.method == "POST")
         #expect(try Data(contentsOf: output) == Data("SHOUT".utf8))
@@ -100,7 +72,7 @@ import TestSupport
         defer { server.stop() }
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("fwcurl-trace-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: trace) }
-        let run = try Self.fwcurl(["--trace-ascii", trace.path, "-d", "x=1", server.baseURL + "/t"])
+        let run = try Fwcurl.run(["--trace-ascii", trace.path, "-d", "x=1", server.baseURL + "/t"])
         #expect(run.status == 0)
         let text = try String(contentsOf: trace, encoding: .utf8)
         #expect(text.contains("== Info: Connected to 127.0.0.1:\(server.port)"))
@@ -118,18 +90,18 @@ import TestSupport
         let pin = "sha256//W1mFlbPwnvv85TzXVNbb3WD3b5WNJZTrG+3653+utdA="
         let wrongPin = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
-        func errorCode(_ run: Run) -> Int? { (run.json?["error"] as? [String: Any])?["code"] as? Int }
-        func status(_ run: Run) -> Int? { run.json?["status"] as? Int }
+        func errorCode(_ run: Fwcurl.Run) -> Int? { (run.json?["error"] as? [String: Any])?["code"] as? Int }
+        func status(_ run: Fwcurl.Run) -> Int? { run.json?["status"] as? Int }
 
         // URLError.Code, not the NSURLError… constants: on Linux Foundation's constants from
         // NSURLErrorServerCertificateHasBadDate on are one off Apple's values (-1202 for -1201, ...).
-        #expect(errorCode(try Self.fwcurl(["--json", url])) == URLError.Code.serverCertificateHasUnknownRoot.rawValue)
-        #expect(status(try Self.fwcurl(["-k", "--json", url])) == 200)
-        #expect(status(try Self.fwcurl(["-k", "--pinnedpubkey", "\(wrongPin);\(pin)", "--json", url])) == 200)
-        let mismatch = try Self.fwcurl(["-k", "--pinnedpubkey", wrongPin, "--json", url])
+        #expect(errorCode(try Fwcurl.run(["--json", url])) == URLError.Code.serverCertificateHasUnknownRoot.rawValue)
+        #expect(status(try Fwcurl.run(["-k", "--json", url])) == 200)
+        #expect(status(try Fwcurl.run(["-k", "--pinnedpubkey", "\(wrongPin);\(pin)", "--json", url])) == 200)
+        let mismatch = try Fwcurl.run(["-k", "--pinnedpubkey", wrongPin, "--json", url])
         #expect(errorCode(mismatch) == URLError.Code.cancelled.rawValue)
         #expect(mismatch.stderr.contains("matches no --pinnedpubkey pin"))
-        let chain = try Self.fwcurl(["--show-chain", "--cacert", TLSFixtures.path("self-signed.pem"),
+        let chain = try Fwcurl.run(["--show-chain", "--cacert", TLSFixtures.path("self-signed.pem"),
                                      "-o", "/dev/null", url])
         #expect(chain.status == 0)
         #expect(chain.stderr.contains("pin: \(pin)"))
@@ -140,28 +112,28 @@ import TestSupport
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/"
         let trust = ["--cacert", TLSFixtures.path("root-ca.pem"), "--json"]
-        func body(_ run: Run) -> String {
+        func body(_ run: Fwcurl.Run) -> String {
             String(decoding: Data(base64Encoded: run.json?["body_base64"] as? String ?? "") ?? Data(), as: UTF8.self)
         }
 
-        let pem = try Self.fwcurl(trust + ["--cert", TLSFixtures.path("client.pem"),
+        let pem = try Fwcurl.run(trust + ["--cert", TLSFixtures.path("client.pem"),
                                            "--key", TLSFixtures.path("client.key"), url])
         #expect(pem.status == 0, "\(pem.stderr)")
         #expect(body(pem).contains("FWNetworking Test Client"), "s_server shows the certificate it got")
-        let encrypted = try Self.fwcurl(trust + ["--cert", TLSFixtures.path("client.pem") + ":fwnetworking",
+        let encrypted = try Fwcurl.run(trust + ["--cert", TLSFixtures.path("client.pem") + ":fwnetworking",
                                                  "--key", TLSFixtures.path("client-encrypted.key"), url])
         #expect(body(encrypted).contains("FWNetworking Test Client"), "\(encrypted.stderr)")
-        let pkcs12 = try Self.fwcurl(trust + ["--cert", TLSFixtures.path("client.p12") + ":fwnetworking", url])
+        let pkcs12 = try Fwcurl.run(trust + ["--cert", TLSFixtures.path("client.p12") + ":fwnetworking", url])
         #expect(body(pkcs12).contains("FWNetworking Test Client"), "\(pkcs12.stderr)")
 
-        let none = try Self.fwcurl(trust + [url])
+        let none = try Fwcurl.run(trust + [url])
         let error = try #require(none.json?["error"] as? [String: Any])
         #expect(error["code"] as? Int == URLError.Code.clientCertificateRequired.rawValue)
         let tls = try #require(error["tls"] as? [String: Any])
         #expect(tls["trust"] as? String == "default")
         #expect((tls["reason"] as? String)?.contains("certificate required") == true, "\(tls)")
 
-        let wrongPassword = try Self.fwcurl(["--cert", TLSFixtures.path("client.p12") + ":nope", url])
+        let wrongPassword = try Fwcurl.run(["--cert", TLSFixtures.path("client.p12") + ":nope", url])
         #expect(wrongPassword.status == 2)
         #expect(wrongPassword.stderr.contains("wrong password"))
     }
@@ -172,7 +144,7 @@ import TestSupport
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/"
         // s_server -www closes each connection: the second URL resumes the first one's session.
-        let run = try Self.fwcurl(["--cacert", TLSFixtures.path("root-ca.pem"), "--json", "-v", url, url])
+        let run = try Fwcurl.run(["--cacert", TLSFixtures.path("root-ca.pem"), "--json", "-v", url, url])
         #expect(run.status == 0, "\(run.stderr)")
         let responses = try #require(run.json?["responses"] as? [[String: Any]])
         let tls = try responses.map { try #require($0["tls"] as? [String: Any]) }
@@ -189,7 +161,7 @@ import TestSupport
     @Test func aPinMismatchIsReportedAsATLSFailure() throws {
         let server = try OpenSSLServer.start()
         defer { server.stop() }
-        let run = try Self.fwcurl(["--cacert", TLSFixtures.path("root-ca.pem"), "--json", "--pinnedpubkey",
+        let run = try Fwcurl.run(["--cacert", TLSFixtures.path("root-ca.pem"), "--json", "--pinnedpubkey",
                                    "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
                                    "https://127.0.0.1:\(server.port)/"])
         let error = try #require(run.json?["error"] as? [String: Any])
@@ -200,7 +172,7 @@ import TestSupport
     }
 
     @Test func theDemoBehaves() throws {
-        let run = try Self.fwcurl(["demo"], timeout: 60)
+        let run = try Fwcurl.run(["demo"], timeout: 60)
         #expect(run.status == 0, "\(String(decoding: run.stdout, as: UTF8.self))\n\(run.stderr)")
         #expect(String(decoding: run.stdout, as: UTF8.self).contains("All steps behaved."))
     }

@@ -1,0 +1,70 @@
+import Foundation
+import FWNetworking
+
+// MARK: - FetchResult
+
+/// The outcome of one URL.
+enum FetchResult: Sendable {
+    case response(HTTPURLResponse, body: Data, trace: FetchTrace)
+    case failure(URLError, trace: FetchTrace)
+
+    /// The `--json` object of the contract in the README (`body_base64` is empty when the body went to
+    /// an `-o` file).
+    var json: JSONValue {
+        switch self {
+        case .response(let response, let body, let trace):
+            func pairs(_ fields: [(name: String, value: String)]) -> JSONValue {
+                .array(fields.map { .array([.string($0.name), .string($0.value)]) })
+            }
+            var members: [(String, JSONValue)] = [
+                ("status", .int(response.statusCode)),
+                ("headers", pairs(response.orderedHeaderFields)),
+                ("body_base64", .string(body.base64EncodedString())),
+                ("trailers", pairs(trace.trailers)),
+            ]
+            if let tls = trace.tls {
+                members.append(("tls", .object([
+                    ("version", .string(tls.version)),
+                    ("cipher", .string(tls.cipher)),
+                    ("cipher_id", tls.cipherID.map { .int(Int($0)) } ?? .null),
+                    ("resumed", .bool(tls.resumed)),
+                    ("alpn", tls.alpn.map(JSONValue.string) ?? .null),
+                    ("trust", .string(trace.trustMode)),
+                ])))
+            }
+            return .object(members)
+        case .failure(let error, let trace):
+            var members: [(String, JSONValue)] = [
+                ("code", .int(error.code.rawValue)),
+                ("message", .string(error.localizedDescription)),
+            ]
+            if let reason = Self.tlsFailureReason(error, trace: trace) {
+                members.append(("tls", .object([("trust", .string(trace.trustMode)), ("reason", .string(reason))])))
+            }
+            return .object([("error", .object(members))])
+        }
+    }
+
+    /// Why a TLS connection failed (handshake, server trust, pin, client certificate); nil when the
+    /// failure was not a TLS one.
+    static func tlsFailureReason(_ error: URLError, trace: FetchTrace) -> String? {
+        if let rejection = trace.trustRejection { return rejection }
+        let tlsCodes: Set<URLError.Code> = [
+            .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired,
+        ]
+        guard tlsCodes.contains(error.code) else { return nil }
+        return error.userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
+    }
+}
+
+// MARK: - URLError
+
+extension URLError {
+    /// An error of fwcurl's own (a redirect limit, a range the server got wrong, a file it cannot write)
+    /// whose `localizedDescription` is `message`.
+    init(_ code: Code, message: String) {
+        self.init(code, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import FWNetworking
+
+// MARK: - The request and the transfer plan of one URL
+
+extension Options {
+    /// The request for the URL at `index`; a `resumeOffset` asks for the bytes from there on.
+    func request(forURLAt index: Int, resumeOffset: Int64?) -> URLRequest {
+        var request = URLRequest(url: uploadFile.map { Self.uploadURL(urls[index], file: $0) } ?? urls[index])
+        request.httpMethod = method ?? (uploadFile != nil ? "PUT" : body == nil ? "GET" : "POST")
+        for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
+        if let body {
+            request.httpBody = body
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            }
+        }
+        // FWURLSession asks for gzip and deflate when a request names no encoding; curl asks for none
+        // unless --compressed, and "identity" is how to ask for the bytes as stored. A continued transfer
+        // always asks for them: a range of an encoded body cannot be appended to decoded bytes.
+        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            let encoded = compressed && resumeOffset == nil
+            request.setValue(encoded ? "deflate, gzip" : "identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        if let resumeOffset { request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range") }
+        return request
+    }
+
+    /// What the transfer of the URL at `index` does with its response (the resume offset is read from
+    /// the output file now, just before the transfer).
+    func plan(forURLAt index: Int) -> TransferPlan {
+        let destination: BodyDestination = if index < outputFiles.count {
+            .file(outputFiles[index])
+        } else {
+            json ? .memory : .standardOutput
+        }
+        // Nothing to continue from (an empty or missing file): an ordinary transfer, as with curl.
+        let offset: Int64 = switch (resume, destination) {
+        case (.offset(let offset), _): offset
+        case (.outputSize, .file(let path)): OutputFile.size(atPath: path)
+        case (.outputSize, _), (nil, _): 0
+        }
+        let meter = !silent && !verbose && !json && isatty(STDERR_FILENO) == 1
+        var isFile = false
+        if case .file = destination { isFile = true }
+        return TransferPlan(destination: destination, resumeOffset: offset > 0 ? offset : nil,
+                            includeHeaders: includeHeaders && !json, followRedirects: followRedirects,
+                            maxRedirects: maxRedirects, uploadMeter: meter && uploadFile != nil,
+                            downloadMeter: meter && isFile)
+    }
+
+    /// curl's `-T` rule: a URL without a file part (its path empty or ending in `/`) gets the local
+    /// file's name appended.
+    static func uploadURL(_ url: URL, file: String) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        let path = components.percentEncodedPath
+        guard path.isEmpty || path.hasSuffix("/") else { return url }
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove("/")
+        let name = (file as NSString).lastPathComponent
+        components.percentEncodedPath = (path.isEmpty ? "/" : path)
+            + (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name)
+        return components.url ?? url
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import FWNetworking
+import Synchronization
+
+// MARK: - Transfer
+
+/// The task delegate of one URL: owns the task's output (a file opened when the final response arrives,
+/// stdout, or memory), streams the body into it piece by piece as `didReceive data` delivers it (constant
+/// memory: the session stops reading while deliveries are backlogged), decides redirects (`-L`,
+/// `--max-redirs`) and what a response to a `-C` range request means, and draws the progress meters.
+/// Trace, challenge and metrics messages go to `trace` (see `Transfer+Trace.swift`).
+final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDelegate, Sendable {
+    /// The trace, TLS policy and TLS outcome of this URL.
+    let trace: FetchTrace
+    private let plan: TransferPlan
+    /// Messages arrive on the session's serial delegate queue; the lock also covers `run`'s start.
+    private let state = Mutex(State())
+
+    private struct State {
+        var continuation: CheckedContinuation<FetchResult, Never>?
+        var sink = Sink.pending
+        /// `-i`: response heads not yet written (they go out with the final response).
+        var heads = Data()
+        /// The body, for `.memory`.
+        var body = Data()
+        var redirectsFollowed = 0
+        var exceededRedirects = false
+        /// Why fwcurl itself stopped the task (it then completes as cancelled).
+        var failure: URLError?
+        var uploadMeter: Meter?
+        var downloadMeter: Meter?
+    }
+
+    /// Where body bytes go.
+    private enum Sink {
+        /// No final response yet: nothing is written.
+        case pending
+        /// A `-C` transfer with nothing left to fetch (416): the body is dropped.
+        case discard
+        case memory
+        case file(OutputFile)
+    }
+
+    /// A progress meter and what it counts.
+    private struct Meter {
+        var meter: ProgressMeter
+        var bytes: Int64
+        var total: Int64
+    }
+
+    init(plan: TransferPlan, trace: FetchTrace) {
+        self.plan = plan
+        self.trace = trace
+    }
+
+    /// Runs `request` (uploading `uploadFile` when given) on `session` to its end.
+    func run(_ request: URLRequest, uploading uploadFile: String?, on session: URLSession) async -> FetchResult {
+        await withCheckedContinuation { continuation in
+            state.withLock { $0.continuation = continuation }
+            let task: URLSessionTask = if let uploadFile {
+                session.uploadTask(with: request, fromFile: URL(fileURLWithPath: uploadFile))
+            } else {
+                session.dataTask(with: request)
+            }
+            task.delegate = self
+            task.resume()
+        }
+    }
+
+    // MARK: Redirects and the response
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        let follow = state.withLock { state -> Bool in
+            guard plan.followRedirects else { return false }
+            guard plan.maxRedirects < 0 || state.redirectsFollowed < plan.maxRedirects else {
+                state.exceededRedirects = true
+                return false
+            }
+            state.redirectsFollowed += 1
+            return true
+        }
+        completionHandler(follow ? request : nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {
+        trace.receivedResponseHead(head)
+        if plan.includeHeaders { state.withLock { $0.heads.append(head) } }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let http = response as? HTTPURLResponse
+        let disposition = state.withLock { state -> URLSession.ResponseDisposition in
+            Self.finish(&state.uploadMeter)
+            if state.exceededRedirects {
+                state.failure = URLError(.httpTooManyRedirects,
+                                         message: "Maximum (\(plan.maxRedirects)) redirects followed")
+                return .cancel
+            }
+            var mode = OutputFile.Mode.truncate
+            if let offset = plan.resumeOffset {
+                let contentRange = http?.value(forHTTPHeaderField: "Content-Range")
+                switch ResumeOutcome(status: http?.statusCode ?? 0, contentRange: contentRange, offset: offset) {
+                case .append:
+                    mode = .append
+                case .startOver:
+                    Terminal.error("fwcurl: the server ignored the range (200, not 206): starting over from byte 0")
+                case .alreadyComplete:
+                    state.sink = .discard
+                    return .allow
+                case .refuse(let message):
+                    state.failure = URLError(.badServerResponse, message: message)
+                    return .cancel
+                }
+            }
+            do throws(URLError) {
+                state.sink = try open(mode)
+                try Self.write(state.heads, to: &state)
+                state.heads = Data()
+            } catch {
+                state.failure = error
+                return .cancel
+            }
+            if plan.downloadMeter {
+                let base = mode == .append ? plan.resumeOffset ?? 0 : 0
+                let encoded = (http?.value(forHTTPHeaderField: "Content-Encoding") ?? "identity") != "identity"
+                let length = encoded ? -1 : response.expectedContentLength
+                state.downloadMeter = Meter(meter: ProgressMeter(now: Self.now), bytes: base,
+                                            total: length < 0 ? -1 : base + length)
+            }
+            return .allow
+        }
+        completionHandler(disposition)
+    }
+
+    /// The sink of the final response.
+    private func open(_ mode: OutputFile.Mode) throws(URLError) -> Sink {
+        switch plan.destination {
+        case .memory: .memory
+        case .standardOutput: .file(.standardOutput)
+        case .file(let path): .file(try OutputFile.open(path, mode: mode))
+        }
+    }
+
+    // MARK: Body
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let failed = state.withLock { state -> Bool in
+            do throws(URLError) {
+                try Self.write(data, to: &state)
+            } catch {
+                state.failure = error
+                return true
+            }
+            if var meter = state.downloadMeter {
+                meter.bytes += Int64(data.count)
+                if let text = meter.meter.update(bytes: meter.bytes, total: meter.total, now: Self.now) {
+                    Terminal.progress(text)
+                }
+                state.downloadMeter = meter
+            }
+            return false
+        }
+        if failed { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        guard plan.uploadMeter else { return }
+        state.withLock { state in
+            var meter = state.uploadMeter ?? Meter(meter: ProgressMeter(now: Self.now), bytes: 0, total: -1)
+            meter.bytes = totalBytesSent
+            meter.total = totalBytesExpectedToSend
+            if let text = meter.meter.update(bytes: meter.bytes, total: meter.total, now: Self.now) {
+                Terminal.progress(text)
+            }
+            state.uploadMeter = meter
+        }
+    }
+
+    private static func write(_ data: Data, to state: inout State) throws(URLError) {
+        guard !data.isEmpty else { return }
+        switch state.sink {
+        case .pending, .discard: break
+        case .memory: state.body.append(data)
+        case .file(let file): try file.write(data)
+        }
+    }
+
+    // MARK: Completion
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        typealias Ending = (continuation: CheckedContinuation<FetchResult, Never>?, result: FetchResult)
+        let (continuation, result) = state.withLock { state -> Ending in
+            Self.finish(&state.uploadMeter)
+            Self.finish(&state.downloadMeter)
+            if case .file(let file) = state.sink { file.close() }
+            let result: FetchResult
+            if let failure = state.failure {
+                result = .failure(failure, trace: trace)
+            } else if let error {
+                result = .failure(error as? URLError ?? URLError(.unknown), trace: trace)
+            } else if let http = task.response as? HTTPURLResponse {
+                result = .response(http, body: state.body, trace: trace)
+            } else {
+                result = .failure(URLError(.badServerResponse), trace: trace)
+            }
+            defer { state.continuation = nil }
+            return (state.continuation, result)
+        }
+        continuation?.resume(returning: result)
+    }
+
+    /// Draws `meter`'s final line (if it was drawing) and stops it.
+    private static func finish(_ meter: inout Meter?) {
+        guard var finished = meter else { return }
+        Terminal.progress(finished.meter.finish(bytes: finished.bytes, total: finished.total, now: now))
+        meter = nil
+    }
+
+    /// Monotonic seconds for the meters.
+    private static var now: Double { ProcessInfo.processInfo.systemUptime }
+}

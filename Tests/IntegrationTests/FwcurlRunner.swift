@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+import TestSupport
+
+// MARK: - Fwcurl
+
+/// The fwcurl binary next to the test bundle (`swift build --build-tests` builds both), run as a user
+/// runs it: a subprocess with its output captured.
+enum Fwcurl {
+    /// What one run printed and how it exited.
+    struct Run {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: stdout)) as? [String: Any] }
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    private static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fwcurl")
+    }
+
+    /// Runs fwcurl with stdout and stderr on pipes (so no progress meter); killed after `timeout` seconds.
+    static func run(_ arguments: [String], timeout: Double = 30) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let finished = waitUntil(timeout: timeout) { !process.isRunning }
+        if !finished { process.terminate() }
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Runs fwcurl with stderr on a pseudo-terminal (stdout discarded); returns the exit status and
+    /// everything the terminal received (the line discipline turns "\n" into "\r\n").
+    static func runOnTerminal(_ arguments: [String], timeout: Double = 30)
+        throws -> (status: Int32, terminal: String) {
+        var master: Int32 = -1, slave: Int32 = -1
+        guard openpty(&master, &slave, nil, nil, nil) == 0 else {
+            throw TestSupportError.systemCall("openpty", errno: errno)
+        }
+        defer { close(master) }
+        _ = fcntl(master, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+        do {
+            try process.run()
+            close(slave)
+        } catch {
+            close(slave)
+            throw error
+        }
+        // Read while it runs, and what is left once it exited (then a quiet poll ends the loop even if
+        // another test's child inherited the terminal before close-on-exec was set).
+        var received = Data()
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            let exited = !process.isRunning
+            var entry = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) > 0 else {
+                if exited { break } else { continue }
+            }
+            let count = read(master, &buffer, buffer.count)
+            guard count > 0 else { break }
+            received.append(contentsOf: buffer[..<count])
+        }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: received, as: UTF8.self))
+    }
+}
