@@ -20,7 +20,7 @@ extension HTTP1Connection {
         let info = ConnectionInfo(id: id, isReused: machine.isReused,
                                   localAddress: socket?.localAddress()?.description,
                                   remoteAddress: socket?.remoteAddress()?.description)
-        request.deliver(.connected(info))
+        post(.connected(info), to: request)
         requestBody = RequestBodyStateMachine(body: request.request.body, waitsForContinue: request.expectsContinue)
         bodyBytesSent = 0
         if let producers = request.bodyProducers {
@@ -30,7 +30,7 @@ extension HTTP1Connection {
             }
             bodyProducer = producer
         }
-        if request.request.tracesBytes { request.deliver(.headSent(request.encodedHead)) }
+        if request.request.tracesBytes { post(.headSent(request.encodedHead), to: request) }
         enqueue(request.encodedHead)
         if request.expectsContinue {
             continueTimer = loop.scheduleTimer(at: .now() + PreparedRequest.continueTimeout) { [self] in
@@ -144,7 +144,7 @@ extension HTTP1Connection {
     func enqueue(_ bytes: [UInt8], payload: Int = 0) {
         guard !bytes.isEmpty else { return }
         bytesWritten += Int64(bytes.count)
-        if let current, current.request.tracesBytes { current.deliver(.wireWrite(bytes)) }
+        if let current, current.request.tracesBytes { post(.wireWrite(bytes), to: current) }
         guard let tls else {
             writes.append(bytes, payload: payload)
             return
@@ -188,6 +188,6 @@ extension HTTP1Connection {
         let sent = writes.takeSentPayload()
         guard sent > 0, let current else { return }
         bodyBytesSent += Int64(sent)
-        current.deliver(.bodyBytesSent(bodyBytesSent))
+        post(.bodyBytesSent(bodyBytesSent), to: current)
     }
 }

@@ -49,6 +49,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     private static let readSize = 64 * 1024
     /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
     var establishment = TransportMetrics()
+    /// Loop thread only: events waiting for the end of the loop iteration (`post`), per request, in order.
+    var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
     var metrics = TransportMetrics()
     var bytesWritten: Int64 = 0
@@ -237,7 +239,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         guard let current else { return }
         if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
         bytesRead += Int64(bytes.count)
-        if current.request.tracesBytes { current.deliver(.wireRead(Array(bytes))) }
+        if current.request.tracesBytes { post(.wireRead(Array(bytes)), to: current) }
     }
 
     /// The peer ended its side (TCP EOF, or TLS close_notify): a close-delimited body ends here, anything
@@ -289,7 +291,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
                 do throws(ContentDecoder.Failure) {
                     let decoded = try decoder.decode(bytes)
                     deliver(machine.receivedResponseEvent(), .encodedBodyBytes(bytes.count))
-                    if !decoded.isEmpty { current?.deliver(.body(decoded)) }
+                    if !decoded.isEmpty, let current { post(.body(decoded), to: current) }
                 } catch {
                     run(machine.failActiveRequest(.cannotDecodeContent(error.description)))
                 }
@@ -313,10 +315,32 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     private func deliver(_ action: HTTP1ConnectionStateMachine.Action, _ event: TransportEvent) {
         if case .forward = action {
-            current?.deliver(event)
+            if let current { post(event, to: current) }
         } else {
             run(action)
         }
+    }
+
+    // MARK: Outbox
+
+    /// Hands `event` to `request`'s delegate at the end of this loop iteration, together with the request's
+    /// other events of the iteration (one hop to the delegate's queue per response instead of one per event).
+    func post(_ event: TransportEvent, to request: PreparedRequest) {
+        if let last = outbox.indices.last, outbox[last].request.id == request.id {
+            outbox[last].events.append(event)
+            return
+        }
+        if outbox.isEmpty { loop.atEndOfIteration { [self] in flushOutbox() } }
+        outbox.append((request, [event]))
+    }
+
+    /// Delivers what `post` collected; also called before a request goes back to the transport, which
+    /// delivers that request's later events itself.
+    func flushOutbox() {
+        guard !outbox.isEmpty else { return }
+        let batches = outbox
+        outbox = []
+        for batch in batches { batch.request.deliver(batch.events) }
     }
 
     // MARK: Actions
@@ -338,6 +362,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         case .bounceRequest:
             let bounced = current
             current = nil
+            flushOutbox()
             bounced.map(transport.retry(afterStaleConnection:))
         case .completeRequest(_, let reusable):
             cancelTimer()
@@ -354,8 +379,10 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             // handler starts finds this connection idle.
             let finishedMetrics = finalMetrics()
             transport.requestFinished(finished, on: self, reusable: reusable)
-            finished?.deliver(.metrics(finishedMetrics))
-            finished?.deliver(.end(trailers: trailers))
+            if let finished {
+                post(.metrics(finishedMetrics), to: finished)
+                post(.end(trailers: trailers), to: finished)
+            }
         case .failRequest(_, let box, let retry):
             cancelTimer()
             endRequestBody()
@@ -363,7 +390,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             closeSocket()
             let failed = current
             current = nil
-            failed?.deliver(.metrics(finalMetrics()))
+            if let failed { post(.metrics(finalMetrics()), to: failed) }
+            // The transport delivers this request's next events itself: the ones collected go first.
+            flushOutbox()
             // A streamed body is resent only with a new producer (the old one was just stopped).
             let resend = retry && (failed?.prepareResend(on: loop) ?? true)
             transport.requestFailed(failed, on: self, error: box.error, retry: resend)

@@ -71,6 +71,15 @@ struct PreparedRequest: Sendable {
         delegate.transportTask(id, didReceive: event)
     }
 
+    /// Hands several events, in order, to the request's delegate in one call.
+    func deliver(_ events: [TransportEvent]) {
+        if events.count == 1 {
+            delegate.transportTask(id, didReceive: events[0])
+        } else {
+            delegate.transportTask(id, didReceive: events)
+        }
+    }
+
     /// `host[:port]`, with the port only when it is not the scheme's default and IPv6 in brackets.
     static func hostFieldValue(for key: ConnectionKey) -> String {
         let host = key.host.contains(":") ? "[\(key.host)]" : key.host

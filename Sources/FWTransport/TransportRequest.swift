@@ -112,4 +112,14 @@ public struct ConnectionInfo: Sendable {
 public protocol TransportTaskDelegate: AnyObject, Sendable {
     /// One event of the request `id`.
     func transportTask(_ id: RequestID, didReceive event: TransportEvent)
+    /// Several events of the request `id`, in order: what one loop iteration produced for it (a small
+    /// response's head, body, metrics and end usually arrive together). By default, one call each.
+    func transportTask(_ id: RequestID, didReceive events: [TransportEvent])
+}
+
+extension TransportTaskDelegate {
+    /// Hands the events over one by one.
+    public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
+        for event in events { transportTask(id, didReceive: event) }
+    }
 }

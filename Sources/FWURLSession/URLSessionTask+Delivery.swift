@@ -15,9 +15,20 @@ extension URLSessionTask: TransportTaskDelegate {
         enqueue(.transport(event))
     }
 
+    /// Called by the transport on a loop thread: one loop iteration's events, queued under one lock and
+    /// drained by one hop to the delegate queue.
+    public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
+        enqueue(events.map(TaskEvent.transport))
+    }
+
     func enqueue(_ event: TaskEvent) {
+        enqueue(CollectionOfOne(event))
+    }
+
+    private func enqueue(_ events: some Collection<TaskEvent>) {
         let (schedule, backlogChanged) = guarded.withLock { state -> (Bool, Bool) in
-            let changed = state.deliveries.append(event)
+            var changed = false
+            for event in events where state.deliveries.append(event) { changed = true }
             return (state.deliveries.claimDrain(), changed)
         }
         if backlogChanged { syncReadingPause() }
