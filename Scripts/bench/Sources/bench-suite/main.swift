@@ -83,8 +83,8 @@ header.append("- Closed loops: N requests in flight, each completion starts the 
               + "a fresh shell; libcurl reads in 64 KiB slices (FWNetworking's read size) on the MB/s rows")
 if rows.contains(where: { $0.server.isTLS }) {
     header.append("- HTTPS: TLS 1.2 and 1.3 with session cache and tickets; keep-alive rows on the ECDSA P-256 leaf; "
-                  + "clients trust only the fixtures' root (Fixtures/tls); full handshakes: a fresh URLSession per "
-                  + "request (fw, foundation), CURLOPT_SSL_SESSIONID_CACHE 0 (curl), AsyncHTTPClient as is "
+                  + "clients trust only the fixtures' root (Fixtures/tls); full handshakes: tlsSessionResumption "
+                  + "off (fw), CURLOPT_SSL_SESSIONID_CACHE 0 (curl), AsyncHTTPClient as is "
                   + "(swift-nio-ssl never resumes); nginx's log checks every new-connection run")
 }
 if rows.contains(where: { $0.mode.usesFile }) {
