@@ -33,6 +33,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let transport: HTTPTransport?
     /// The tasks' `timeoutIntervalForResource` deadlines.
     let resourceTimeouts: ResourceTimeouts
+    /// Runs the tasks' deliveries on `delegateQueue`.
+    let deliveryPump: DeliveryPump
 
     /// A copy of the configuration the session was created with.
     public let configuration: URLSessionConfiguration
@@ -93,6 +95,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             serverTrustHandler: Self.serverTrustHandler(reference),
             clientIdentityHandler: Self.clientIdentityHandler(reference)
         ))
+        self.deliveryPump = DeliveryPump(queue: delegateQueue)
         self.resourceTimeouts = ResourceTimeouts { [registry] due in
             let tasks = registry.withLock { registry in due.compactMap { registry.tasks[$0] } }
             tasks.forEach { $0.resourceTimeoutElapsed() }

@@ -65,11 +65,11 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     private func scheduleDrain() {
-        session.delegateQueue.addOperation { self.drain() }
+        session.deliveryPump.schedule(self)
     }
 
-    /// Runs on the delegate queue.
-    private func drain() {
+    /// Delivers the queued events (delegate queue; `DeliveryPump` runs it).
+    func drain() {
         while true {
             let (event, backlogChanged) = guarded.withLock { $0.deliveries.nextForDrain() }
             if backlogChanged { syncReadingPause() }

@@ -1,0 +1,62 @@
+import Foundation
+
+// MARK: - DeliveryPump
+//
+// Runs the drains of a session's tasks on its delegate queue. On a serial delegate queue (the one a
+// session makes for itself, or any queue limited to one operation at a time) the tasks that have events
+// wait in one FIFO and a single operation drains them one after another: when many tasks finish
+// together (32 requests in flight) that is one operation — one wake-up of the delegate queue — for all
+// of them instead of one each, and every message still runs inside an operation of the delegate queue,
+// in order per task. On a concurrent delegate queue each drain is its own operation, so tasks keep
+// running in parallel there.
+
+final class DeliveryPump: @unchecked Sendable { // `state` is Locked; `queue` is thread-safe
+    private struct State {
+        var ready: [URLSessionTask] = []
+        var head = 0
+        var isScheduled = false
+    }
+
+    private let queue: OperationQueue
+    private let state = Locked(State())
+
+    init(queue: OperationQueue) {
+        self.queue = queue
+    }
+
+    /// Has `task` drained (it claimed its drain, so it is in no FIFO yet).
+    func schedule(_ task: URLSessionTask) {
+        guard queue.maxConcurrentOperationCount == 1 else {
+            queue.addOperation { task.drain() }
+            return
+        }
+        let startOperation = state.withLock { state -> Bool in
+            state.ready.append(task)
+            guard !state.isScheduled else { return false }
+            state.isScheduled = true
+            return true
+        }
+        if startOperation { queue.addOperation { self.run() } }
+    }
+
+    /// Drains ready tasks until none is left (delegate queue).
+    private func run() {
+        while let task = nextTask() {
+            task.drain()
+        }
+    }
+
+    /// The next ready task, or nil — and the operation ends — when there is none.
+    private func nextTask() -> URLSessionTask? {
+        state.withLock { state in
+            guard state.head < state.ready.count else {
+                state.ready.removeAll(keepingCapacity: true)
+                state.head = 0
+                state.isScheduled = false
+                return nil
+            }
+            defer { state.head += 1 }
+            return state.ready[state.head]
+        }
+    }
+}
