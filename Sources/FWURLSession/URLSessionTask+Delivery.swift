@@ -52,7 +52,7 @@ extension URLSessionTask: TransportTaskDelegate {
     /// suspended or backlogged. Calls are serialised by `readingPauseOrder`, so the connection sees them in
     /// the order they were decided.
     func syncReadingPause() {
-        readingPauseOrder.withLock { _ in
+        readingPauseOrder.withLock {
             let change = guarded.withLock { state -> (RequestID, Bool)? in
                 guard let id = state.requestID else { return nil }
                 let wanted = state.lifecycle.isSuspended || state.deliveries.isBacklogged

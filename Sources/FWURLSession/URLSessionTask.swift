@@ -96,7 +96,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
     let behaviour: Behaviour
     let guarded: Locked<Guarded>
     /// Orders the reading-pause requests sent to the transport (see `syncReadingPause`).
-    let readingPauseOrder = Locked(())
+    let readingPauseOrder = NSLock()
 
     /// The task's identifier, unique within its session.
     public let taskIdentifier: Int
