@@ -17,9 +17,8 @@ extension HTTP1Connection {
         lastActivity = .now()
         startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)
-        let info = ConnectionInfo(id: id, isReused: machine.isReused,
-                                  localAddress: socket?.localAddress()?.description,
-                                  remoteAddress: socket?.remoteAddress()?.description)
+        let info = ConnectionInfo(id: id, isReused: machine.isReused, localAddress: addresses.local,
+                                  remoteAddress: addresses.remote)
         post(.connected(info), to: request)
         requestBody = RequestBodyStateMachine(body: request.request.body, waitsForContinue: request.expectsContinue)
         bodyBytesSent = 0

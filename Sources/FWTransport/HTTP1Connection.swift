@@ -49,6 +49,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     private static let readSize = 64 * 1024
     /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
     var establishment = TransportMetrics()
+    /// Loop thread only: the socket's local and peer addresses as text, read once when it connected (for
+    /// every request's `.connected` event).
+    var addresses: (local: String?, remote: String?) = (nil, nil)
     /// Loop thread only: events waiting for the end of the loop iteration (`post`), per request, in order.
     var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
@@ -103,8 +106,11 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     private func adopt(_ socket: Socket, times: TransportMetrics) {
         self.socket = socket
         establishment = times
-        establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
-        establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)
+        let local = socket.localAddress()
+        let remote = socket.remoteAddress()
+        establishment.localAddress = local.map(SocketAddressInfo.init)
+        establishment.remoteAddress = remote.map(SocketAddressInfo.init)
+        addresses = (local?.description, remote?.description)
         do throws(IOError) {
             try register(socket, interest: .readable)
         } catch {

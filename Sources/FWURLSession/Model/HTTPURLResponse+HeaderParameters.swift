@@ -32,16 +32,16 @@ extension HTTPURLResponse {
         /// Splits `field` into its value and parameters.
         init(parsing field: String) {
             let segments = Self.segments(of: field)
-            value = segments[0].trimmingCharacters(in: .whitespaces)
+            value = segments[0].trimmingHTTPWhitespace()
             parameters = segments.dropFirst().compactMap { segment in
-                let trimmed = segment.trimmingCharacters(in: .whitespaces)
+                let trimmed = segment.trimmingHTTPWhitespace()
                 guard !trimmed.isEmpty else { return nil }
                 guard let equals = trimmed.firstIndex(of: "=") else {
                     return Parameter(name: trimmed, value: nil)
                 }
                 return Parameter(
-                    name: trimmed[..<equals].trimmingCharacters(in: .whitespaces),
-                    value: trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                    name: trimmed[..<equals].trimmingHTTPWhitespace(),
+                    value: trimmed[trimmed.index(after: equals)...].trimmingHTTPWhitespace()
                 )
             }
         }

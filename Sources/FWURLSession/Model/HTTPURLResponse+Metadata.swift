@@ -43,7 +43,7 @@ extension HTTPURLResponse {
         private static func contentLength(_ value: String?) -> Int64? {
             guard let value else { return nil }
             let lengths = value.split(separator: ",", omittingEmptySubsequences: false).map { element in
-                let digits = element.trimmingCharacters(in: .whitespaces)
+                let digits = element.trimmingHTTPWhitespace()
                 let isNumber = !digits.isEmpty && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
                 return isNumber ? Int64(digits) : nil
             }

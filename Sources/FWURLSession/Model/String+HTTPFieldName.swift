@@ -2,7 +2,7 @@
 //
 // Case-insensitive comparison for HTTP tokens (field names, parameter names, method names). Tokens are
 // ASCII (RFC 9110 §5.1), so only ASCII letters fold; any other byte must match exactly. Works on the
-// UTF-8 views, so it neither allocates nor bridges to NSString.
+// UTF-8 views, so it neither allocates nor bridges to NSString. Also HTTP whitespace trimming.
 
 import Foundation
 
@@ -25,6 +25,19 @@ extension StringProtocol {
                 return false
             }
         }
+    }
+}
+
+extension StringProtocol where UTF8View: BidirectionalCollection {
+    // MARK: Whitespace
+
+    /// `self` without leading and trailing HTTP whitespace (SP and HTAB, RFC 9110 §5.6.3). Works on the
+    /// UTF-8 view: `trimmingCharacters(in:)` bridges to NSString, which showed up in per-response profiles.
+    func trimmingHTTPWhitespace() -> String {
+        let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = utf8.firstIndex(where: { !isWhitespace($0) }) else { return "" }
+        let last = utf8.lastIndex(where: { !isWhitespace($0) }) ?? first
+        return String(self[first...last])
     }
 }
 
