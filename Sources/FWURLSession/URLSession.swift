@@ -284,7 +284,11 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             task.enqueue(.fail(error))
             return
         }
-        task.guarded.withLock { $0.hopStart = Date() }
+        task.guarded.withLock { state in
+            state.hopStart = Date()
+            // Each request sends its body from the first byte (a redirect hop replays it).
+            state.reportedBodyBytesSent = 0
+        }
         let id = transport.execute(transportRequest, delegate: task)
         let cancelled = task.guarded.withLock { state -> Bool in
             state.requestID = id

@@ -184,7 +184,8 @@ import TestSupport
         let server = try PythonHTTPServer.uploadSink()
         let file = try Self.temporaryFile(Self.body)
         defer { try? FileManager.default.removeItem(at: file) }
-        let (received, error, _) = try Self.run { session, done in
+        let delegate = UploadDelegate()
+        let (received, error, _) = try Self.run(delegate) { session, done in
             session.uploadTask(with: Self.request(server, "/redirect/\(status)", method: "POST"), fromFile: file,
                                completionHandler: done)
         }
@@ -192,6 +193,10 @@ import TestSupport
         #expect(received?.path == "/sink")
         #expect(received?.method == "POST")
         #expect(received?.sha256 == Self.bodyDigest)
+        // Both requests sent the whole body; the second one's progress starts again from 0.
+        let sent = delegate.log.withLock { $0.sent }
+        #expect(sent.map(\.bytes).reduce(0, +) == 2 * Int64(Self.body.count))
+        #expect(sent.last?.total == Int64(Self.body.count))
     }
 
     @Test func aRedirectedStreamAsksForANewStream() throws {
