@@ -20,18 +20,20 @@ extension TransportRequest {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              var host = components.host, !host.isEmpty else {
+        // The URL's own accessors (it is parsed already); URLComponents would parse it again per request.
+        let absolute = url.baseURL == nil ? url : url.absoluteURL
+        guard var host = absolute.host(percentEncoded: false), !host.isEmpty else {
             throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        let port = absolute.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw URLError(.badURL, url: url, description: "invalid port \(port)")
         }
 
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { target += "?" + query }
+        let path = absolute.path(percentEncoded: true)
+        var target = path.isEmpty ? "/" : path
+        if let query = absolute.query(percentEncoded: true) { target += "?" + query }
 
         let method = request.httpMethod ?? "GET"
         var headers = HTTPHeaders()

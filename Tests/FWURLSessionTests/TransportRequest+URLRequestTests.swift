@@ -1,0 +1,50 @@
+import Foundation
+import FWTransport
+@testable import FWURLSession
+import Testing
+
+// How a URLRequest's URL becomes the transport's connection key and request target.
+@Suite struct TransportRequestFromURLRequestTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var url: URL
+        var scheme: String
+        var host: String
+        var port: Int
+        var target: String
+        var testDescription: String { url.absoluteString }
+    }
+
+    static let rows: [Row] = [
+        Row(url: URL(string: "http://example.com")!, scheme: "http", host: "example.com", port: 80, target: "/"),
+        Row(url: URL(string: "https://example.com/a/b?x=1&y=%20z")!, scheme: "https", host: "example.com",
+            port: 443, target: "/a/b?x=1&y=%20z"),
+        Row(url: URL(string: "HTTP://127.0.0.1:8080/p%2Fq")!, scheme: "http", host: "127.0.0.1", port: 8080,
+            target: "/p%2Fq"),
+        Row(url: URL(string: "http://[::1]:9000/x")!, scheme: "http", host: "::1", port: 9000, target: "/x"),
+        Row(url: URL(string: "http://h.example/a#fragment")!, scheme: "http", host: "h.example", port: 80,
+            target: "/a"),
+        Row(url: URL(string: "http://h.example?q=1")!, scheme: "http", host: "h.example", port: 80, target: "/?q=1"),
+        Row(url: URL(string: "b?c=d", relativeTo: URL(string: "https://h.example:8443/a/")!)!, scheme: "https",
+            host: "h.example", port: 8443, target: "/a/b?c=d"),
+    ]
+
+    @Test(arguments: rows)
+    func keyAndTarget(_ row: Row) throws {
+        let request = try TransportRequest(URLRequest(url: row.url), configuration: .default, tracing: false)
+        #expect(request.key == ConnectionKey(scheme: row.scheme, host: row.host, port: row.port))
+        #expect(request.head.target == row.target)
+    }
+
+    @Test(arguments: [
+        ("ftp://h.example/file", URLError.Code.unsupportedURL),
+        ("http:///no-host", .badURL),
+        ("http://h.example:0/", .badURL),
+    ])
+    func urlsTheEngineCannotCarry(_ text: String, _ code: URLError.Code) throws {
+        let url = try #require(URL(string: text))
+        let error = #expect(throws: URLError.self) {
+            _ = try TransportRequest(URLRequest(url: url), configuration: .default, tracing: false)
+        }
+        #expect(error?.code == code)
+    }
+}
