@@ -21,8 +21,8 @@ import FWWire
 // handed out the request is fully framed (`isComplete`) even though the producer is still asked for
 // its end, to catch a stream longer than declared; a response that comes first makes that check moot.
 // A stream of unknown length is framed as chunks (hex size CRLF data CRLF), then the last chunk
-// "0 CRLF CRLF". At most one `produce`
-// is outstanding, asking for at most `pieceSize` bytes (never more than a declared length still needs).
+// "0 CRLF CRLF". At most one `produce` is outstanding, asking for at most `pieceSize` bytes (never more
+// than a declared length still needs).
 // A broken producer (an empty piece, a piece larger than asked) is a local error: the body fails.
 
 /// The state machine of one request body.
