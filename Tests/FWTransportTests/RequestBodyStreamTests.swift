@@ -7,6 +7,12 @@ import TestSupport
 // Streamed request bodies end to end (HTTP1Connection+Writing): exact bytes on the wire, 100-continue,
 // backpressure, failures, early responses, resends, and progress.
 @Suite struct RequestBodyStreamTests {
+    /// Answers `200 ok` and waits (bounded) for the client to close.
+    static func answerOK(_ connection: ScriptedConnection) throws {
+        try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        _ = connection.waitForClose(timeout: 2)
+    }
+
     private static func upload(port: Int, method: String = "POST", body: TransportRequestBody) -> TransportRequest {
         TransportRequest(key: ConnectionKey(scheme: "http", host: "127.0.0.1", port: port),
                          head: HTTPRequestHead(method: method, target: "/upload", headers: HTTPHeaders()), body: body,
@@ -31,8 +37,7 @@ import TestSupport
     @Test func aStreamOfKnownLengthIsSentWithContentLength() throws {
         let server = try ScriptedServer { connection in
             _ = try connection.readRequest()
-            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-            _ = connection.waitForClose(timeout: 2)
+            try Self.answerOK(connection)
         }
         defer { server.stop() }
         let fixture = try TransportFixture()
@@ -65,8 +70,7 @@ import TestSupport
             try connection.write("HTTP/1.1 100 Continue\r\n\r\n")
             let raw = try connection.readBytes(count: wire.count)
             #expect(raw == wire)
-            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-            _ = connection.waitForClose(timeout: 2)
+            try Self.answerOK(connection)
         }
         defer { server.stop() }
         let fixture = try TransportFixture()
@@ -99,8 +103,7 @@ import TestSupport
             try connection.write("HTTP/1.1 100 Continue\r\n\r\n")
             let body = try connection.readBytes(count: length)
             #expect(body == TestBodyProducer.content(length))
-            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-            _ = connection.waitForClose(timeout: 2)
+            try Self.answerOK(connection)
         }
         defer { server.stop() }
         let fixture = try TransportFixture()
