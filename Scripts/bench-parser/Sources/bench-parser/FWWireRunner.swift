@@ -57,24 +57,31 @@ enum FWWireRunner {
         try input.stream.withUnsafeBytes { stream in
             for (index, range) in input.readRanges.enumerated() {
                 let read = UnsafeRawBufferPointer(rebasing: stream[range])
-                switch feed {
-                case .readyArrays:
-                    parser.feed(input.reads[index])
-                case .readInto:
-                    parser.feed(upTo: BenchInputs.readSize) { room in
-                        room.copyMemory(from: read)
-                        return read.count
-                    }
-                case .readBuffer:
-                    readBuffer.withUnsafeMutableBytes { buffer in
-                        buffer.copyMemory(from: read)
-                        parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<read.count]))
-                    }
-                }
+                hand(read, index: index, of: input, by: feed, to: &parser, readBuffer: &readBuffer)
                 try drain(&parser, into: &tally, total: input.count)
             }
         }
         return tally
+    }
+
+    /// Gives the `index`th read of `input` (`read`) to `parser` the way `feed` says.
+    @inline(__always)
+    private static func hand(_ read: UnsafeRawBufferPointer, index: Int, of input: BenchInput, by feed: Feed,
+                             to parser: inout HTTPResponseParser, readBuffer: inout [UInt8]) {
+        switch feed {
+        case .readyArrays:
+            parser.feed(input.reads[index])
+        case .readInto:
+            parser.feed(upTo: BenchInputs.readSize) { room in
+                room.copyMemory(from: read)
+                return read.count
+            }
+        case .readBuffer:
+            readBuffer.withUnsafeMutableBytes { buffer in
+                buffer.copyMemory(from: read)
+                parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<read.count]))
+            }
+        }
     }
 
     /// Pulls every event the parser can report now.
@@ -135,20 +142,7 @@ enum FWWireRunner {
             for (index, range) in input.readRanges.enumerated() {
                 let read = UnsafeRawBufferPointer(rebasing: stream[range])
                 mc_start()
-                switch feed {
-                case .readyArrays:
-                    parser.feed(input.reads[index])
-                case .readInto:
-                    parser.feed(upTo: BenchInputs.readSize) { room in
-                        room.copyMemory(from: read)
-                        return read.count
-                    }
-                case .readBuffer:
-                    readBuffer.withUnsafeMutableBytes { buffer in
-                        buffer.copyMemory(from: read)
-                        parser.feed(UnsafeRawBufferPointer(rebasing: buffer[..<read.count]))
-                    }
-                }
+                hand(read, index: index, of: input, by: feed, to: &parser, readBuffer: &readBuffer)
                 counts.feed += Int(mc_stop())
                 while true {
                     mc_start()
