@@ -7,9 +7,9 @@ import TestSupport
 // Streamed request bodies end to end (HTTP1Connection+Writing): exact bytes on the wire, 100-continue,
 // backpressure, failures, early responses, resends, and progress.
 @Suite struct RequestBodyStreamTests {
-    /// Answers `200 ok` and waits (bounded) for the client to close.
-    static func answerOK(_ connection: ScriptedConnection) throws {
-        try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+    /// Answers 200 with `body` and waits (bounded) for the client to close.
+    static func answerOK(_ connection: ScriptedConnection, body: String = "ok") throws {
+        try connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         _ = connection.waitForClose(timeout: 2)
     }
 
@@ -168,8 +168,7 @@ import TestSupport
                 _ = connection.waitForClose(timeout: 3)
                 return
             }
-            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")
-            _ = connection.waitForClose(timeout: 2)
+            try Self.answerOK(connection, body: "x")
         }
         defer { server.stop() }
         let fixture = try TransportFixture()
@@ -243,8 +242,7 @@ import TestSupport
                 #expect(connection.waitForClose(timeout: 3))
                 return
             }
-            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")
-            _ = connection.waitForClose(timeout: 2)
+            try Self.answerOK(connection, body: "x")
         }
         defer { server.stop() }
         let fixture = try TransportFixture()
