@@ -24,7 +24,9 @@ extension URLSession {
     public func upload(for request: URLRequest, from bodyData: Data,
                        delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
         try await run(delegate: delegate) { handler in
-            uploadTask(with: request, from: bodyData) { data, response, error in handler(data ?? Data(), response, error) }
+            uploadTask(with: request, from: bodyData) { data, response, error in
+                handler(data ?? Data(), response, error)
+            }
         }
     }
 

@@ -40,7 +40,7 @@ extension URLSession {
         if file == nil { usable.bytesReceived = 0 }
         let task = makeDownloadTask(usable.resumingRequest(), behaviour: behaviour)
         task.guarded.withLock { state in
-            state.download.resumingFrom = usable
+            state.download.isResuming = true
             state.download.file = file
         }
         return task

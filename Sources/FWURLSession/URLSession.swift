@@ -228,8 +228,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// The tasks that have not completed yet, by kind.
     open func getTasksWithCompletionHandler(
-        _ completionHandler: @escaping @Sendable ([URLSessionDataTask], [URLSessionUploadTask], [URLSessionDownloadTask])
-            -> Void) {
+        _ completionHandler: @escaping @Sendable (
+            [URLSessionDataTask], [URLSessionUploadTask], [URLSessionDownloadTask]) -> Void) {
         let tasks = liveTasks()
         let uploads = tasks.compactMap { $0 as? URLSessionUploadTask }
         let data = tasks.compactMap { $0 as? URLSessionDataTask }.filter { !($0 is URLSessionUploadTask) }

@@ -20,8 +20,9 @@ public protocol URLSessionDownloadDelegate: URLSessionTaskDelegate {
 
 extension URLSessionDownloadDelegate {
     /// Does nothing.
-    public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
+    public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask,
+                           didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+                           totalBytesExpectedToWrite: Int64) {}
 
     /// Does nothing.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask,

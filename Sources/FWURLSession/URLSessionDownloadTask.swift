@@ -34,8 +34,8 @@ open class URLSessionDownloadTask: URLSessionTask, @unchecked Sendable { // stat
 struct DownloadState {
     /// The file the body goes to; created (or reopened, when resuming) when the response arrives.
     var file: DownloadFile?
-    /// The partial download this task continues, when made from resume data.
-    var resumingFrom: DownloadResumeData?
+    /// The task was made from resume data: its response continues (206) or replaces (200) `file`.
+    var isResuming = false
     /// The body length the response announced, counting the bytes resumed from; -1 when unknown.
     var expectedTotalBytes: Int64 = -1
     /// `cancel(byProducingResumeData:)` is waiting for the resume data.

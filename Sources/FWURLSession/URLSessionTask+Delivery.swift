@@ -115,7 +115,8 @@ extension URLSessionTask: TransportTaskDelegate {
         case .fail(let error):
             finish(error: error)
         case .transport(.connected(let info)):
-            traceDelegate?.urlSession(session, task: self, didUseConnectionTo: info.remoteAddress, reused: info.isReused)
+            traceDelegate?.urlSession(session, task: self, didUseConnectionTo: info.remoteAddress,
+                                      reused: info.isReused)
         case .transport(.headSent(let bytes)):
             traceDelegate?.urlSession(session, task: self, didSendRequestHead: Data(bytes))
         case .transport(.wireWrite(let bytes)):
@@ -139,7 +140,8 @@ extension URLSessionTask: TransportTaskDelegate {
             }
         case .transport(.end(let trailers)):
             if !trailers.isEmpty, let trace = traceDelegate {
-                trace.urlSession(session, task: self, didReceiveTrailers: trailers.map { (name: $0.name, value: $0.value) })
+                let fields = trailers.map { (name: $0.name, value: $0.value) }
+                trace.urlSession(session, task: self, didReceiveTrailers: fields)
             }
             finish(error: nil)
         case .transport(.failed(let error)):
@@ -303,7 +305,11 @@ extension URLSessionTask: TransportTaskDelegate {
         case .dataCompletion(let completion):
             if let error { completion(nil, nil, error) } else { completion(body, response, nil) }
         case .downloadCompletion(let completion):
-            if let error { completion(nil, nil, error) } else { download?.handOverFile(response: response, completion: completion) }
+            if let error {
+                completion(nil, nil, error)
+            } else {
+                download?.handOverFile(response: response, completion: completion)
+            }
         case .byteStream(let feed):
             feed.finish(error: error)
             taskDelegate?.urlSession(session, task: self, didCompleteWithError: error)

@@ -10,12 +10,12 @@ extension URLSessionDownloadTask {
     /// Opens the file for `response` and, when resuming, tells the delegate from where.
     final func prepareFile(for response: HTTPURLResponse) throws(URLError) {
         let contentLength = response.expectedContentLength
-        let (file, isResuming) = guarded.withLock { ($0.download.file, $0.download.resumingFrom != nil) }
+        let (file, isResuming) = guarded.withLock { ($0.download.file, $0.download.isResuming) }
         var resumedOffset: Int64?
         var expectedTotal = contentLength
         if let file, isResuming {
-            if response.statusCode == 206, let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range")),
-               range.first == file.length {
+            let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
+            if response.statusCode == 206, let range, range.first == file.length {
                 resumedOffset = file.length
                 expectedTotal = range.completeLength ?? (contentLength >= 0 ? file.length + contentLength : -1)
             } else {
@@ -54,7 +54,8 @@ extension URLSessionDownloadTask {
     }
 
     /// The download succeeded: hands the file over, then removes it.
-    final func handOverFile(response: URLResponse?, completion: (@Sendable (URL?, URLResponse?, (any Error)?) -> Void)?) {
+    final func handOverFile(response: URLResponse?,
+                            completion: (@Sendable (URL?, URLResponse?, (any Error)?) -> Void)?) {
         let file = guarded.withLock { state -> DownloadFile? in
             defer { state.download.file = nil }
             return state.download.file

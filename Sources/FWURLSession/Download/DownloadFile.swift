@@ -62,7 +62,8 @@ final class DownloadFile: @unchecked Sendable { // touched only by its task's dr
             }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw URLError(.cannotWriteToFile, url: url, description: "writing \(url.path) failed: \(errnoDescription())")
+                throw URLError(.cannotWriteToFile, url: url,
+                               description: "writing \(url.path) failed: \(Self.errnoDescription())")
             }
             written += result
         }
@@ -72,7 +73,8 @@ final class DownloadFile: @unchecked Sendable { // touched only by its task's dr
     /// Empties the file (the server sent the whole resource instead of the requested range).
     func truncate() throws(URLError) {
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
-            throw URLError(.cannotWriteToFile, url: url, description: "truncating \(url.path) failed: \(errnoDescription())")
+            throw URLError(.cannotWriteToFile, url: url,
+                           description: "truncating \(url.path) failed: \(Self.errnoDescription())")
         }
         length = 0
     }
@@ -92,9 +94,5 @@ final class DownloadFile: @unchecked Sendable { // touched only by its task's dr
 
     private static func errnoDescription() -> String {
         String(cString: strerror(errno))
-    }
-
-    private func errnoDescription() -> String {
-        Self.errnoDescription()
     }
 }
