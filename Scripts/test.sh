@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: system packages, build, every test target, then the dependency check.
+# The whole test suite: system packages, build, every test target, the same suite again under shifted
+# clocks (no test may depend on today's date), then the dependency check.
 # This is the README's test command, and CI's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,4 +8,5 @@ cd "$(dirname "$0")/.."
 Scripts/install-deps.sh
 swift build --build-tests
 swift test --skip-build
+Scripts/time-travel.sh
 Scripts/check-deps.sh

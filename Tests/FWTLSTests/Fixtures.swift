@@ -49,6 +49,19 @@ enum Fixtures {
         try TLSIdentity(certificateChainPEMFile: path("client.pem"), privateKeyPEMFile: path("client.key"))
     }
 
+    /// What the openssl command prints (standard output) for `arguments`.
+    static func openssl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+
     /// The SPKI pins README.md lists, by file name.
     static func readmePins() throws -> [String: String] {
         try TLSFixtures.readmePins()

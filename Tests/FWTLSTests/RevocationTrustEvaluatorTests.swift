@@ -26,7 +26,6 @@ import Testing
 
     static let good = "ocsp-valid-ecdsa-good.der"
     static let revoked = "ocsp-revoked.der"
-    static let twentyFiveYears: Int64 = 25 * 365 * 24 * 60 * 60
 
     static let rows: [Row] = [
         Row("valid-ecdsa.pem", staple: good, .accepted, "good staple"),
@@ -44,11 +43,18 @@ import Testing
             "a response from the future"),
     ]
 
+    /// The good staple's validity window, read from the fixture: every row is judged at a time inside
+    /// it (shifted by the row's offset), so the table passes on any date until the fixtures expire,
+    /// which `FixtureExpiryTests` guards.
+    static func goodStapleDates() throws -> OCSPResponseDates {
+        try OCSPResponseDates(der: Fixtures.bytes(good))
+    }
+
     @Test(arguments: rows)
     func appliesTheStapledResponse(_ row: Row) throws {
         let trust = ServerTrust(
             certificateChain: try Fixtures.chain(row.leaf), host: "localhost", anchors: try Fixtures.roots(),
-            verificationTime: Int64(Date().timeIntervalSince1970) + row.timeOffset,
+            verificationTime: try Self.goodStapleDates().thisUpdate + 86_400 + row.timeOffset,
             stapledOCSPResponse: try row.staple.map(Fixtures.bytes)
         )
         let evaluator = RevocationTrustEvaluator(performDefaultValidation: false, requiresStapledResponse: row.required)
@@ -56,10 +62,11 @@ import Testing
     }
 
     @Test func staleResponsesAreNotUsable() throws {
-        let now = Int64(Date().timeIntervalSince1970)
+        let dates = try Self.goodStapleDates()
         let trust = ServerTrust(
-            certificateChain: try Fixtures.chain("valid-ecdsa.pem"), host: "localhost", anchors: try Fixtures.roots(),
-            verificationTime: now + Self.twentyFiveYears, stapledOCSPResponse: try Fixtures.bytes(Self.good)
+            certificateChain: try Fixtures.chain("valid-ecdsa.pem"), host: "localhost",
+            anchors: try Fixtures.roots(), verificationTime: dates.nextUpdate + 86_400,
+            stapledOCSPResponse: try Fixtures.bytes(Self.good)
         )
         let strict = RevocationTrustEvaluator(performDefaultValidation: false, requiresStapledResponse: true)
         #expect(TrustOutcome.of { () throws(TrustError) in try strict.evaluate(trust) } == .untrusted)

@@ -23,14 +23,7 @@ import TestSupport
 
     /// The openssl CLI's entry for an OpenSSL cipher name: IANA number and standard name.
     static func cliEntry(_ name: String) throws -> (id: UInt16, standardName: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "ciphers", "-V", "-stdname", "ALL:COMPLEMENTOFALL"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try Fixtures.openssl(["ciphers", "-V", "-stdname", "ALL:COMPLEMENTOFALL"])
         // "0xC0,0x2B - TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 - ECDHE-ECDSA-AES128-GCM-SHA256 TLSv1.2 ..."
         for line in text.split(separator: "\n") {
             let words = line.split(separator: " ")

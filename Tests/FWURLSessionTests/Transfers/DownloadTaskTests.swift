@@ -164,9 +164,11 @@ import TestSupport
         let server = try Self.nginx()
         let data = try Self.interruptedDownload(from: server)
         let replacement = patternBytes(Self.size / 2, seed: 99)
-        try Data(replacement).write(to: URL(fileURLWithPath: server.root + "/slow/file.bin"))
-        let future = Date().addingTimeInterval(60)
-        try FileManager.default.setAttributes([.modificationDate: future], ofItemAtPath: server.root + "/slow/file.bin")
+        let path = server.root + "/slow/file.bin"
+        try Data(replacement).write(to: URL(fileURLWithPath: path))
+        let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        let aMinuteLater = try #require(written).addingTimeInterval(60)
+        try FileManager.default.setAttributes([.modificationDate: aMinuteLater], ofItemAtPath: path)
 
         let log = Self.resume(data)
         #expect(log.error == nil)
