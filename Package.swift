@@ -31,7 +31,7 @@ let package = Package(
 
         // MARK: Test support and tests
 
-        .target(name: "TestSupport", dependencies: ["FWWire"]),
+        .target(name: "TestSupport", dependencies: ["FWWire", "FWLoop"]),
         .testTarget(name: "FWWireTests", dependencies: ["FWWire", "TestSupport"]),
         .testTarget(name: "FWLoopTests", dependencies: ["FWLoop", "TestSupport"]),
         .testTarget(name: "FWTLSTests", dependencies: ["FWTLS", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import FWTransport
 
 // MARK: - DeliveryPump
 //
@@ -10,7 +11,7 @@ import Foundation
 // in order per task. On a concurrent delegate queue each drain is its own operation, so tasks keep
 // running in parallel there.
 
-final class DeliveryPump: @unchecked Sendable { // `state` is Locked; `queue` is thread-safe
+final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue` is thread-safe
     private struct State {
         var ready: [URLSessionTask] = []
         var head = 0
@@ -18,7 +19,7 @@ final class DeliveryPump: @unchecked Sendable { // `state` is Locked; `queue` is
     }
 
     private let queue: OperationQueue
-    private let state = Locked(State())
+    private let state = LockedBox(State())
 
     init(queue: OperationQueue) {
         self.queue = queue

@@ -1,5 +1,5 @@
 import Foundation
-import FWWire
+import FWTransport
 
 // MARK: - HTTPURLResponse from a parsed head
 

@@ -1,4 +1,5 @@
 import Foundation
+import FWTransport
 
 // MARK: - ResourceTimeouts
 //
@@ -9,7 +10,7 @@ import Foundation
 // removing cost a heap push and two set operations, instead of a dispatch work item and a kernel timer
 // per task (which showed up at 12% of the CPU of small requests).
 
-final class ResourceTimeouts: @unchecked Sendable { // `state` is Locked; `timer` is thread-safe
+final class ResourceTimeouts: @unchecked Sendable { // `state` is LockedBox; `timer` is thread-safe
     private struct Entry {
         let deadline: DispatchTime
         let id: Int
@@ -21,7 +22,7 @@ final class ResourceTimeouts: @unchecked Sendable { // `state` is Locked; `timer
         var armedFor: DispatchTime?
     }
 
-    private let state = Locked(State())
+    private let state = LockedBox(State())
     private let timer = DispatchSource.makeTimerSource(queue: .global())
 
     /// `onDue` gets the identifiers of the tasks whose deadline passed (on a global queue, no lock held).

@@ -1,6 +1,5 @@
 import Foundation
 import FWTransport
-import FWWire
 
 // MARK: - TransportRequest from URLRequest
 

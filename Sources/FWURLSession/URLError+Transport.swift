@@ -1,7 +1,6 @@
 import Foundation
 import FWTLS
 import FWTransport
-import FWWire
 
 // MARK: - URLError from transport failures
 

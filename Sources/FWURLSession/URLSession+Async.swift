@@ -1,4 +1,5 @@
 import Foundation
+import FWTransport
 
 // MARK: - Async API
 //
@@ -112,23 +113,26 @@ extension URLSession {
 }
 
 /// Carries a task to the cancellation handler, which may run before the task exists.
-final class TaskBox: @unchecked Sendable { // `task` and `cancelled`: under `lock`
-    private let lock = NSLock()
-    private var task: URLSessionTask?
-    private var cancelled = false
+final class TaskBox: Sendable {
+    private struct State {
+        var task: URLSessionTask?
+        var cancelled = false
+    }
+
+    private let state = LockedBox(State())
 
     func set(_ task: URLSessionTask) {
-        let cancelNow = lock.withLock { () -> Bool in
-            self.task = task
-            return cancelled
+        let cancelNow = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
         }
         if cancelNow { task.cancel() }
     }
 
     func cancel() {
-        let task = lock.withLock { () -> URLSessionTask? in
-            cancelled = true
-            return self.task
+        let task = state.withLock { state -> URLSessionTask? in
+            state.cancelled = true
+            return state.task
         }
         task?.cancel()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import FWTransport
 
 // MARK: - bytes(for:)
 
@@ -67,29 +68,32 @@ extension URLSession {
 
 /// Between a task's drain (which produces) and an `AsyncBytes` iterator (which consumes): the response,
 /// the body pieces not yet read, and the end. At most one consumer waits at a time.
-final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched with `lock` held
+final class AsyncBytesFeed: @unchecked Sendable { // `state` is a LockedBox; `task` is set once, before resume()
     static let highWater = 1024 * 1024
     static let lowWater = 256 * 1024
 
-    private let lock = NSLock()
+    private struct State {
+        var response: Result<URLResponse, any Error>?
+        var responseWaiter: CheckedContinuation<URLResponse, any Error>?
+        var chunks: [[UInt8]] = []
+        var chunkHead = 0
+        var bufferedBytes = 0
+        /// nil while the body goes on; `.success` at its end, `.failure` with the task's error.
+        var end: Result<Void, any Error>?
+        var chunkWaiter: CheckedContinuation<[UInt8]?, any Error>?
+        var suspendedTask = false
+    }
+
+    private let state = LockedBox(State())
     /// Set once, before the task is resumed.
     weak var task: URLSessionDataTask?
-    private var response: Result<URLResponse, any Error>?
-    private var responseWaiter: CheckedContinuation<URLResponse, any Error>?
-    private var chunks: [[UInt8]] = []
-    private var chunkHead = 0
-    private var bufferedBytes = 0
-    /// nil while the body goes on; `.success` at its end, `.failure` with the task's error.
-    private var end: Result<Void, any Error>?
-    private var chunkWaiter: CheckedContinuation<[UInt8]?, any Error>?
-    private var suspendedTask = false
 
     /// Resumes `task` and waits for its response (or its error).
     func waitForResponse(starting task: URLSessionDataTask) async throws -> URLResponse {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = lock.withLock { () -> Result<URLResponse, any Error>? in
-                if response == nil { responseWaiter = continuation }
-                return response
+            let ready = state.withLock { state -> Result<URLResponse, any Error>? in
+                if state.response == nil { state.responseWaiter = continuation }
+                return state.response
             }
             if let ready { continuation.resume(with: ready) }
             task.resume()
@@ -98,10 +102,10 @@ final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched 
 
     /// The task's response (drain).
     func receive(_ response: URLResponse) {
-        let waiter = lock.withLock { () -> CheckedContinuation<URLResponse, any Error>? in
-            self.response = .success(response)
-            defer { responseWaiter = nil }
-            return responseWaiter
+        let waiter = state.withLock { state -> CheckedContinuation<URLResponse, any Error>? in
+            state.response = .success(response)
+            defer { state.responseWaiter = nil }
+            return state.responseWaiter
         }
         waiter?.resume(returning: response)
     }
@@ -109,15 +113,15 @@ final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched 
     /// A body piece (drain).
     func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        let (waiter, suspend) = lock.withLock { () -> (CheckedContinuation<[UInt8]?, any Error>?, Bool) in
-            if let waiter = chunkWaiter {
-                chunkWaiter = nil
+        let (waiter, suspend) = state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>?, Bool) in
+            if let waiter = state.chunkWaiter {
+                state.chunkWaiter = nil
                 return (waiter, false)
             }
-            chunks.append(bytes)
-            bufferedBytes += bytes.capacity
-            guard bufferedBytes > Self.highWater, !suspendedTask else { return (nil, false) }
-            suspendedTask = true
+            state.chunks.append(bytes)
+            state.bufferedBytes += bytes.capacity
+            guard state.bufferedBytes > Self.highWater, !state.suspendedTask else { return (nil, false) }
+            state.suspendedTask = true
             return (nil, true)
         }
         waiter?.resume(returning: bytes)
@@ -126,15 +130,14 @@ final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched 
 
     /// The task completed (drain).
     func finish(error: (any Error)?) {
-        let (responseWaiter, chunkWaiter) = lock.withLock { () -> (CheckedContinuation<URLResponse, any Error>?,
-                                                                     CheckedContinuation<[UInt8]?, any Error>?) in
-            end = error.map { .failure($0) } ?? .success(())
-            if response == nil { response = .failure(error ?? URLError(.badServerResponse)) }
+        let (responseWaiter, chunkWaiter) = state.withLock { state in
+            state.end = error.map { .failure($0) } ?? .success(())
+            if state.response == nil { state.response = .failure(error ?? URLError(.badServerResponse)) }
             defer {
-                self.responseWaiter = nil
-                self.chunkWaiter = nil
+                state.responseWaiter = nil
+                state.chunkWaiter = nil
             }
-            return (self.responseWaiter, self.chunkWaiter)
+            return (state.responseWaiter, state.chunkWaiter)
         }
         responseWaiter?.resume(throwing: error ?? URLError(.badServerResponse))
         if let error { chunkWaiter?.resume(throwing: error) } else { chunkWaiter?.resume(returning: nil) }
@@ -145,32 +148,37 @@ final class AsyncBytesFeed: @unchecked Sendable { // every var below is touched 
         let task = self.task
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let (answer, resumeTask) = lock.withLock { () -> (Result<[UInt8]?, any Error>?, Bool) in
-                    if chunkHead < chunks.count {
-                        let chunk = chunks[chunkHead]
-                        chunkHead += 1
-                        if chunkHead == chunks.count {
-                            chunks.removeAll(keepingCapacity: true)
-                            chunkHead = 0
-                        }
-                        bufferedBytes -= chunk.capacity
-                        let resume = suspendedTask && bufferedBytes < Self.lowWater
-                        if resume { suspendedTask = false }
-                        return (.success(chunk), resume)
-                    }
-                    switch end {
-                    case .success: return (.success(nil), false)
-                    case .failure(let error): return (.failure(error), false)
-                    case nil:
-                        chunkWaiter = continuation
-                        return (nil, false)
-                    }
-                }
+                let (answer, resumeTask) = state.withLock { state in Self.take(from: &state, orWait: continuation) }
                 if resumeTask { task?.resume() }
                 if let answer { continuation.resume(with: answer) }
             }
         } onCancel: {
             task?.cancel()
+        }
+    }
+
+    /// The next piece, the end, or (nil) `continuation` parked as the waiter; and whether the task,
+    /// suspended for backpressure, may resume.
+    private static func take(from state: inout State, orWait continuation: CheckedContinuation<[UInt8]?, any Error>)
+        -> (Result<[UInt8]?, any Error>?, Bool) {
+        if state.chunkHead < state.chunks.count {
+            let chunk = state.chunks[state.chunkHead]
+            state.chunkHead += 1
+            if state.chunkHead == state.chunks.count {
+                state.chunks.removeAll(keepingCapacity: true)
+                state.chunkHead = 0
+            }
+            state.bufferedBytes -= chunk.capacity
+            let resume = state.suspendedTask && state.bufferedBytes < Self.lowWater
+            if resume { state.suspendedTask = false }
+            return (.success(chunk), resume)
+        }
+        switch state.end {
+        case .success: return (.success(nil), false)
+        case .failure(let error): return (.failure(error), false)
+        case nil:
+            state.chunkWaiter = continuation
+            return (nil, false)
         }
     }
 }

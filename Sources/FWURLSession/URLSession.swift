@@ -8,10 +8,10 @@ import FWTransport
 ///
 /// Source-compatible with FoundationNetworking's `URLSession`, without libcurl: requests run on
 /// FWNetworking's own HTTP/1.1 engine. Thread-safe: the task registry and the invalidation state are
-/// in `registry` (a `Locked`); everything else is immutable. Internal methods declared in the class
+/// in `registry` (a `LockedBox`); everything else is immutable. Internal methods declared in the class
 /// body are `final`: they must not take vtable slots, or adding one shifts the slots of the `open`
 /// methods that clients compiled against.
-open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (Locked)
+open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (LockedBox)
     private enum Invalidation {
         case active
         /// `finishTasksAndInvalidate()` or `invalidateAndCancel()` was called; waiting for tasks.
@@ -27,7 +27,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         var delegate: (any URLSessionDelegate)?
     }
 
-    private let registry: Locked<Registry>
+    private let registry: LockedBox<Registry>
     private let isShared: Bool
     /// The engine; nil only when the process could not start its event loops.
     let transport: HTTPTransport?
@@ -45,7 +45,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         get { descriptionBox.withLock { $0 } }
         set { descriptionBox.withLock { $0 = newValue } }
     }
-    private let descriptionBox = Locked<String?>(nil)
+    private let descriptionBox = LockedBox<String?>(nil)
 
     /// The session's delegate; released once the session is invalidated.
     public var delegate: (any URLSessionDelegate)? { registry.withLock { $0.delegate } }
@@ -80,7 +80,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             self.delegateQueue = serial
         }
         self.isShared = isShared
-        self.registry = Locked(Registry(delegate: delegate))
+        self.registry = LockedBox(Registry(delegate: delegate))
         let tls = TLSConfiguration(
             minimumVersion: configuration.tlsMinimumSupportedProtocolVersion.tlsVersion ?? .v1_2,
             maximumVersion: configuration.tlsMaximumSupportedProtocolVersion.tlsVersion ?? .v1_3,

@@ -5,9 +5,9 @@ import FWTransport
 
 /// One load in a session: a request, its response and its lifecycle (`TaskLifecycle`).
 ///
-/// Thread-safe: every mutable stored value is inside `guarded` (a `Locked`); `session`, `behaviour`,
+/// Thread-safe: every mutable stored value is inside `guarded` (a `LockedBox`); `session`, `behaviour`,
 /// `taskIdentifier` and `originalRequest` are immutable.
-open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `guarded` (Locked)
+open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `guarded` (LockedBox)
     /// The state of a task.
     public enum State: Int, Sendable {
         /// Running, delivering messages.
@@ -94,7 +94,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
 
     let session: URLSession
     let behaviour: Behaviour
-    let guarded: Locked<Guarded>
+    let guarded: LockedBox<Guarded>
     /// Orders the reading-pause requests sent to the transport (see `syncReadingPause`).
     let readingPauseOrder = NSLock()
 
@@ -116,7 +116,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
             initial.countOfBytesExpectedToSend = request.value(forHTTPHeaderField: "Content-Length")
                 .flatMap { Int64($0) } ?? -1
         }
-        self.guarded = Locked(initial)
+        self.guarded = LockedBox(initial)
         super.init()
     }
 

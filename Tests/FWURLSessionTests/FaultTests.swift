@@ -50,7 +50,7 @@ import TestSupport
         defer { session.invalidateAndCancel() }
         let base = "http://127.0.0.1:\(server.port)"
 
-        let faulty = Locked<URLError?>(nil), queued = Locked<Data?>(nil)
+        let faulty = LockedBox<URLError?>(nil), queued = LockedBox<Data?>(nil)
         session.dataTask(with: URL(string: base + "/fault")!) { _, _, error in
             faulty.withLock { $0 = (error as? URLError) ?? URLError(.unknown) }
         }.resume()

@@ -16,10 +16,10 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         var metrics: [URLSessionTaskMetrics] = []
     }
 
-    let log = Locked(Log())
+    let log = LockedBox(Log())
     let disposition: URLSession.ResponseDisposition
     /// The queue messages must arrive on (set after the session exists).
-    let expectedQueue = Locked<OperationQueue?>(nil)
+    let expectedQueue = LockedBox<OperationQueue?>(nil)
 
     init(disposition: URLSession.ResponseDisposition = .allow) {
         self.disposition = disposition
@@ -74,7 +74,7 @@ final class RecordingDataDelegate: NSObject, URLSessionDataDelegate, @unchecked 
 /// Runs a completion-handler data task and waits (bounded) for its result.
 func load(_ session: URLSession, _ request: URLRequest, timeout: Double = 5)
     -> (data: Data?, response: HTTPURLResponse?, error: URLError?) {
-    let result = Locked<(Data?, URLResponse?, (any Error)?)?>(nil)
+    let result = LockedBox<(Data?, URLResponse?, (any Error)?)?>(nil)
     session.dataTask(with: request) { data, response, error in
         result.withLock { $0 = (data, response, error) }
     }.resume()

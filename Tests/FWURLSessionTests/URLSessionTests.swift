@@ -275,7 +275,7 @@ import TestSupport
         let session = URLSession(configuration: configuration)
         defer { session.invalidateAndCancel() }
         let slow = url(server, "/slow")
-        let done = Locked(0)
+        let done = LockedBox(0)
         for _ in 0..<5 {
             session.dataTask(with: slow) { _, _, _ in done.withLock { $0 += 1 } }.resume()
         }

@@ -4,6 +4,7 @@
 // the session-level delegate method can hand the challenge to that task's delegate.
 
 import Foundation
+import FWTransport
 
 // MARK: - URLSessionAuthenticationChallengeSender
 
@@ -11,13 +12,12 @@ import Foundation
 /// with the matching disposition. Only the first answer counts (from the sender or the handler the
 /// delegate was given, whichever comes first); later ones are ignored.
 ///
-/// `@unchecked Sendable`: `completion` is read and cleared only with `lock` held; `task` is a `let`.
+/// `@unchecked Sendable` (NSObject): `completion` is a `LockedBox`; `task` is a `let`.
 final class URLSessionAuthenticationChallengeSender: NSObject, URLAuthenticationChallengeSender,
-    @unchecked Sendable { // completion under lock
+    @unchecked Sendable { // completion: LockedBox; task: let
     typealias Completion = @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
 
-    private let lock = NSLock()
-    private var completion: Completion?
+    private let completion: LockedBox<Completion?>
 
     /// The task the challenge was raised for: for a connection-level challenge, the task whose request
     /// the connection is being made for; nil when no task waits for it any more.
@@ -26,16 +26,16 @@ final class URLSessionAuthenticationChallengeSender: NSObject, URLAuthentication
     /// A sender answering `completion` once, for a challenge raised for `task`.
     init(task: URLSessionTask? = nil, completion: @escaping Completion) {
         self.task = task
-        self.completion = completion
+        self.completion = LockedBox(completion)
     }
 
     /// Delivers the first answer to the completion and drops the later ones; what to give the
     /// delegate as its completion handler.
     func answer(_ disposition: URLSession.AuthChallengeDisposition, _ credential: URLCredential?) {
-        lock.lock()
-        let pending = completion
-        completion = nil
-        lock.unlock()
+        let pending = completion.withLock { completion in
+            defer { completion = nil }
+            return completion
+        }
         pending?(disposition, credential)
     }
 

@@ -11,12 +11,13 @@
 // encoding, expected length, suggested file name) is computed in `HTTPURLResponse+Metadata.swift`.
 
 import Foundation
+import FWTransport
 
 /// The response to an HTTP URL load (FoundationNetworking's `HTTPURLResponse`).
 ///
 /// `@unchecked Sendable`: like `URLResponse`, every stored property is assigned once during
 /// initialisation and never written again, except the `allHeaderFields` cache (under its lock).
-open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init; cache: Locked
+open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init; cache: LockedBox
     // MARK: Properties
 
     /// The HTTP status code of the response.
@@ -36,7 +37,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
 
     /// `canonicalHeaderFields`, made on first use: canonicalising names (`capitalized`) is the costliest
     /// part of a response, and most callers only use `value(forHTTPHeaderField:)`.
-    private let canonicalCache = Locked<[String: String]?>(nil)
+    private let canonicalCache = LockedBox<[String: String]?>(nil)
 
     /// The combined field values keyed by lower-cased name, for case-insensitive lookup.
     private let headerValuesByLowercasedName: [String: String]

@@ -10,14 +10,14 @@
 
 import Foundation
 import FWTLS
-import FWWire
+import FWTransport
 
 /// The options a `URLSession` is created with (FoundationNetworking's `URLSessionConfiguration`).
 ///
 /// A session copies its configuration when it is created, so changing a configuration afterwards does not
-/// affect the session. `@unchecked Sendable`: the only stored `var`, `storage`, is read and written only
-/// while `lock` is held.
-open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { // storage under lock
+/// affect the session. `@unchecked Sendable` (an open class cannot be checked): its one stored property,
+/// `storage`, is a `LockedBox`.
+open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { // storage: LockedBox
     // MARK: Storage
 
     /// Every property of a configuration, with FoundationNetworking's defaults.
@@ -47,24 +47,21 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var tlsSessionResumption = true
     }
 
-    /// Guards `storage`.
-    private let lock = NSLock()
-
-    /// The configuration's properties; only touched while `lock` is held.
-    private var storage: Storage
+    /// The configuration's properties.
+    private let storage: LockedBox<Storage>
 
     // MARK: Creation
 
     /// Creates a configuration with the given properties.
     private init(storage: Storage) {
-        self.storage = storage
+        self.storage = LockedBox(storage)
         super.init()
     }
 
     /// Creates a default configuration. Deprecated as in FoundationNetworking: use `.default`.
     @available(*, deprecated, message: "Use .default instead.", renamed: "URLSessionConfiguration.default")
     public override init() {
-        storage = Storage()
+        storage = LockedBox(Storage())
         super.init()
     }
 
@@ -240,10 +237,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
 
     // MARK: Locking
 
-    /// Runs `body` on `storage` while holding `lock`.
+    /// Runs `body` on `storage` while holding its lock.
     private func withStorage<Result>(_ body: (inout Storage) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&storage)
+        storage.withLock(body)
     }
 }

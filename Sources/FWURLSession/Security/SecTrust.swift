@@ -14,14 +14,15 @@
 // - A stapled OCSP response that says "revoked" fails the evaluation, as Apple's SSL policy does.
 
 import FWTLS
+import FWTransport
 import Foundation
 
 // MARK: - SecTrust
 
 /// A trust evaluation: certificates, policies and anchors (Security's SecTrust).
 ///
-/// `@unchecked Sendable`: `settings` is read and written only with `lock` held; `base` is immutable.
-public final class SecTrust: @unchecked Sendable, CustomStringConvertible { // settings under lock; base immutable
+/// Sendable: `settings` is a `LockedBox`; `base` is immutable.
+public final class SecTrust: Sendable, CustomStringConvertible {
     private struct Settings {
         var policies: [SecPolicy]
         /// The anchors given to SecTrustSetAnchorCertificates; nil for the default anchors.
@@ -32,22 +33,21 @@ public final class SecTrust: @unchecked Sendable, CustomStringConvertible { // s
 
     /// The chain, host, default anchors, time and stapled response as given at creation.
     private let base: ServerTrust
-    private let lock = NSLock()
-    private var settings: Settings
+    private let settings: LockedBox<Settings>
 
     /// The trust of a TLS connection, as URLSession hands it to a delegate: the peer chain, an SSL
     /// server policy for `serverTrust.host`, and `serverTrust.anchors` as the default anchors.
     init(serverTrust: ServerTrust) {
         self.base = serverTrust
-        self.settings = Settings(
+        self.settings = LockedBox(Settings(
             policies: [.ssl(server: true, hostname: serverTrust.host)], customAnchors: nil, anchorsOnly: false
-        )
+        ))
     }
 
     /// A trust over `certificates` (leaf first) with `policies`, anchored in the system store.
     init(certificates: [Certificate], policies: [SecPolicy]) {
         self.base = ServerTrust(certificateChain: certificates, host: "", anchors: .system)
-        self.settings = Settings(policies: policies, customAnchors: nil, anchorsOnly: false)
+        self.settings = LockedBox(Settings(policies: policies, customAnchors: nil, anchorsOnly: false))
     }
 
     /// The certificates count and the host checked.
@@ -59,9 +59,7 @@ public final class SecTrust: @unchecked Sendable, CustomStringConvertible { // s
     // MARK: Settings
 
     private func withSettings<R>(_ body: (inout Settings) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&settings)
+        settings.withLock(body)
     }
 
     /// SecTrustSetAnchorCertificates: `anchors` become the only anchors; nil restores the defaults.

@@ -47,7 +47,7 @@ final class InputStreamBodyProducer: TransportBodyProducer, @unchecked Sendable 
     /// what the stream yields, or the request fails.
     static func bodyStream(_ stream: InputStream?, length: Int64?,
                                   newStream: StreamProvider? = nil) -> TransportBodyStream {
-        let first = Locked(stream.map(InputStreamBodyProducer.init(stream:)))
+        let first = LockedBox(stream.map(InputStreamBodyProducer.init(stream:)))
         return TransportBodyStream(length: length) {
             let producer = first.withLock { producer in
                 defer { producer = nil }

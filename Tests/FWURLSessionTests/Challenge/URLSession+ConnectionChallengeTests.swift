@@ -13,13 +13,13 @@ import TestSupport
     final class Silent: NSObject, URLSessionDelegate, @unchecked Sendable {} // no state
 
     /// Implements the task-level challenge method: records who was asked for which task, answers `answer`.
-    final class TaskLevel: NSObject, URLSessionTaskDelegate, @unchecked Sendable { // `log` is a Locked
+    final class TaskLevel: NSObject, URLSessionTaskDelegate, @unchecked Sendable { // `log` is a LockedBox
         let name: String
         let answer: URLSession.AuthChallengeDisposition
-        let log: Locked<[(name: String, task: URLSessionTask)]>
+        let log: LockedBox<[(name: String, task: URLSessionTask)]>
 
         init(_ name: String, answer: URLSession.AuthChallengeDisposition,
-             log: Locked<[(name: String, task: URLSessionTask)]>) {
+             log: LockedBox<[(name: String, task: URLSessionTask)]>) {
             self.name = name
             self.answer = answer
             self.log = log
@@ -34,8 +34,8 @@ import TestSupport
     }
 
     /// Implements the session-level challenge method (and therefore never forwards).
-    final class SessionLevel: NSObject, URLSessionDelegate, @unchecked Sendable { // `asked` is a Locked
-        let asked = Locked(0)
+    final class SessionLevel: NSObject, URLSessionDelegate, @unchecked Sendable { // `asked` is a LockedBox
+        let asked = LockedBox(0)
 
         func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
@@ -72,7 +72,7 @@ import TestSupport
 
     @Test(arguments: Setup.allCases)
     func theSessionLevelDefaultForwardsToTheTaskLevelMethod(_ setup: Setup) throws {
-        let log = Locked<[(name: String, task: URLSessionTask)]>([])
+        let log = LockedBox<[(name: String, task: URLSessionTask)]>([])
         let sessionDelegate: any URLSessionDelegate = switch setup {
         case .sessionTaskDelegateOnly, .bothTaskDelegates: TaskLevel("session", answer: .useCredential, log: log)
         default: Silent()
@@ -102,7 +102,7 @@ import TestSupport
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: URL(string: "https://h/")!)
-        let log = Locked<[(name: String, task: URLSessionTask)]>([])
+        let log = LockedBox<[(name: String, task: URLSessionTask)]>([])
         task.delegate = TaskLevel("task", answer: .useCredential, log: log)
         let answers = ChallengeAnswers()
         let space = URLProtectionSpace(host: "h", port: 443, protocol: "https", realm: nil, authenticationMethod: nil)
@@ -144,7 +144,7 @@ import TestSupport
         defer { session.invalidateAndCancel() }
         let answers = ChallengeAnswers()
         let space = URLProtectionSpace(host: "h", port: 443, protocol: "https", realm: nil, authenticationMethod: nil)
-        let onQueue = Locked<Bool?>(nil)
+        let onQueue = LockedBox<Bool?>(nil)
         session.raiseConnectionChallenge(space, for: nil) { disposition, credential in
             onQueue.withLock { $0 = OperationQueue.current === queue }
             answers.handler(disposition, credential)

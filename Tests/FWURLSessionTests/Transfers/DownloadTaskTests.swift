@@ -51,7 +51,7 @@ import TestSupport
         let server = try Self.nginx()
         let session = Self.session(nil)
         defer { session.invalidateAndCancel() }
-        let result = Locked<(contents: Data?, status: Int?, error: (any Error)?)?>(nil)
+        let result = LockedBox<(contents: Data?, status: Int?, error: (any Error)?)?>(nil)
         session.downloadTask(with: URL(string: server.baseURL + "/file.bin")!) { location, response, error in
             let contents = location.flatMap { FileManager.default.contents(atPath: $0.path) }
             result.withLock { $0 = (contents, (response as? HTTPURLResponse)?.statusCode, error) }
@@ -89,8 +89,8 @@ import TestSupport
 
     /// Starts a rate-limited download and cancels it after its first piece; returns the resume data.
     static func interruptedDownload(from server: NginxServer) throws -> Data {
-        let resumeData = Locked<Data?>(nil)
-        let answered = Locked(false)
+        let resumeData = LockedBox<Data?>(nil)
+        let answered = LockedBox(false)
         let delegate = RecordingDownloadDelegate { task in
             task.cancel { data in
                 resumeData.withLock { $0 = data }
@@ -261,7 +261,7 @@ import TestSupport
         let data = session.dataTask(with: url)
         let upload = session.uploadTask(with: URLRequest(url: url), from: Data("x".utf8))
         let download = session.downloadTask(with: url)
-        let result = Locked<([Int], [Int], [Int])?>(nil)
+        let result = LockedBox<([Int], [Int], [Int])?>(nil)
         session.getTasksWithCompletionHandler { data, uploads, downloads in
             result.withLock { $0 = (data.map(\.taskIdentifier), uploads.map(\.taskIdentifier),
                                     downloads.map(\.taskIdentifier)) }

@@ -18,7 +18,7 @@ final class RecordingDownloadDelegate: NSObject, URLSessionDownloadDelegate, URL
         var completed = false
     }
 
-    let log = Locked(Log())
+    let log = LockedBox(Log())
     /// What data tasks answer to their response.
     let disposition: URLSession.ResponseDisposition
     /// Called on the first didWriteData (to cancel mid-way, for instance).

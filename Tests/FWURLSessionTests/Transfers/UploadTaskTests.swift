@@ -28,7 +28,7 @@ import TestSupport
             var error: (any Error)?
         }
 
-        let log = Locked(Log())
+        let log = LockedBox(Log())
         let newStream: (@Sendable () -> InputStream?)?
 
         init(newStream: (@Sendable () -> InputStream?)? = nil) {
@@ -72,7 +72,7 @@ import TestSupport
         throws -> (Received?, URLError?, URLSessionTask) {
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
-        let result = Locked<(Data?, (any Error)?)?>(nil)
+        let result = LockedBox<(Data?, (any Error)?)?>(nil)
         let task = make(session) { data, _, error in result.withLock { $0 = (data, error) } }
         task.resume()
         #expect(waitUntil(timeout: 20) { result.withLock { $0 != nil } })

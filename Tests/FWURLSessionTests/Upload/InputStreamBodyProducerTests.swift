@@ -54,7 +54,7 @@ import TestSupport
 
     /// Counts how often a provider was asked, and answers from another thread.
     private final class Provider: Sendable {
-        private let asked = Locked(0)
+        private let asked = LockedBox(0)
         private let contents: [UInt8]?
 
         init(contents: [UInt8]?) {

@@ -20,7 +20,7 @@ struct ProducerDriver {
 
     /// Asks for one piece and waits up to `timeout` for the answer (nil: none came).
     func next(maxLength: Int = 65_536, timeout: Double = 5) -> TransportBodySink.Answer? {
-        let answers = Locked<[TransportBodySink.Answer]>([])
+        let answers = LockedBox<[TransportBodySink.Answer]>([])
         let answered = DispatchSemaphore(value: 0)
         producer.produce(maxLength: maxLength, into: TransportBodySink { answer in
             answers.withLock { $0.append(answer) }
@@ -83,7 +83,7 @@ struct TemporaryFile {
 
 /// Runs requests on a transport over the shared loops and waits for their outcome.
 final class UploadTransport: TransportTaskDelegate, @unchecked Sendable { // `events` under its lock
-    private let events = Locked<[TransportEvent]>([])
+    private let events = LockedBox<[TransportEvent]>([])
     let transport: HTTPTransport
 
     init() throws {

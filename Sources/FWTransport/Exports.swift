@@ -1,0 +1,12 @@
+// The lower layers' types that appear in FWTransport's public API, re-exported so that the session layer
+// reaches FWWire and FWLoop only through this module (ARCHITECTURE.md's layer table;
+// Scripts/check-deps.sh enforces it).
+
+@_exported import struct FWWire.HTTPHeaders
+@_exported import struct FWWire.HTTPLimits
+@_exported import struct FWWire.HTTPParseError
+@_exported import struct FWWire.HTTPRequestError
+@_exported import struct FWWire.HTTPRequestHead
+@_exported import struct FWWire.HTTPResponseHead
+@_exported import struct FWWire.HTTPVersion
+@_exported import class FWLoop.LockedBox
