@@ -418,10 +418,6 @@ void fw_alt_names_free(GENERAL_NAMES *names) {
     GENERAL_NAMES_free(names);
 }
 
-int fw_sha256(const void *bytes, size_t length, unsigned char *out) {
-    return EVP_Digest(bytes, length, out, NULL, EVP_sha256(), NULL);
-}
-
 // MARK: Trust
 
 X509_STORE *fw_x509_store_new_system(void) {

@@ -1,11 +1,12 @@
 // MARK: - Base64
 
-/// RFC 4648 base64 with padding, for SPKI pins ("sha256//BASE64").
-enum Base64 {
+/// RFC 4648 base64 with padding: SPKI pins ("sha256//BASE64"), and header fields of the layers above that
+/// cannot use Foundation (the WebSocket handshake).
+public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// The padded base64 text of `bytes`.
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var text: [UInt8] = []
         text.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -25,7 +26,7 @@ enum Base64 {
     }
 
     /// The bytes of padded base64 text, or nil when it is not canonical padded base64.
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 4 == 0 else { return nil }
         var bytes: [UInt8] = []

@@ -110,7 +110,7 @@ extension Certificate {
 
     /// SHA-256 of the DER encoding (the certificate's fingerprint).
     public var sha256Fingerprint: [UInt8] {
-        SHA256.digest(derBytes)
+        Digest.sha256.hash(derBytes)
     }
 }
 
@@ -143,7 +143,15 @@ extension Certificate {
 /// Lower- and upper-case hex of byte strings.
 enum Hex {
     static func upper(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
+        text(bytes, digits: "0123456789ABCDEF")
+    }
+
+    static func lower(_ bytes: [UInt8]) -> String {
+        text(bytes, digits: "0123456789abcdef")
+    }
+
+    private static func text(_ bytes: [UInt8], digits: StaticString) -> String {
+        let digits = digits.utf8Start
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)
         for byte in bytes {
@@ -151,14 +159,5 @@ enum Hex {
             text.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
-    }
-}
-
-/// SHA-256 through OpenSSL.
-enum SHA256 {
-    static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        _ = bytes.withUnsafeBytes { fw_sha256($0.baseAddress, $0.count, &out) }
-        return out
     }
 }

@@ -26,7 +26,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// SHA-256 of the SubjectPublicKeyInfo DER (32 bytes).
-    public var spkiSHA256: [UInt8] { SHA256.digest(spkiDER) }
+    public var spkiSHA256: [UInt8] { Digest.sha256.hash(spkiDER) }
 
     /// The pin in curl's `--pinnedpubkey` form: "sha256//" + base64 of `spkiSHA256`.
     public var spkiPin: String { "sha256//" + Base64.encode(spkiSHA256) }

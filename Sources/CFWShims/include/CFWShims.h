@@ -195,9 +195,6 @@ int fw_alt_names_count(const GENERAL_NAMES *names);
 int fw_alt_names_get(const GENERAL_NAMES *names, int index, const unsigned char **bytes, int *length);
 void fw_alt_names_free(GENERAL_NAMES *names);
 
-/// SHA-256 of `length` bytes into `out` (32 bytes). 1 on success.
-int fw_sha256(const void *bytes, size_t length, unsigned char *out);
-
 // MARK: Trust
 
 /// A store with the system's default trust anchors (X509_STORE_set_default_paths). NULL on failure.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import FWTLS
+import FWTLS
 @testable import FWURLSession
 import Testing
 import TestSupport
@@ -60,11 +60,7 @@ import TestSupport
 
     static let body = patternBytes(3 * 1024 * 1024 + 5, seed: 7)
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
-
-    static var bodyDigest: String { hex(SHA256.digest(body)) }
+    static var bodyDigest: String { Digest.sha256.hexHash(body) }
 
     /// Runs `make`'s task to completion; returns what the sink received and the task.
     static func run(_ delegate: UploadDelegate? = nil,
