@@ -1,7 +1,8 @@
 // MARK: - ConnectionKey
 
 /// Which connections can serve a request: the pool keeps one per-host limit, one waiter queue and one
-/// idle list for each key. (The TLS issue adds the TLS identity to the key.)
+/// idle list for each key. Client identities are not part of the key: as on Apple platforms, tasks that
+/// present different client certificates to one origin may share a connection.
 public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// "http" or "https", lowercased.
     public var scheme: String
@@ -16,6 +17,18 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
         self.host = host.lowercased()
         self.port = port
     }
+
+    /// The port a scheme uses when a URL names none: 443 for https (and wss), 80 otherwise. The one
+    /// default-port rule of the project.
+    public static func defaultPort(forScheme scheme: String) -> Int {
+        switch scheme.lowercased() {
+        case "https", "wss": return 443
+        default: return 80
+        }
+    }
+
+    /// Whether `port` is the scheme's default (then `Host` and the origin leave it out).
+    public var usesDefaultPort: Bool { port == Self.defaultPort(forScheme: scheme) }
 
     /// "http://host:port".
     public var description: String {

@@ -71,15 +71,6 @@ struct ConnectionPoolStateMachine {
         var fail: [RequestID]
     }
 
-    /// Connection and waiter counts for one key.
-    struct Counters: Equatable, Sendable {
-        var connecting = 0
-        var idle = 0
-        var leased = 0
-        var waiting = 0
-        var open: Int { connecting + idle + leased }
-    }
-
     private enum ConnectionState: Equatable {
         case connecting
         case idle
@@ -158,7 +149,7 @@ struct ConnectionPoolStateMachine {
     /// A connection finished its handshake and can carry requests.
     mutating func connectionEstablished(_ connection: ConnectionID) -> Action {
         let key = self.key(of: connection)
-        var pool = hosts[key]!
+        var pool = hostPool(for: key)
         defer { hosts[key] = pool }
         guard pool.connections[connection] == .connecting else {
             preconditionFailure("connectionEstablished(\(connection)) in state \(pool.describe(connection))")
@@ -170,7 +161,7 @@ struct ConnectionPoolStateMachine {
     /// A connection attempt failed: the oldest waiter gets the error.
     mutating func connectionFailed(_ connection: ConnectionID) -> Action {
         let key = self.key(of: connection)
-        var pool = hosts[key]!
+        var pool = hostPool(for: key)
         defer { store(pool, for: key) }
         guard pool.connections[connection] == .connecting else {
             preconditionFailure("connectionFailed(\(connection)) in state \(pool.describe(connection))")
@@ -186,7 +177,7 @@ struct ConnectionPoolStateMachine {
     /// parks; one that is not reusable has closed itself and leaves the pool.
     mutating func requestFinished(on connection: ConnectionID, reusable: Bool) -> Action {
         let key = self.key(of: connection)
-        var pool = hosts[key]!
+        var pool = hostPool(for: key)
         defer { store(pool, for: key) }
         guard case .leased = pool.connections[connection] else {
             preconditionFailure("requestFinished(on: \(connection)) in state \(pool.describe(connection))")
@@ -266,9 +257,9 @@ struct ConnectionPoolStateMachine {
     // MARK: Queries
 
     /// Counts for one key.
-    func counters(for key: ConnectionKey) -> Counters {
-        guard let pool = hosts[key] else { return Counters() }
-        var counters = Counters(waiting: pool.waiters.count)
+    func counters(for key: ConnectionKey) -> ConnectionPoolCounters {
+        guard let pool = hosts[key] else { return ConnectionPoolCounters() }
+        var counters = ConnectionPoolCounters(waiting: pool.waiters.count)
         for state in pool.connections.values {
             switch state {
             case .connecting: counters.connecting += 1
@@ -277,6 +268,16 @@ struct ConnectionPoolStateMachine {
             }
         }
         return counters
+    }
+
+    /// The connection `request` is leased to, if any (nil while it waits or after it finished).
+    func connection(leasedTo request: RequestID, key: ConnectionKey) -> ConnectionID? {
+        hosts[key]?.connections.first { $0.value == .leased(request) }?.key
+    }
+
+    /// Whether `request` waits for a connection of `key`.
+    func isWaiting(_ request: RequestID, key: ConnectionKey) -> Bool {
+        hosts[key]?.waiters.contains { $0.request == request } ?? false
     }
 
     /// Every key with connections or waiters.
@@ -299,6 +300,12 @@ struct ConnectionPoolStateMachine {
             preconditionFailure("unknown connection \(connection) in state \(state)")
         }
         return key
+    }
+
+    /// The pool of a key that has a connection the machine knows.
+    private func hostPool(for key: ConnectionKey) -> HostPool {
+        guard let pool = hosts[key] else { preconditionFailure("no pool for \(key) in state \(state)") }
+        return pool
     }
 
     private mutating func startConnection(in pool: inout HostPool, key: ConnectionKey) -> ConnectionID {

@@ -4,93 +4,69 @@ import FWWire
 
 // MARK: - HTTP1Connection: TLS
 //
-// An HTTPS connection stays `connecting` through the handshake, the server-trust decision and the
-// choice of a client certificate (both may ask a delegate, so the handshake pauses for them; the
-// connect timeout keeps running). Afterwards every byte goes through the engine both ways. Loop thread
-// only.
-//
-// The server's trust is decided once per handshake, before anything of ours depends on it:
-//   - no certificate request: when the handshake completes;
-//   - the server asks for a client certificate: at that point (its chain is known), and only once it
-//     is trusted is the identity handler asked; the handshake then completes without a second decision
-//     (`TLSEngine.hasAnsweredClientIdentityRequest` says the decision was made).
-// While a decision is pending (`awaitingTrust`, or the engine awaiting an identity) received records
-// wait in the engine.
+// Carries out the machine's establishment steps for HTTPS: the engine is made once the socket connected,
+// the handshake runs as bytes arrive, and the trust decision and the client-identity choice (which may ask
+// a delegate, so the handshake pauses for them; the connect timeout keeps running) come back to the loop
+// as machine inputs. Afterwards every byte goes through the engine both ways. Loop thread only.
 
 extension HTTP1Connection {
-    /// Runs the handshake as far as the bytes received allow; asks for the decisions it needs.
-    func advanceHandshake() {
-        guard let tls, machine.isConnecting, !awaitingTrust, !tls.isAwaitingClientIdentity else { return }
+    func startTLS() {
         do throws(TLSError) {
-            let state = try tls.handshake()
+            tls = try TLSEngine(context: transport.tlsContext().get(), serverName: key.host, port: key.port)
+        } catch {
+            run(machine.connectFailed(.secureConnectionFailed(error)))
+            return
+        }
+        establishment.secureConnectionStart = TransportMetrics.now()
+        armTimer(after: connectTimeout) { [self] in
+            run(machine.connectFailed(.timedOut("the TLS handshake with \(key) took longer than \(connectTimeout)")))
+        }
+        advanceHandshake()
+    }
+
+    /// Runs the handshake as far as the bytes received allow (only while the machine says it runs).
+    func advanceHandshake() {
+        guard let tls, machine.establishment == .handshaking else { return }
+        do throws(TLSError) {
+            let progress = try tls.handshake()
             queueCiphertext()
-            switch state {
-            case .inProgress:
-                return
-            case .clientIdentityRequested:
-                askForServerTrust(tls)
-            case .complete:
+            if progress == .complete {
                 establishment.secureConnectionEnd = TransportMetrics.now()
                 establishment.tls = TLSConnectionMetrics(tls)
-                if tls.hasAnsweredClientIdentityRequest {
-                    // Trusted before the identity was chosen.
-                    cancelTimer()
-                    run(machine.connected())
-                } else {
-                    askForServerTrust(tls)
-                }
             }
+            run(machine.handshakeAdvanced(progress))
         } catch {
             queueCiphertext()
             run(machine.connectFailed(.secureConnectionFailed(error)))
         }
     }
 
-    private func askForServerTrust(_ tls: TLSEngine) {
-        awaitingTrust = true
+    func askForServerTrust() {
+        guard let tls else { return }
         let connection = self
         transport.evaluateServerTrust(tls.makeServerTrust(), for: self) { decision in
             connection.loop.execute { connection.trustDecided(decision) }
         }
     }
 
-    func trustDecided(_ decision: ServerTrustDecision) {
-        guard let tls, machine.isConnecting, socket != nil else { return }
-        awaitingTrust = false
-        switch decision {
-        case .trust where tls.isAwaitingClientIdentity:
-            let connection = self
-            transport.chooseClientIdentity(
-                for: self, acceptableAuthorities: tls.acceptableClientCertificateAuthorities
-            ) { decision in
-                connection.loop.execute { connection.clientIdentityChosen(decision) }
-            }
-        case .trust:
-            cancelTimer()
-            run(machine.connected())
-        case .reject(let error):
-            // A session cached during the handshake must not let a later connection skip this decision.
-            tls.discardSession()
-            run(machine.connectFailed(.serverTrustRejected(error)))
-        case .cancel:
-            tls.discardSession()
-            run(machine.connectFailed(.cancelled))
+    private func trustDecided(_ decision: ServerTrustDecision) {
+        loop.preconditionInEventLoop()
+        guard socket != nil else { return }
+        run(machine.trustDecided(decision))
+    }
+
+    func askForClientIdentity() {
+        guard let tls else { return }
+        let connection = self
+        transport.chooseClientIdentity(for: self, acceptableAuthorities: tls.acceptableClientCertificateAuthorities) {
+            decision in connection.loop.execute { connection.clientIdentityChosen(decision) }
         }
     }
 
-    func clientIdentityChosen(_ decision: ClientIdentityDecision) {
-        guard let tls, machine.isConnecting, socket != nil, tls.isAwaitingClientIdentity else { return }
-        switch decision {
-        case .use(let identity):
-            tls.provideClientIdentity(identity)
-        case .continueWithoutIdentity:
-            tls.provideClientIdentity(nil)
-        case .cancel:
-            tls.discardSession()
-            run(machine.connectFailed(.cancelled))
-            return
-        }
-        advanceHandshake()
+    private func clientIdentityChosen(_ decision: ClientIdentityDecision) {
+        loop.preconditionInEventLoop()
+        guard socket != nil, tls?.isAwaitingClientIdentity == true else { return }
+        run(machine.clientIdentityChosen(decision))
     }
 
     /// Moves whatever the TLS engine produced to the socket.

@@ -4,10 +4,10 @@ import FWWire
 
 // MARK: - HTTP1Connection: writing the request
 //
-// The head is queued at once; the body follows it (`RequestBodyStateMachine`), or first waits for
-// `100 Continue` (at most `PreparedRequest.continueTimeout`). A piece of the body is queued only when the
-// write queue is empty: an in-memory body's next slice at once, a streamed body's next piece from its
-// producer, whose answer hops back onto the loop (one `produce` outstanding at most). On HTTPS, bytes
+// The head is queued at once; the body follows it (the request machine decides what goes next), or first
+// waits for `100 Continue` (at most `PreparedRequest.continueTimeout`). A piece of the body is queued only
+// when the write queue is empty: an in-memory body's next slice at once, a streamed body's next piece from
+// its producer, whose answer hops back onto the loop (one `produce` outstanding at most). On HTTPS, bytes
 // are encrypted as they are queued. Time spent waiting for a producer counts as idle time for the
 // request's idle timeout (only bytes moving on the socket reset it). Loop thread only.
 
@@ -19,17 +19,15 @@ extension HTTP1Connection {
         armRequestIdleTimer(request.request.idleTimeout)
         let info = ConnectionInfo(id: id, isReused: machine.isReused, localAddress: addresses.local,
                                   remoteAddress: addresses.remote)
-        post(.connected(info), to: request)
-        requestBody = RequestBodyStateMachine(body: request.request.body, waitsForContinue: request.expectsContinue)
-        bodyBytesSent = 0
+        post([.connected(info)], to: request)
         if let producers = request.bodyProducers {
             guard let producer = producers.producerForAttempt() else {
                 run(machine.failActiveRequest(.bodyStreamFailed("the body stream cannot be produced")))
                 return
             }
-            bodyProducer = producer
+            machine.withRequest { $0.attach(BodyProducer(producer: producer)) }
         }
-        if request.request.tracesBytes { post(.headSent(request.encodedHead), to: request) }
+        if request.request.tracesBytes { post([.headSent(request.encodedHead)], to: request) }
         enqueue(request.encodedHead)
         if request.expectsContinue {
             continueTimer = loop.scheduleTimer(at: .now() + PreparedRequest.continueTimeout) { [self] in
@@ -43,97 +41,22 @@ extension HTTP1Connection {
         if !machine.isClosed, parser.bufferedByteCount > 0 { drainParser() }
     }
 
-    // MARK: Body lifecycle
-
     /// `100 Continue` arrived, or the wait for it timed out: the body may go.
     func releaseBodyAfterContinue() {
         cancelContinueTimer()
-        requestBody?.continueReceived()
+        machine.withRequest { $0.continueReceived() }
         flush()
     }
 
-    /// A final response arrived: a body not yet all handed out is never finished (the connection, whose
-    /// request is then not fully framed, will not be reused), and a producer still running is stopped.
-    func finalResponseArrived() {
-        cancelContinueTimer()
-        requestBody?.stop()
-        stopBodyProducer()
-    }
-
-    /// The request ended: its body stops where it is and its producer is stopped.
-    func endRequestBody() {
-        cancelContinueTimer()
-        requestBody = nil
-        stopBodyProducer()
-    }
-
-    private func cancelContinueTimer() {
-        if let continueTimer { loop.cancelTimer(continueTimer) }
-        continueTimer = nil
-    }
-
-    /// Stops the producer once; an answer still on its way is ignored.
-    private func stopBodyProducer() {
-        bodyAnswerNumber &+= 1
-        let producer = bodyProducer
-        bodyProducer = nil
-        producer?.stop()
-    }
-
-    // MARK: Body pieces
-
-    /// Queues the next piece of the body when one is ready now; true when bytes were queued.
-    private func queueNextBodyPiece() -> Bool {
-        guard let action = requestBody?.nextPiece() else { return false }
-        return runBodyAction(action)
-    }
-
-    /// Runs what the body machine decided; true when bytes were queued.
-    @discardableResult
-    private func runBodyAction(_ action: RequestBodyStateMachine.Action) -> Bool {
-        switch action {
-        case .none:
-            return false
-        case .write(let bytes, let payload):
-            enqueue(bytes, payload: payload)
-            return true
-        case .produce(let maxLength):
-            guard let bodyProducer else { preconditionFailure("produce(\(maxLength)) without a producer on \(id)") }
-            bodyProducer.produce(maxLength: maxLength, into: makeBodySink())
-            return false
-        case .finish(let last):
-            stopBodyProducer()
-            enqueue(last)
-            return !last.isEmpty
-        case .fail(let reason):
-            stopBodyProducer()
-            run(machine.failActiveRequest(.bodyStreamFailed(reason)))
-            return false
+    /// A sink for one `produce` call: its answer hops onto this loop, where the machine takes it only if it
+    /// still waits for exactly that answer.
+    func makeBodySink(answer: UInt64) -> TransportBodySink {
+        TransportBodySink { [self] reply in
+            loop.execute {
+                self.run(self.machine.producerAnswered(reply, number: answer))
+                self.flush()
+            }
         }
-    }
-
-    /// A sink for one `produce` call: its answer hops onto this loop and counts only while the
-    /// connection still waits for exactly that answer.
-    private func makeBodySink() -> TransportBodySink {
-        bodyAnswerNumber &+= 1
-        let number = bodyAnswerNumber
-        return TransportBodySink { [self] answer in
-            loop.execute { self.producerAnswered(answer, number: number) }
-        }
-    }
-
-    private func producerAnswered(_ answer: TransportBodySink.Answer, number: UInt64) {
-        loop.preconditionInEventLoop()
-        guard number == bodyAnswerNumber, bodyProducer != nil, requestBody != nil else { return }
-        bodyAnswerNumber &+= 1
-        let action: RequestBodyStateMachine.Action?
-        switch answer {
-        case .bytes(let bytes): action = requestBody?.produced(bytes)
-        case .finish: action = requestBody?.finished()
-        case .fail(let reason): action = requestBody?.failed(reason)
-        }
-        if let action { runBodyAction(action) }
-        flush()
     }
 
     // MARK: Queueing and flushing
@@ -143,7 +66,7 @@ extension HTTP1Connection {
     func enqueue(_ bytes: [UInt8], payload: Int = 0) {
         guard !bytes.isEmpty else { return }
         bytesWritten += Int64(bytes.count)
-        if let current, current.request.tracesBytes { post(.wireWrite(bytes), to: current) }
+        if let request = machine.activeRequest, request.request.tracesBytes { post([.wireWrite(bytes)], to: request) }
         guard let tls else {
             writes.append(bytes, payload: payload)
             return
@@ -156,27 +79,30 @@ extension HTTP1Connection {
         }
     }
 
-    /// Writes what the socket takes, queueing the body's next piece each time the queue empties; then
-    /// reports body progress, and the end of the request's write half once the body is all written.
+    /// Writes what the socket takes, asking the machine for the body's next piece each time the queue
+    /// empties; then reports body progress, and the end of the request's write half once the body is all
+    /// written.
     func flush() {
         do throws(IOError) {
             while let socket {
                 if !writes.isEmpty {
                     let result = try writes.flush(to: socket) { _ in
-                        machine.wroteBytes()
+                        machine.withRequest { $0.wroteBytes() }
                         lastActivity = .now()
                     }
                     if result == .wouldBlock { break }
                 }
-                guard queueNextBodyPiece() else { break }
+                run(machine.nextBodyPiece())
+                // Nothing queued: the body waits (for its producer, or for `100 Continue`) or is done.
+                if writes.isEmpty { break }
             }
             // A failure while queueing (TLS, producer) closed the connection.
             guard socket != nil else { return }
             reportBodyBytesSent()
             try updateInterest()
-            if writes.isEmpty, requestBody?.isComplete == true {
+            if writes.isEmpty, machine.inFlight?.bodyIsComplete == true, machine.inFlight?.writeDone == false {
                 if metrics.requestEnd == nil { metrics.requestEnd = TransportMetrics.now() }
-                run(machine.writeFinished())
+                machine.withRequest { $0.writeFinished() }
             }
         } catch {
             run(machine.connectionLost(.connectionLost("writing the request failed: \(error)", underlying: error)))
@@ -185,8 +111,8 @@ extension HTTP1Connection {
 
     private func reportBodyBytesSent() {
         let sent = writes.takeSentPayload()
-        guard sent > 0, let current else { return }
-        bodyBytesSent += Int64(sent)
-        post(.bodyBytesSent(bodyBytesSent), to: current)
+        guard let request = machine.activeRequest,
+              let total = machine.withRequest({ $0.bodyBytesWritten(sent) }) ?? nil else { return }
+        post([.bodyBytesSent(total)], to: request)
     }
 }

@@ -1,83 +1,136 @@
+import FWTLS
 import FWWire
 
 // MARK: - HTTP1ConnectionStateMachine
 //
 // The lifecycle of one HTTP/1.1 connection, one request at a time, as a pure value type. The owner
-// (`HTTP1Connection`) does the I/O and runs the returned actions.
+// (`HTTP1Connection`) does the I/O, feeds in what happened, and runs the returned action in one place
+// (`HTTP1Connection.run`).
 //
-//   connecting ──connected──▶ idle ──startRequest──▶ active ──(request written ∧ response ended)──▶ idle
-//        │                      │                      │
-//        └──────failure─────────┴──peer close/error────┴──error, timeout, cancel, not reusable──▶ closed
+//   connecting(tcp) ──tcpConnected, http──────────────────────────────────────────────▶ idle
+//        │ https                                                                         ▲
+//        ▼                                                                               │
+//   connecting(handshaking) ──complete──▶ connecting(awaitingTrust) ──trust───────────────┤
+//        │ client certificate requested       ▲          │ trust, identity wanted        │
+//        └────────────────────────────────────┘          ▼                               │
+//                       connecting(awaitingIdentity) ──chosen──▶ connecting(handshaking) ─┘ (complete, already trusted)
 //
-// In `active` the two halves are tracked separately (STYLE.md principle 4): the write half is done when
-// every request byte left the socket; the read half is done when the parser reported the end of the
-// response. Keep-alive is derived, never stored: the connection goes back to `idle` only when both
+//   idle ──startRequest──▶ active(request) ──(write done ∧ response ended ∧ reusable)──▶ idle
+//
+//   any state ──failure, reject, cancel, peer close, not reusable──▶ closed
+//
+// HTTPS stays `connecting` through the handshake, the server-trust decision and the choice of a client
+// certificate (both may ask a delegate; the handshake pauses for them). The server's trust is decided
+// once per handshake, before anything of ours depends on it: when the handshake completes, or earlier
+// when the server asks for a client certificate (its chain is then known), in which case the identity is
+// chosen only once the server is trusted and the completed handshake needs no second decision.
+//
+// In `active` the request's own machine (`HTTP1RequestStateMachine`) tracks the two halves (STYLE.md
+// principle 4). Keep-alive is derived, never stored: the connection goes back to `idle` only when both
 // halves finished cleanly, the parser said the response allows it, the request did not say
 // `Connection: close`, no unread bytes follow the response, and the connection has carried fewer than
-// `maxRequests` requests. A response that ends before the
-// request was fully written completes the request but closes the connection.
+// `maxRequests` requests. A response that ends before the request was fully written completes the
+// request but closes the connection.
 //
 // When the peer closes or resets while a request is active, the request is retried (once, by the
-// owner, on a new connection) only when that is provably safe (STYLE.md principle 12): the connection
-// was reused, no response byte arrived, and either no request byte was written or the method is
-// idempotent. An in-memory body is replayable as is; the owner resends a streamed body only when its
-// stream makes a new producer, and otherwise does not retry.
+// owner, on a new connection) only when that is provably safe (STYLE.md principle 12): the connection was
+// reused, no response byte arrived, and either no request byte was written or the method is idempotent.
+// An in-memory body is replayable as is; the owner resends a streamed body only when its stream makes a
+// new producer, and otherwise does not retry.
 //
 // Bytes arriving while idle are never a response to a later request: the connection closes.
 
 /// The state machine of one HTTP/1.1 connection.
 struct HTTP1ConnectionStateMachine {
     /// What the owner must do.
-    enum Action: Equatable {
+    enum Action {
         case none
+        /// Start TLS on the connected socket: make the engine, arm the handshake timeout, run the handshake.
+        case startTLS
+        /// Ask whether to trust the server (its chain is known); the handshake waits for `trustDecided`.
+        case askServerTrust
+        /// Ask for the client certificate to send; the handshake waits for `clientIdentityChosen`.
+        case askClientIdentity
+        /// Hand the chosen identity (or none) to the engine, then run the handshake on.
+        case provideClientIdentity(TLSIdentity?)
         /// Tell the pool the connection is established.
         case reportEstablished
-        /// The connection could not be established: report the failure to the pool.
-        case reportConnectFailed(TransportErrorBox)
-        /// Encode the request and start writing it (the connection is now active).
-        case startWriting(RequestID)
+        /// The connection could not be established: close it and report the failure to the pool (a
+        /// rejected or cancelled trust decision also drops the TLS session cached during the handshake).
+        case reportConnectFailed(TransportError, discardTLSSession: Bool)
+        /// Start writing the request (the connection is now active).
+        case startWriting(PreparedRequest)
         /// The request arrived on a connection that had already closed: hand it back for a retry.
-        case bounceRequest(RequestID)
-        /// Pass this response event to the request's delegate.
-        case forward(RequestID)
-        /// The request succeeded; deliver the end, then release the connection to the pool.
-        case completeRequest(RequestID, reusable: Bool)
+        case bounceRequest(PreparedRequest)
+        /// Hand these events to the request's delegate.
+        case deliver([TransportEvent], to: PreparedRequest)
+        /// A 100 Continue arrived: deliver it and let the waiting body go.
+        case deliverContinue(TransportEvent, to: PreparedRequest)
+        /// The final head arrived: deliver it; the body stops going out (stop its producer, if running).
+        case deliverHead(HTTPResponseHead, to: PreparedRequest, stop: BodyProducer?)
+        /// Queue body bytes (framing included); `payload` of them are body bytes.
+        case writeBody([UInt8], payload: Int)
+        /// Ask the body's producer for up to `maxLength` bytes, answering with `answer`.
+        case produceBody(BodyProducer, maxLength: Int, answer: UInt64)
+        /// The body is complete: stop its producer and queue `bytes` (the last chunk, or nothing).
+        case finishBody([UInt8], stop: BodyProducer?)
+        /// The request succeeded: deliver its end, release the connection to the pool (or close it).
+        case completeRequest(PreparedRequest, trailers: HTTPHeaders, reusable: Bool, stop: BodyProducer?)
         /// End the request with an error (or retry it) and close the connection.
-        case failRequest(RequestID, TransportErrorBox, retry: Bool)
+        case failRequest(PreparedRequest, TransportError, retry: Bool, stop: BodyProducer?)
         /// Close the connection and tell the pool it is gone.
         case closeIdle
     }
 
-    private struct Active {
-        var request: RequestID
-        var isIdempotent: Bool
-        var requestForbidsReuse: Bool
-        var wroteAnyByte = false
-        var writeDone = false
-        var responseStarted = false
+    /// Where establishing the connection is.
+    enum Establishment: Equatable {
+        /// Resolving and connecting the socket.
+        case tcp
+        /// The TLS handshake runs.
+        case handshaking
+        /// The server's chain is known; waiting for the trust decision (then for an identity when the
+        /// server asked for a client certificate).
+        case awaitingTrust(thenIdentity: Bool)
+        /// The server is trusted and asked for a client certificate; waiting for the choice.
+        case awaitingIdentity
     }
 
     private enum State {
-        case connecting
+        case connecting(Establishment)
         case idle
-        case active(Active)
+        case active(HTTP1RequestStateMachine)
         case closed
     }
 
-    private var state = State.connecting
-    /// Whether the connection has carried a request before the current one.
-    var isReused: Bool { completedRequests > 0 }
+    private var state = State.connecting(.tcp)
     private var completedRequests = 0
     private let maxRequests: Int
+    /// The server's trust was decided during this handshake (it asked for a client certificate).
+    private var trustDecidedEarly = false
 
     /// A machine for a new connection that carries at most `maxRequests` requests (nil: no limit).
     init(maxRequests: Int? = nil) {
         self.maxRequests = max(1, maxRequests ?? .max)
     }
-    /// The request that is active, if any.
-    var activeRequest: RequestID? {
-        if case .active(let active) = state { return active.request }
+
+    // MARK: State queries
+
+    /// Whether the connection has carried a request before the current one.
+    var isReused: Bool { completedRequests > 0 }
+
+    /// The establishment step, while connecting.
+    var establishment: Establishment? {
+        if case .connecting(let step) = state { return step }
         return nil
+    }
+
+    /// True until the connection is established (TCP and, for HTTPS, TLS and trust) or has failed.
+    var isConnecting: Bool { establishment != nil }
+
+    /// True while no request is in flight on an established connection.
+    var isIdle: Bool {
+        if case .idle = state { return true }
+        return false
     }
 
     /// True once the connection is closed for good.
@@ -86,87 +139,206 @@ struct HTTP1ConnectionStateMachine {
         return false
     }
 
-    /// True until the connection is established (TCP and, for HTTPS, TLS and trust) or has failed.
-    var isConnecting: Bool {
-        if case .connecting = state { return true }
-        return false
+    /// The request in flight, if any.
+    var activeRequest: PreparedRequest? { inFlight?.request }
+
+    /// The machine of the request in flight, if any.
+    var inFlight: HTTP1RequestStateMachine? {
+        if case .active(let request) = state { return request }
+        return nil
     }
 
-    /// True while no request is in flight on an established connection.
-    var isIdle: Bool {
-        if case .idle = state { return true }
-        return false
-    }
+    /// Whether the connection must not read now: a request is in flight and its task does not want the
+    /// response read.
+    var isReadingPaused: Bool { inFlight?.readingPaused ?? false }
 
     // MARK: Establishment
 
-    /// The socket connected.
-    mutating func connected() -> Action {
-        guard case .connecting = state else { preconditionFailure("connected() in state \(state)") }
+    /// The socket connected; `secure` for HTTPS.
+    mutating func tcpConnected(secure: Bool) -> Action {
+        guard case .connecting(.tcp) = state else { preconditionFailure("tcpConnected in state \(state)") }
+        guard secure else { return established() }
+        state = .connecting(.handshaking)
+        return .startTLS
+    }
+
+    /// The handshake moved on: `inProgress` waits for bytes; a client-certificate request or the
+    /// completed handshake need the trust decision, unless it was made already.
+    mutating func handshakeAdvanced(_ progress: TLSEngine.HandshakeState) -> Action {
+        guard case .connecting(.handshaking) = state else { return .none }
+        switch progress {
+        case .inProgress:
+            return .none
+        case .clientIdentityRequested:
+            state = .connecting(.awaitingTrust(thenIdentity: true))
+            return .askServerTrust
+        case .complete where trustDecidedEarly:
+            return established()
+        case .complete:
+            state = .connecting(.awaitingTrust(thenIdentity: false))
+            return .askServerTrust
+        }
+    }
+
+    /// The trust decision arrived (ignored unless one is awaited).
+    mutating func trustDecided(_ decision: ServerTrustDecision) -> Action {
+        guard case .connecting(.awaitingTrust(let thenIdentity)) = state else { return .none }
+        switch decision {
+        case .trust where thenIdentity:
+            trustDecidedEarly = true
+            state = .connecting(.awaitingIdentity)
+            return .askClientIdentity
+        case .trust:
+            return established()
+        case .reject(let error):
+            state = .closed
+            return .reportConnectFailed(.serverTrustRejected(error), discardTLSSession: true)
+        case .cancel:
+            state = .closed
+            return .reportConnectFailed(.cancelled, discardTLSSession: true)
+        }
+    }
+
+    /// The client identity was chosen (ignored unless one is awaited).
+    mutating func clientIdentityChosen(_ decision: ClientIdentityDecision) -> Action {
+        guard case .connecting(.awaitingIdentity) = state else { return .none }
+        switch decision {
+        case .use(let identity):
+            state = .connecting(.handshaking)
+            return .provideClientIdentity(identity)
+        case .continueWithoutIdentity:
+            state = .connecting(.handshaking)
+            return .provideClientIdentity(nil)
+        case .cancel:
+            state = .closed
+            return .reportConnectFailed(.cancelled, discardTLSSession: true)
+        }
+    }
+
+    /// Establishing the connection failed (resolution, connect, handshake, timeout, EOF).
+    mutating func connectFailed(_ error: TransportError) -> Action {
+        guard case .connecting = state else { preconditionFailure("connectFailed(\(error)) in state \(state)") }
+        state = .closed
+        return .reportConnectFailed(error, discardTLSSession: false)
+    }
+
+    private mutating func established() -> Action {
         state = .idle
         return .reportEstablished
     }
 
-    /// The connection attempt failed.
-    mutating func connectFailed(_ error: TransportError) -> Action {
-        guard case .connecting = state else { preconditionFailure("connectFailed() in state \(state)") }
-        state = .closed
-        return .reportConnectFailed(TransportErrorBox(error))
-    }
-
     // MARK: Requests
 
-    /// The pool leased this connection to `request`.
-    mutating func startRequest(_ request: RequestID, isIdempotent: Bool, forbidsReuse: Bool) -> Action {
+    /// The pool leased this connection to `request`; `readingPaused` is what its task wants now.
+    mutating func startRequest(_ request: PreparedRequest, readingPaused: Bool) -> Action {
         switch state {
         case .idle:
-            state = .active(Active(request: request, isIdempotent: isIdempotent, requestForbidsReuse: forbidsReuse))
+            state = .active(HTTP1RequestStateMachine(request, readingPaused: readingPaused))
             return .startWriting(request)
         case .closed:
             return .bounceRequest(request)
         case .connecting, .active:
-            preconditionFailure("startRequest(\(request)) in state \(state)")
+            preconditionFailure("startRequest(\(request.id)) in state \(state)")
         }
     }
 
-    /// Some request bytes left the socket.
-    mutating func wroteBytes() {
-        guard case .active(var active) = state else { return }
-        active.wroteAnyByte = true
-        state = .active(active)
+    /// Runs `change` on the request in flight (no-op without one) and returns its result.
+    mutating func withRequest<R>(_ change: (inout HTTP1RequestStateMachine) -> R) -> R? {
+        guard case .active(var request) = state else { return nil }
+        state = .closed
+        defer { state = .active(request) }
+        return change(&request)
     }
 
-    /// Every request byte left the socket.
-    mutating func writeFinished() -> Action {
-        guard case .active(var active) = state else { return .none }
-        active.writeDone = true
-        state = .active(active)
-        return .none
-    }
-
-    /// The parser produced an informational head, a final head or body bytes.
-    mutating func receivedResponseEvent() -> Action {
+    /// An interim (1xx) head arrived.
+    mutating func receivedInformational(_ head: HTTPResponseHead) -> Action {
         switch state {
-        case .active(var active):
-            active.responseStarted = true
-            state = .active(active)
-            return .forward(active.request)
+        case .active(var request):
+            let releasesBody = request.receivedInformational(head)
+            state = .active(request)
+            return releasesBody ? .deliverContinue(.informational(head), to: request.request)
+                : .deliver([.informational(head)], to: request.request)
         case .idle:
-            state = .closed
-            return .closeIdle
+            return receivedUnsolicitedBytes()
+        case .connecting, .closed:
+            return .none
+        }
+    }
+
+    /// The final head arrived; the request's body stops going out.
+    mutating func receivedHead(_ head: HTTPResponseHead) -> Action {
+        switch state {
+        case .active(var request):
+            let producer = request.receivedHead(head)
+            state = .active(request)
+            return .deliverHead(head, to: request.request, stop: producer)
+        case .idle:
+            return receivedUnsolicitedBytes()
+        case .connecting, .closed:
+            return .none
+        }
+    }
+
+    // MARK: The request's body
+
+    /// The write queue is empty: the body's next step.
+    mutating func nextBodyPiece() -> Action {
+        guard let action = withRequest({ $0.nextBodyPiece() }) else { return .none }
+        return run(action)
+    }
+
+    /// The body's producer answered (with the number of the answer it was asked for).
+    mutating func producerAnswered(_ answer: TransportBodySink.Answer, number: UInt64) -> Action {
+        guard let action = withRequest({ $0.producerAnswered(answer, number: number) }) else { return .none }
+        return run(action)
+    }
+
+    private mutating func run(_ action: HTTP1RequestStateMachine.BodyAction) -> Action {
+        switch action {
+        case .none: return .none
+        case .write(let bytes, let payload): return .writeBody(bytes, payload: payload)
+        case .produce(let producer, let maxLength, let answer):
+            return .produceBody(producer, maxLength: maxLength, answer: answer)
+        case .finish(let last, let producer): return .finishBody(last, stop: producer)
+        case .fail(let reason): return failActiveRequest(.bodyStreamFailed(reason))
+        }
+    }
+
+    // MARK: The response
+
+    /// Body bytes arrived (decoded here when the response is encoded).
+    mutating func receivedBody(_ bytes: [UInt8]) -> Action {
+        switch state {
+        case .active(var request):
+            do throws(ContentDecoder.Failure) {
+                let events = try request.receivedBody(bytes)
+                state = .active(request)
+                return .deliver(events, to: request.request)
+            } catch {
+                state = .active(request)
+                return failActiveRequest(.cannotDecodeContent(error.description))
+            }
+        case .idle:
+            return receivedUnsolicitedBytes()
         case .connecting, .closed:
             return .none
         }
     }
 
     /// The parser reported the end of the response. `hasUnreadBytes`: bytes follow the response.
-    mutating func receivedEnd(keepAlive: Bool, hasUnreadBytes: Bool) -> Action {
-        guard case .active(let active) = state else { preconditionFailure("receivedEnd in state \(state)") }
+    mutating func receivedEnd(trailers: HTTPHeaders, keepAlive: Bool, hasUnreadBytes: Bool) -> Action {
+        guard case .active(var request) = state else { preconditionFailure("receivedEnd in state \(state)") }
+        do throws(ContentDecoder.Failure) {
+            try request.receivedEnd()
+        } catch {
+            return failActiveRequest(.cannotDecodeContent(error.description))
+        }
         completedRequests += 1
-        let reusable = keepAlive && active.writeDone && !active.requestForbidsReuse && !hasUnreadBytes
+        let reusable = keepAlive && request.writeDone && !request.request.forbidsReuse && !hasUnreadBytes
             && completedRequests < maxRequests
+        let producer = request.stopBody()
         state = reusable ? .idle : .closed
-        return .completeRequest(active.request, reusable: reusable)
+        return .completeRequest(request.request, trailers: trailers, reusable: reusable, stop: producer)
     }
 
     /// Bytes arrived while no request was active.
@@ -181,10 +353,11 @@ struct HTTP1ConnectionStateMachine {
     /// The peer closed or reset the connection, or a read or write failed.
     mutating func connectionLost(_ error: TransportError) -> Action {
         switch state {
-        case .active(let active):
+        case .active(var request):
             state = .closed
-            let safeToRetry = isReused && !active.responseStarted && (!active.wroteAnyByte || active.isIdempotent)
-            return .failRequest(active.request, TransportErrorBox(error), retry: safeToRetry)
+            let safeToRetry = isReused && !request.responseStarted
+                && (!request.wroteAnyByte || request.request.request.isIdempotent)
+            return .failRequest(request.request, error, retry: safeToRetry, stop: request.stopBody())
         case .idle:
             state = .closed
             return .closeIdle
@@ -195,12 +368,12 @@ struct HTTP1ConnectionStateMachine {
         }
     }
 
-    /// The response broke the protocol, the request could not be encoded, the request timed out or was
-    /// cancelled: the request fails and the connection closes (its state is unknown).
+    /// The response broke the protocol, the request could not be written, the body failed, the request
+    /// timed out or was cancelled: the request fails and the connection closes (its state is unknown).
     mutating func failActiveRequest(_ error: TransportError) -> Action {
-        guard case .active(let active) = state else { return .none }
+        guard case .active(var request) = state else { return .none }
         state = .closed
-        return .failRequest(active.request, TransportErrorBox(error), retry: false)
+        return .failRequest(request.request, error, retry: false, stop: request.stopBody())
     }
 
     /// The pool retired the idle connection.
@@ -214,16 +387,5 @@ struct HTTP1ConnectionStateMachine {
         case .connecting, .active:
             preconditionFailure("close() in state \(state)")
         }
-    }
-}
-
-/// `TransportError` with identity equality, so that actions can be `Equatable` for tests.
-struct TransportErrorBox: Equatable {
-    let error: TransportError
-
-    init(_ error: TransportError) { self.error = error }
-
-    static func == (lhs: TransportErrorBox, rhs: TransportErrorBox) -> Bool {
-        lhs.error.description == rhs.error.description
     }
 }

@@ -52,58 +52,58 @@ public final class HTTPTransport: Sendable {
         }
     }
 
-    /// Connection and waiter counts of one key, for tooling and tests.
-    public struct Counters: Equatable, Sendable {
-        /// Connections being established.
-        public var connecting: Int
-        /// Established connections waiting for a request.
-        public var idle: Int
-        /// Connections carrying a request.
-        public var leased: Int
-        /// Requests waiting for a connection.
-        public var waiting: Int
-        /// `connecting + idle + leased`.
-        public var open: Int { connecting + idle + leased }
-    }
-
-    private struct Entry {
+    /// One request the transport knows, from `execute` until it ends. Which connection it runs on is the
+    /// pool's fact (`ConnectionPoolStateMachine.connection(leasedTo:key:)`), not the entry's.
+    struct Entry {
         var prepared: PreparedRequest
-        var connection: ConnectionID?
         var retried = false
         /// A cancel that is on its way to the connection; a retry honours it instead of re-enqueueing.
         var pendingCancel: TransportError?
-        /// The task is suspended: its connection must not read.
+        /// What the task wants (`setReadingPaused`): the one owner of "reading is paused"; the connection
+        /// reads it when it starts the request and whenever it is told it changed.
         var readingPaused = false
+        /// The version of `readingPaused`: a later decision of the task always wins over an earlier one
+        /// that arrives late.
+        var pauseVersion: UInt64 = 0
+        /// While the request waits for a connection: when it times out (its idle timeout, counted from
+        /// `execute`, covers the wait, the connect and the TLS handshake).
+        var waitDeadline: Deadline?
     }
 
-    private struct State {
+    struct State {
         var pool: ConnectionPoolStateMachine
         var entries: [RequestID: Entry] = [:]
         var connections: [ConnectionID: HTTP1Connection] = [:]
         var nextRequestNumber: UInt64 = 1
+        /// The deadline the wait sweep is armed for, if any.
+        var waitSweepArmedFor: Deadline?
     }
 
     /// Work decided under the lock, done after it.
-    private enum Work {
-        case execute(PreparedRequest, on: HTTP1Connection, readingPaused: Bool)
+    enum Work {
+        case execute(PreparedRequest, on: HTTP1Connection)
         case fail(RequestID, any TransportTaskDelegate, TransportError)
         case start(HTTP1Connection)
         case close(HTTP1Connection)
         case cancel(RequestID, on: HTTP1Connection, TransportError)
-        case pauseReading(Bool, RequestID, on: HTTP1Connection)
+        case refreshReadingPause(RequestID, on: HTTP1Connection)
+        case armWaitSweep(Deadline)
     }
 
-    private let group: EventLoopGroup
+    let group: EventLoopGroup
     private let configuration: Configuration
+    /// The loop whose timer ends the waits that outlast their request's timeout.
+    let sweepLoop: EventLoop
     /// The TLS context, made on the first HTTPS connection (it loads trust roots, so only once).
     private let tlsContextBox = LockedBox<Result<TLSContext, TLSError>?>(nil)
     /// The pool, the request table and the connection table.
-    private let state: LockedBox<State>
+    let state: LockedBox<State>
 
     /// Creates a transport whose connections live on `group`'s loops.
     public init(configuration: Configuration = Configuration(), group: EventLoopGroup) {
         self.group = group
         self.configuration = configuration
+        self.sweepLoop = group.next()
         self.state = LockedBox(State(pool: ConnectionPoolStateMachine(
             maxConnectionsPerHost: configuration.maxConnectionsPerHost,
             maxIdleConnectionsPerHost: configuration.maxIdleConnectionsPerHost)))
@@ -137,7 +137,11 @@ public final class HTTPTransport: Sendable {
             }
             state.entries[id] = Entry(prepared: prepared)
             let action = state.pool.enqueue(id, key: request.key, priority: request.priority)
-            return (id, resolveLocked(action, in: &state, failure: .shutDown))
+            var work = resolveLocked(action, in: &state, failure: .shutDown)
+            if state.pool.isWaiting(id, key: request.key) {
+                work += startWaitingLocked(id, timeout: request.idleTimeout, in: &state)
+            }
+            return (id, work)
         }
         perform(work)
         return id
@@ -147,13 +151,16 @@ public final class HTTPTransport: Sendable {
     /// running. A request that already ended is left alone.
     public func cancel(_ id: RequestID, error: TransportError = .cancelled) {
         let work: [Work] = state.withLock { state in
-            guard var entry = state.entries[id] else { return [] }
-            guard let connectionID = entry.connection else {
-                let action = state.pool.cancelWaiting(id, key: entry.prepared.request.key)
-                return resolveLocked(action, in: &state, failure: error)
+            guard let key = state.entries[id]?.prepared.request.key else { return [] }
+            guard let connectionID = state.pool.connection(leasedTo: id, key: key) else {
+                if state.pool.isWaiting(id, key: key) {
+                    return resolveLocked(state.pool.cancelWaiting(id, key: key), in: &state, failure: error)
+                }
+                // Between connections (a retry on its way): the retry honours the cancel.
+                state.entries[id]?.pendingCancel = error
+                return []
             }
-            entry.pendingCancel = error
-            state.entries[id] = entry
+            state.entries[id]?.pendingCancel = error
             guard let connection = state.connections[connectionID] else { return [] }
             return [.cancel(id, on: connection, error)]
         }
@@ -161,17 +168,25 @@ public final class HTTPTransport: Sendable {
     }
 
     /// Stops (`paused`) or restarts reading the response of request `id`: a suspended task applies
-    /// backpressure instead of buffering, and its idle timeout stops while paused.
-    public func setReadingPaused(_ paused: Bool, for id: RequestID) {
+    /// backpressure instead of buffering, and its idle timeout stops while paused. `version` orders the
+    /// task's decisions: one older than the last applied is ignored (it arrived late).
+    public func setReadingPaused(_ paused: Bool, for id: RequestID, version: UInt64) {
         let work: [Work] = state.withLock { state in
-            guard var entry = state.entries[id] else { return [] }
+            guard var entry = state.entries[id], version > entry.pauseVersion else { return [] }
             entry.readingPaused = paused
+            entry.pauseVersion = version
             state.entries[id] = entry
-            guard let connectionID = entry.connection,
+            guard let connectionID = state.pool.connection(leasedTo: id, key: entry.prepared.request.key),
                   let connection = state.connections[connectionID] else { return [] }
-            return [.pauseReading(paused, id, on: connection)]
+            return [.refreshReadingPause(id, on: connection)]
         }
         perform(work)
+    }
+
+    /// Whether the task of request `id` wants its response read now (connections ask when they start the
+    /// request and when told that it changed).
+    func isReadingPaused(_ id: RequestID) -> Bool {
+        state.withLock { $0.entries[id]?.readingPaused ?? false }
     }
 
     /// Stops the pool: waiting requests fail with `shutDown`, idle connections close, running requests
@@ -196,10 +211,8 @@ public final class HTTPTransport: Sendable {
     }
 
     /// The pool's counts for `key`.
-    public func counters(for key: ConnectionKey) -> Counters {
-        let counts = state.withLock { $0.pool.counters(for: key) }
-        return Counters(connecting: counts.connecting, idle: counts.idle, leased: counts.leased,
-                        waiting: counts.waiting)
+    public func counters(for key: ConnectionKey) -> ConnectionPoolCounters {
+        state.withLock { $0.pool.counters(for: key) }
     }
 
     /// The delegate request `id` was started with, while it has not ended (the trust and identity
@@ -268,22 +281,33 @@ public final class HTTPTransport: Sendable {
         })
     }
 
-    func requestFinished(_ request: PreparedRequest?, on connection: HTTP1Connection, reusable: Bool) {
-        perform(state.withLock { state in
-            if let request { state.entries[request.id] = nil }
+    /// The connection finished `request`; returns the request the pool leased the connection to next, for
+    /// the connection to start once it is done with this one (other work is done here).
+    func requestFinished(_ request: PreparedRequest, on connection: HTTP1Connection,
+                         reusable: Bool) -> PreparedRequest? {
+        let work = state.withLock { state in
+            state.entries[request.id] = nil
             if !reusable { state.connections[connection.id] = nil }
             let action = state.pool.requestFinished(on: connection.id, reusable: reusable)
             return resolveLocked(action, in: &state, failure: .shutDown)
-        })
+        }
+        var next: PreparedRequest?
+        let others = work.filter { item in
+            guard case .execute(let request, let target) = item, target === connection else { return true }
+            next = request
+            return false
+        }
+        perform(others)
+        return next
     }
 
-    func requestFailed(_ request: PreparedRequest?, on connection: HTTP1Connection, error: TransportError,
+    func requestFailed(_ request: PreparedRequest, on connection: HTTP1Connection, error: TransportError,
                        retry: Bool) {
         perform(state.withLock { state in
             state.connections[connection.id] = nil
             var work = resolveLocked(state.pool.requestFinished(on: connection.id, reusable: false),
                                      in: &state, failure: .shutDown)
-            if let request { work += requeueOrFailLocked(request, error: error, retry: retry, in: &state) }
+            work += requeueOrFailLocked(request, error: error, retry: retry, in: &state)
             return work
         })
     }
@@ -324,15 +348,18 @@ public final class HTTPTransport: Sendable {
             return [.fail(request.id, request.delegate, error)]
         }
         entry.retried = entry.retried || countsAsRetry
-        entry.connection = nil
         state.entries[request.id] = entry
         let action = state.pool.enqueue(request.id, key: request.request.key, priority: request.request.priority,
                                         requiresNewConnection: true)
-        return resolveLocked(action, in: &state, failure: .shutDown)
+        var work = resolveLocked(action, in: &state, failure: .shutDown)
+        if state.pool.isWaiting(request.id, key: request.request.key) {
+            work += startWaitingLocked(request.id, timeout: request.request.idleTimeout, in: &state)
+        }
+        return work
     }
 
     /// Turns a pool action into work, updating the tables. `failure` is the error for a `.fail`.
-    private func resolveLocked(_ action: ConnectionPoolStateMachine.Action, in state: inout State,
+    func resolveLocked(_ action: ConnectionPoolStateMachine.Action, in state: inout State,
                                failure: TransportError) -> [Work] {
         var work: [Work] = []
         switch action.connection {
@@ -350,12 +377,11 @@ public final class HTTPTransport: Sendable {
         case .none:
             break
         case .execute(let requestID, let connectionID):
-            guard var entry = state.entries[requestID], let connection = state.connections[connectionID] else {
+            guard let entry = state.entries[requestID], let connection = state.connections[connectionID] else {
                 preconditionFailure("pool leased \(connectionID) to \(requestID), which the transport does not know")
             }
-            entry.connection = connectionID
-            state.entries[requestID] = entry
-            work.append(.execute(entry.prepared, on: connection, readingPaused: entry.readingPaused))
+            state.entries[requestID]?.waitDeadline = nil
+            work.append(.execute(entry.prepared, on: connection))
         case .fail(let requestID):
             if let entry = state.entries.removeValue(forKey: requestID) {
                 work.append(.fail(requestID, entry.prepared.delegate, entry.pendingCancel ?? failure))
@@ -376,11 +402,11 @@ public final class HTTPTransport: Sendable {
 
     // MARK: After the lock
 
-    private func perform(_ work: [Work]) {
+    func perform(_ work: [Work]) {
         for item in work {
             switch item {
-            case .execute(let request, let connection, let paused):
-                onLoop(of: connection) { connection.execute(request, readingPaused: paused) }
+            case .execute(let request, let connection):
+                onLoop(of: connection) { connection.execute(request) }
             case .fail(let id, let delegate, let error):
                 delegate.transportTask(id, didReceive: .failed(error))
             case .start(let connection):
@@ -389,8 +415,10 @@ public final class HTTPTransport: Sendable {
                 onLoop(of: connection) { connection.closeIfIdle() }
             case .cancel(let id, let connection, let error):
                 onLoop(of: connection) { connection.cancel(id, error: error) }
-            case .pauseReading(let paused, let id, let connection):
-                onLoop(of: connection) { connection.setReadingPaused(paused, for: id) }
+            case .refreshReadingPause(let id, let connection):
+                onLoop(of: connection) { connection.refreshReadingPause(for: id) }
+            case .armWaitSweep(let deadline):
+                armWaitSweep(at: deadline)
             }
         }
     }

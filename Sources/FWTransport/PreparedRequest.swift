@@ -83,7 +83,6 @@ struct PreparedRequest: Sendable {
     /// `host[:port]`, with the port only when it is not the scheme's default and IPv6 in brackets.
     static func hostFieldValue(for key: ConnectionKey) -> String {
         let host = key.host.contains(":") ? "[\(key.host)]" : key.host
-        let defaultPort = key.scheme == "https" ? 443 : 80
-        return key.port == defaultPort ? host : "\(host):\(key.port)"
+        return key.usesDefaultPort ? host : "\(host):\(key.port)"
     }
 }

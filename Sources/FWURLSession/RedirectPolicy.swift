@@ -1,4 +1,5 @@
 import Foundation
+import FWTransport
 
 // MARK: - RedirectPolicy
 
@@ -49,10 +50,9 @@ enum RedirectPolicy {
         return next
     }
 
-    /// Same scheme, host and (effective) port.
+    /// Same scheme, host and (effective) port: the same connection key.
     static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
-        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && port(a) == port(b)
+        guard let first = ConnectionKey(url: a) else { return false }
+        return first == ConnectionKey(url: b)
     }
 }

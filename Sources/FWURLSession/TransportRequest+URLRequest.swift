@@ -19,17 +19,14 @@ extension TransportRequest {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
-        // The URL's own accessors (it is parsed already); URLComponents would parse it again per request.
-        let absolute = url.baseURL == nil ? url : url.absoluteURL
-        guard var host = absolute.host(percentEncoded: false), !host.isEmpty else {
+        guard let key = ConnectionKey(url: url) else {
             throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
         }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let port = absolute.port ?? (scheme == "https" ? 443 : 80)
-        guard (1...65535).contains(port) else {
-            throw URLError(.badURL, url: url, description: "invalid port \(port)")
+        guard (1...65535).contains(key.port) else {
+            throw URLError(.badURL, url: url, description: "invalid port \(key.port)")
         }
-
+        // The URL's own accessors (it is parsed already); URLComponents would parse it again per request.
+        let absolute = url.baseURL == nil ? url : url.absoluteURL
         let path = absolute.path(percentEncoded: true)
         var target = path.isEmpty ? "/" : path
         if let query = absolute.query(percentEncoded: true) { target += "?" + query }
@@ -50,19 +47,12 @@ extension TransportRequest {
 
         // A request whose timeout was never assigned takes the session's (as FoundationNetworking does).
         let interval = request.isTimeoutIntervalSet ? request.timeoutInterval : configuration.timeoutIntervalForRequest
-        self.init(key: ConnectionKey(scheme: scheme, host: host, port: port),
+        self.init(key: key,
                   head: HTTPRequestHead(method: method, target: target, headers: headers),
                   body: body.map(TransportRequestBody.bytes),
                   idleTimeout: .seconds(interval > 0 ? interval : .greatestFiniteMagnitude / 2),
                   priority: Int((priority * 1000).rounded()),
                   decodesContent: true,
                   tracesBytes: tracing)
-    }
-}
-
-extension URLSessionTask {
-    /// Whether the task's delegate wants the connection and head-bytes trace.
-    var wantsTrace: Bool {
-        (delegate ?? (session.delegate as? any URLSessionTaskDelegate)) is any URLSessionTaskTraceDelegate
     }
 }

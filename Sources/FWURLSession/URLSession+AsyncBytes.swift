@@ -44,9 +44,7 @@ extension URLSession {
     public func bytes(for request: URLRequest, delegate: (any URLSessionTaskDelegate)? = nil) async throws
         -> (AsyncBytes, URLResponse) {
         let feed = AsyncBytesFeed()
-        let task = register {
-            URLSessionDataTask(session: self, identifier: $0, request: request, behaviour: .byteStream(feed))
-        }
+        let task = register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: feed) }
         task.delegate = delegate
         feed.task = task
         let response = try await withTaskCancellationHandler {
@@ -67,8 +65,9 @@ extension URLSession {
 // MARK: - AsyncBytesFeed
 
 /// Between a task's drain (which produces) and an `AsyncBytes` iterator (which consumes): the response,
-/// the body pieces not yet read, and the end. At most one consumer waits at a time.
-final class AsyncBytesFeed: @unchecked Sendable { // `state` is a LockedBox; `task` is set once, before resume()
+/// the body pieces not yet read, and the end. At most one consumer waits at a time. It is the task's
+/// `ResponseSink`.
+final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `state` is a LockedBox; `task` is set once, before resume()
     static let highWater = 1024 * 1024
     static let lowWater = 256 * 1024
 
@@ -142,6 +141,23 @@ final class AsyncBytesFeed: @unchecked Sendable { // `state` is a LockedBox; `ta
         responseWaiter?.resume(throwing: error ?? URLError(.badServerResponse))
         if let error { chunkWaiter?.resume(throwing: error) } else { chunkWaiter?.resume(returning: nil) }
     }
+
+    // MARK: ResponseSink
+
+    func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
+        receive(response)
+    }
+
+    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+        append(bytes)
+    }
+
+    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
+        finish(error: error)
+        DelegateRouter.didComplete(task: task, error: error)
+    }
+
+    // MARK: Consumer
 
     /// The next body piece; nil at the end.
     func nextChunk() async throws -> [UInt8]? {

@@ -13,7 +13,7 @@ final class SessionReference: @unchecked Sendable { // `session` is set once, in
 extension URLSession {
     /// The transport's trust handler: a server-trust challenge (`NSURLAuthenticationMethodServerTrust`,
     /// the peer chain in `protectionSpace.serverTrust`), raised as every connection-level challenge is
-    /// (`raiseConnectionChallenge`: the session delegate, else the delegate of the task the connection
+    /// (`DelegateRouter.raiseConnectionChallenge`: the session delegate, else the delegate of the task the connection
     /// is for). `useCredential` with the challenge's trust accepts it, pinning included (another trust
     /// is evaluated by default); `performDefaultHandling` validates against the configured roots;
     /// `cancelAuthenticationChallenge` cancels; `rejectProtectionSpace` refuses. Nobody to ask: default
@@ -26,7 +26,7 @@ extension URLSession {
             }
             let trust = SecTrust(serverTrust: serverTrust)
             let space = URLProtectionSpace(serverTrust: trust, host: key.host, port: key.port)
-            session.raiseConnectionChallenge(space, for: requestID) { disposition, credential in
+            DelegateRouter.raiseConnectionChallenge(space, session: session, for: session.task(for: requestID)) { disposition, credential in
                 switch disposition {
                 case .useCredential:
                     if let accepted = credential?.trust {

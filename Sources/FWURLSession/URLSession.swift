@@ -7,8 +7,10 @@ import FWTransport
 /// Coordinates a group of tasks that share a configuration, a connection pool and a delegate.
 ///
 /// Source-compatible with FoundationNetworking's `URLSession`, without libcurl: requests run on
-/// FWNetworking's own HTTP/1.1 engine. Thread-safe: the task registry and the invalidation state are
-/// in `registry` (a `LockedBox`); everything else is immutable. Internal methods declared in the class
+/// FWNetworking's own HTTP/1.1 engine. The session keeps the task registry, the invalidation and the
+/// delegate; each task drives its own loads and delivers its own events, and `DelegateRouter` decides which
+/// delegate hears each message. Thread-safe: the task registry and the invalidation state are in
+/// `registry` (a `LockedBox`); everything else is immutable. Internal methods declared in the class
 /// body are `final`: they must not take vtable slots, or adding one shifts the slots of the `open`
 /// methods that clients compiled against.
 open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (LockedBox)
@@ -108,7 +110,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a data task whose messages go to the delegate.
     open func dataTask(with request: URLRequest) -> URLSessionDataTask {
-        register { URLSessionDataTask(session: self, identifier: $0, request: request, behaviour: .delegate) }
+        register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: DataDelegateSink.shared) }
     }
 
     /// Creates a data task for a GET of `url`, whose messages go to the delegate.
@@ -122,7 +124,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         -> URLSessionDataTask {
         register {
             URLSessionDataTask(session: self, identifier: $0, request: request,
-                               behaviour: .dataCompletion(completionHandler))
+                               sink: CollectingSink(completionHandler))
         }
     }
 
@@ -137,72 +139,72 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a task that sends `bodyData` as the body of `request` (the request's own body is ignored).
     open func uploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .data(bodyData), behaviour: .delegate)
+        makeUploadTask(request, body: .data(bodyData), sink: DataDelegateSink.shared)
     }
 
     /// Creates a task that sends `bodyData` and calls `completionHandler` with the response body.
     open func uploadTask(with request: URLRequest, from bodyData: Data?,
                          completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionUploadTask {
-        makeUploadTask(request, body: .data(bodyData ?? Data()), behaviour: .dataCompletion(completionHandler))
+        makeUploadTask(request, body: .data(bodyData ?? Data()), sink: CollectingSink(completionHandler))
     }
 
     /// Creates a task that streams the file at `fileURL` as the body, in constant memory.
     open func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .file(fileURL), behaviour: .delegate)
+        makeUploadTask(request, body: .file(fileURL), sink: DataDelegateSink.shared)
     }
 
     /// Creates a task that streams the file at `fileURL` and calls `completionHandler` with the response body.
     open func uploadTask(with request: URLRequest, fromFile fileURL: URL,
                          completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionUploadTask {
-        makeUploadTask(request, body: .file(fileURL), behaviour: .dataCompletion(completionHandler))
+        makeUploadTask(request, body: .file(fileURL), sink: CollectingSink(completionHandler))
     }
 
     /// Creates a task whose body is read from a stream: the request's `httpBodyStream` if it has one,
     /// otherwise (and for every resend) the one the delegate gives in `needNewBodyStream`.
     open func uploadTask(withStreamedRequest request: URLRequest) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .stream, behaviour: .delegate)
+        makeUploadTask(request, body: .stream, sink: DataDelegateSink.shared)
     }
 
     // MARK: Download tasks
 
     /// Creates a task that downloads `request`'s response body to a temporary file.
     open func downloadTask(with request: URLRequest) -> URLSessionDownloadTask {
-        makeDownloadTask(request, behaviour: .delegate)
+        makeDownloadTask(request, completion: nil)
     }
 
     /// Creates a task that downloads `url` to a temporary file.
     open func downloadTask(with url: URL) -> URLSessionDownloadTask {
-        makeDownloadTask(URLRequest(url: url), behaviour: .delegate)
+        makeDownloadTask(URLRequest(url: url), completion: nil)
     }
 
     /// Creates a download task that calls `completionHandler` with the file (removed when it returns).
     open func downloadTask(with request: URLRequest,
                            completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionDownloadTask {
-        makeDownloadTask(request, behaviour: .downloadCompletion(completionHandler))
+        makeDownloadTask(request, completion: completionHandler)
     }
 
     /// Creates a download task for `url` that calls `completionHandler` with the file.
     open func downloadTask(with url: URL,
                            completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionDownloadTask {
-        makeDownloadTask(URLRequest(url: url), behaviour: .downloadCompletion(completionHandler))
+        makeDownloadTask(URLRequest(url: url), completion: completionHandler)
     }
 
     /// Creates a task that continues the download `resumeData` describes (see `DownloadResumeData`): it asks
     /// for the rest with `Range` and `If-Range`, appends a 206 to the partial file, and starts over when the
     /// server sends the whole resource (200). Unusable resume data fails the task when it is resumed.
     open func downloadTask(withResumeData resumeData: Data) -> URLSessionDownloadTask {
-        makeResumedDownloadTask(resumeData, behaviour: .delegate)
+        makeResumedDownloadTask(resumeData, completion: nil)
     }
 
     /// Like `downloadTask(withResumeData:)`, calling `completionHandler` with the file.
     open func downloadTask(withResumeData resumeData: Data,
                            completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionDownloadTask {
-        makeResumedDownloadTask(resumeData, behaviour: .downloadCompletion(completionHandler))
+        makeResumedDownloadTask(resumeData, completion: completionHandler)
     }
 
     // MARK: Task registry
@@ -241,62 +243,9 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         registry.withLock { registry in registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
     }
 
-    /// Starts `task` (its first `resume()`): the resource timeout starts, then the first request.
-    final func start(_ task: URLSessionTask) {
-        let invalidated = registry.withLock { $0.invalidation == .invalidated }
-        guard !invalidated, let request = task.currentRequest else {
-            task.enqueue(.fail(URLError(.cancelled, url: task.currentRequest?.url,
-                                        description: "the session was invalidated")))
-            return
-        }
-        let startFailure = task.guarded.withLock { state in
-            state.metricsClock = MetricsClock()
-            state.fetchStart = Date()
-            return state.startFailure
-        }
-        if let startFailure {
-            task.enqueue(.fail(startFailure))
-            return
-        }
-        armResourceTimer(for: task, deadline: .now() + configuration.timeoutIntervalForResource)
-        send(task, request)
-    }
-
-    /// Ends `task` with `timedOut` at `deadline` unless it completes first.
-    final func armResourceTimer(for task: URLSessionTask, deadline: DispatchTime) {
-        task.guarded.withLock { $0.resourceDeadline = deadline }
-        resourceTimeouts.add(task.taskIdentifier, deadline: deadline)
-    }
-
-    /// Sends one request of `task` (the first, or the next after a redirect).
-    final func send(_ task: URLSessionTask, _ request: URLRequest) {
-        guard let transport else {
-            task.enqueue(.fail(URLError(.unknown, url: request.url,
-                                        description: "FWURLSession could not start its event loops")))
-            return
-        }
-        var transportRequest: TransportRequest
-        do {
-            transportRequest = try TransportRequest(request, configuration: configuration, priority: task.priority,
-                                                    tracing: task.wantsTrace)
-            if let body = try task.uploadBody(for: request) { transportRequest.body = body }
-        } catch {
-            task.enqueue(.fail(error))
-            return
-        }
-        task.guarded.withLock { state in
-            state.hopStart = Date()
-            // Each request sends its body from the first byte (a redirect hop replays it).
-            state.reportedBodyBytesSent = 0
-        }
-        let id = transport.execute(transportRequest, delegate: task)
-        let cancelled = task.guarded.withLock { state -> Bool in
-            state.requestID = id
-            state.readingPauseSent = false
-            return state.lifecycle.publicState == .canceling
-        }
-        if cancelled { transport.cancel(id) }
-        task.syncReadingPause()
+    /// Whether the session was invalidated: tasks resumed from now on fail at once.
+    final var isInvalidated: Bool {
+        registry.withLock { $0.invalidation == .invalidated }
     }
 
     /// `task` delivered its completion (delegate queue).

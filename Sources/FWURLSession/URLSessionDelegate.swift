@@ -88,6 +88,11 @@ public protocol URLSessionTaskTraceDelegate: URLSessionTaskDelegate {
 }
 
 // MARK: - Default implementations
+//
+// A default implementation runs when the delegate it was called on does not implement the message. On a
+// task's own delegate that means "not mine": the message goes on to the session's delegate
+// (`DelegateRouter.fallback`), as Apple's URLSession falls back per message. On the session's delegate it
+// does the default thing.
 
 extension URLSessionDelegate {
     /// Does nothing.
@@ -100,78 +105,129 @@ extension URLSessionDelegate {
     public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                            completionHandler: @escaping @Sendable
                                (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        session.forwardConnectionChallenge(challenge, from: self, completionHandler: completionHandler)
+        DelegateRouter.forwardConnectionChallenge(challenge, session: session, from: self,
+                                                  completionHandler: completionHandler)
     }
 }
 
 extension URLSessionTaskDelegate {
-    /// Default handling (for a connection-level challenge too: it validates the server's trust against
-    /// the configured roots, or sends no client certificate).
+    /// The session delegate's answer when this is the task's own delegate; else default handling (for a
+    /// connection-level challenge too: it validates the server's trust against the configured roots, or
+    /// sends no client certificate).
     public func urlSession(_ session: URLSession, task: URLSessionTask,
                            didReceive challenge: URLAuthenticationChallenge,
                            completionHandler: @escaping @Sendable
                                (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        completionHandler(.performDefaultHandling, nil)
+        guard let next = DelegateRouter.fallback(from: self, session: session, task: task,
+                                                 (any URLSessionTaskDelegate).self) else {
+            return completionHandler(.performDefaultHandling, nil)
+        }
+        next.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
     }
 
-    /// Follows the proposed request.
+    /// The session delegate's choice when this is the task's own delegate; else follows the proposed request.
     public func urlSession(_ session: URLSession, task: URLSessionTask,
                            willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
                            completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        completionHandler(request)
+        guard let next = DelegateRouter.fallback(from: self, session: session, task: task,
+                                                 (any URLSessionTaskDelegate).self) else {
+            return completionHandler(request)
+        }
+        next.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request,
+                        completionHandler: completionHandler)
     }
 
-    /// Does nothing.
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
-                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
+                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionTaskDelegate).self)?
+            .urlSession(session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+                        totalBytesExpectedToSend: totalBytesExpectedToSend)
+    }
 
-    /// Answers nil: without a new stream the task fails.
+    /// The session delegate's stream when this is the task's own delegate; else nil (without a new stream
+    /// the task fails).
     public func urlSession(_ session: URLSession, task: URLSessionTask,
                            needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
-        completionHandler(nil)
+        guard let next = DelegateRouter.fallback(from: self, session: session, task: task,
+                                                 (any URLSessionTaskDelegate).self) else {
+            return completionHandler(nil)
+        }
+        next.urlSession(session, task: task, needNewBodyStream: completionHandler)
     }
 
-    /// Does nothing.
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask,
-                           didFinishCollecting metrics: URLSessionTaskMetrics) {}
+                           didFinishCollecting metrics: URLSessionTaskMetrics) {
+        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionTaskDelegate).self)?
+            .urlSession(session, task: task, didFinishCollecting: metrics)
+    }
 
-    /// Does nothing.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionTaskDelegate).self)?
+            .urlSession(session, task: task, didCompleteWithError: error)
+    }
 }
 
 extension URLSessionTaskTraceDelegate {
-    /// Does nothing.
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
-                           reused: Bool) {}
+                           reused: Bool) {
+        traceFallback(session, task)?.urlSession(session, task: task, didUseConnectionTo: remoteAddress, reused: reused)
+    }
 
-    /// Does nothing.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {}
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {
+        traceFallback(session, task)?.urlSession(session, task: task, didSendRequestHead: head)
+    }
 
-    /// Does nothing.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didWriteBytes bytes: Data) {}
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didWriteBytes bytes: Data) {
+        traceFallback(session, task)?.urlSession(session, task: task, didWriteBytes: bytes)
+    }
 
-    /// Does nothing.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didReadBytes bytes: Data) {}
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReadBytes bytes: Data) {
+        traceFallback(session, task)?.urlSession(session, task: task, didReadBytes: bytes)
+    }
 
-    /// Does nothing.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {}
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {
+        traceFallback(session, task)?.urlSession(session, task: task, didReceiveResponseHead: head)
+    }
 
-    /// Does nothing.
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
     public func urlSession(_ session: URLSession, task: URLSessionTask,
-                           didReceiveTrailers trailers: [(name: String, value: String)]) {}
+                           didReceiveTrailers trailers: [(name: String, value: String)]) {
+        traceFallback(session, task)?.urlSession(session, task: task, didReceiveTrailers: trailers)
+    }
+
+    private func traceFallback(_ session: URLSession, _ task: URLSessionTask) -> (any URLSessionTaskTraceDelegate)? {
+        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionTaskTraceDelegate).self)
+    }
 }
 
 extension URLSessionDataDelegate {
-    /// Allows the response.
+    /// The session delegate's disposition when this is the task's own delegate; else allows the response.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        completionHandler(.allow)
+        guard let next = dataFallback(session, dataTask) else { return completionHandler(.allow) }
+        next.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
     }
 
-    /// Does nothing.
-    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        dataFallback(session, dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
+    }
 
-    /// Does nothing.
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
-                           didBecome downloadTask: URLSessionDownloadTask) {}
+                           didBecome downloadTask: URLSessionDownloadTask) {
+        dataFallback(session, dataTask)?.urlSession(session, dataTask: dataTask, didBecome: downloadTask)
+    }
+
+    private func dataFallback(_ session: URLSession, _ task: URLSessionDataTask) -> (any URLSessionDataDelegate)? {
+        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionDataDelegate).self)
+    }
 }

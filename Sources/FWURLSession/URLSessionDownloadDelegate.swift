@@ -19,12 +19,24 @@ public protocol URLSessionDownloadDelegate: URLSessionTaskDelegate {
 }
 
 extension URLSessionDownloadDelegate {
-    /// Does nothing.
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask,
                            didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-                           totalBytesExpectedToWrite: Int64) {}
+                           totalBytesExpectedToWrite: Int64) {
+        downloadFallback(session, downloadTask)?.urlSession(
+            session, downloadTask: downloadTask, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
+            totalBytesExpectedToWrite: totalBytesExpectedToWrite)
+    }
 
-    /// Does nothing.
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask,
-                           didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {}
+                           didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {
+        downloadFallback(session, downloadTask)?.urlSession(
+            session, downloadTask: downloadTask, didResumeAtOffset: fileOffset, expectedTotalBytes: expectedTotalBytes)
+    }
+
+    private func downloadFallback(_ session: URLSession, _ task: URLSessionDownloadTask)
+        -> (any URLSessionDownloadDelegate)? {
+        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionDownloadDelegate).self)
+    }
 }

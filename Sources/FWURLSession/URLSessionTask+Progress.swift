@@ -7,12 +7,10 @@ import Foundation
 // before content decoding) of the expected total for the others. An unknown total is -1 (indeterminate)
 // until the task succeeds, when the total becomes what was transferred.
 
-extension URLSessionTask.Guarded {
-    /// (completed, total) for `progress`; a task that succeeded settles an unknown total.
+extension TaskCounts {
+    /// (completed, total) for `progress`.
     var progressCounts: (completed: Int64, total: Int64) {
-        let (completed, total) = tracksSending ? (countOfBytesSent, countOfBytesExpectedToSend)
-            : (countOfBytesReceived, countOfBytesExpectedToReceive)
-        let succeeded = lifecycle.publicState == .completed && error == nil
+        let (completed, total) = tracksSending ? (sent, expectedToSend) : (received, expectedToReceive)
         return (completed, succeeded && total < 0 ? completed : total)
     }
 }
@@ -20,7 +18,7 @@ extension URLSessionTask.Guarded {
 extension URLSessionTask {
     /// Brings `progress` (when somebody asked for it) up to date.
     func updateProgress() {
-        guard let (progress, counts) = guarded.withLock({ state in state.progress.map { ($0, state.progressCounts) } })
+        guard let (progress, counts) = counts.withLock({ counts in counts.progress.map { ($0, counts.progressCounts) } })
         else { return }
         progress.totalUnitCount = counts.total
         progress.completedUnitCount = counts.completed

@@ -14,28 +14,26 @@ extension URLSessionTask {
         guard let next = RedirectPolicy.nextRequest(after: response, from: request), let url = request.url else {
             return false
         }
-        let redirects = guarded.withLock { $0.redirectCount }
+        let redirects = transfer.withLock { $0.redirectCount }
         guard redirects < RedirectPolicy.maxRedirects else {
             abort(with: URLError(.httpTooManyRedirects, url: url,
                                  description: "more than \(RedirectPolicy.maxRedirects) redirects"))
             return true
         }
-        guard let delegate = taskDelegate else {
-            decideRedirect(next, response: response)
-            return true
-        }
         hold(.awaitingRedirectDecision)
-        delegate.urlSession(session, task: self, willPerformHTTPRedirection: response, newRequest: next) { chosen in
+        let asked = DelegateRouter.willPerformHTTPRedirection(task: self, response: response, newRequest: next) {
+            chosen in
             // The delegate may answer on any thread, later: decide on the delegate queue.
             self.session.delegateQueue.addOperation { self.decideRedirect(chosen, response: response) }
         }
+        if !asked { decideRedirect(next, response: response) }
         return true
     }
 
     /// Follow `chosen`, or (nil) deliver the 3xx itself as the response; then let delivery go on.
     private func decideRedirect(_ chosen: URLRequest?, response: HTTPURLResponse) {
         if let chosen {
-            guarded.withLock { $0.followingRedirect = chosen }
+            transfer.withLock { $0.followingRedirect = chosen }
         } else {
             deliverResponse(response)
         }
@@ -50,7 +48,7 @@ extension URLSessionTask {
             finish(error: URLError(error, url: currentRequest?.url))
             return
         }
-        let next = guarded.withLock { state -> URLRequest? in
+        let next = transfer.withLock { state -> URLRequest? in
             let next = state.followingRedirect
             if (next?.httpMethod ?? "GET") != (state.currentRequest?.httpMethod ?? "GET") { state.upload = nil }
             state.followingRedirect = nil
@@ -59,6 +57,6 @@ extension URLSessionTask {
             state.hopResponse = nil
             return next
         }
-        if let next { session.send(self, next) }
+        if let next { send(next) }
     }
 }

@@ -5,9 +5,15 @@ import FWTransport
 
 /// One load in a session: a request, its response and its lifecycle (`TaskLifecycle`).
 ///
-/// Thread-safe: every mutable stored value is inside `guarded` (a `LockedBox`); `session`, `behaviour`,
-/// `taskIdentifier` and `originalRequest` are immutable.
-open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `guarded` (LockedBox)
+/// A task drives its own loads (`start`, `send`, its resource timeout: `URLSessionTask+Sending.swift`) and
+/// delivers its own events (`URLSessionTask+Delivery.swift`); the session keeps the registry, the
+/// invalidation and the delegate router. What it does with the response is decided once, when it is made:
+/// its `ResponseSink` (the data delegate, a collected body, a file, or an `AsyncBytes` sequence).
+///
+/// Thread-safe: the mutable state is split by concern into three `LockedBox`es — `control` (lifecycle,
+/// deliveries, the public properties), `transfer` (the request being loaded, hops, metrics, the upload body)
+/// and `counts` (byte counts and progress); everything else is immutable. No two boxes are ever held at once.
+open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: three LockedBoxes (see above)
     /// The state of a task.
     public enum State: Int, Sendable {
         /// Running, delivering messages.
@@ -20,71 +26,6 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         case completed = 3
     }
 
-    /// How the task reports its outcome.
-    enum Behaviour {
-        /// Through the session's (or the task's) delegate.
-        case delegate
-        /// Through a completion handler with the whole body; delegate data messages are skipped.
-        case dataCompletion(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)
-        /// Through a completion handler with the downloaded file; delegate download messages are skipped.
-        case downloadCompletion(@Sendable (URL?, URLResponse?, (any Error)?) -> Void)
-        /// Into an `AsyncBytes` sequence (`bytes(for:)`); the task delegate still gets task messages.
-        case byteStream(AsyncBytesFeed)
-    }
-
-    /// Everything that changes, under one lock.
-    struct Guarded {
-        var lifecycle = TaskLifecycle()
-        var requestID: RequestID?
-        var currentRequest: URLRequest?
-        var response: URLResponse?
-        var error: (any Error)?
-        var countOfBytesSent: Int64 = 0
-        var countOfBytesReceived: Int64 = 0
-        /// The response body is content-encoded: received bytes are counted before decoding.
-        var bodyIsEncoded = false
-        var countOfBytesExpectedToSend: Int64 = 0
-        var countOfBytesExpectedToReceive: Int64 = -1
-        var taskDescription: String?
-        var priority: Float = URLSessionTask.defaultPriority
-        var delegate: (any URLSessionTaskDelegate)?
-        var deliveries = DeliveryQueue()
-        /// The body collected for completion-handler and async tasks.
-        var body = Data()
-        /// When `timeoutIntervalForResource` runs out (the session's `resourceTimeouts` watches it).
-        var resourceDeadline: DispatchTime?
-        /// Why the task fails as soon as it is resumed (unusable resume data).
-        var startFailure: URLError?
-        /// When the task started, and the clock that dates transport times.
-        var fetchStart: Date?
-        var metricsClock: MetricsClock?
-        /// One entry per request sent (per redirect hop).
-        var transactions: [URLSessionTaskTransactionMetrics] = []
-        /// The current hop: when its request was sent, and its response (3xx included).
-        var hopStart: Date?
-        var hopResponse: HTTPURLResponse?
-        /// Redirects followed so far, and the request the current hop's 3xx is being followed with
-        /// (the rest of that hop's events are dropped).
-        var redirectCount = 0
-        var followingRedirect: URLRequest?
-        /// Download tasks: the file and the resume state.
-        var download = DownloadState()
-        /// A data task that answered `.becomeDownload`: the task that now gets its events.
-        var becameDownload: URLSessionDownloadTask?
-        /// The request body of upload tasks (and of data tasks with an `httpBodyStream`), and how much of it
-        /// the delegate has heard was sent.
-        var upload: UploadBody?
-        var reportedBodyBytesSent: Int64 = 0
-        /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).
-        var usedOriginalBodyStream = false
-        /// `progress` counts bytes sent (upload tasks) rather than received.
-        var tracksSending = false
-        /// `progress`, made on first use.
-        var progress: Progress?
-        /// What was last asked of the transport's reading pause, for `requestID`.
-        var readingPauseSent = false
-    }
-
     /// The default priority.
     public static let defaultPriority: Float = 0.5
     /// A low priority.
@@ -93,94 +34,92 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
     public static let highPriority: Float = 0.75
 
     let session: URLSession
-    let behaviour: Behaviour
-    let guarded: LockedBox<Guarded>
-    /// Orders the reading-pause requests sent to the transport (see `syncReadingPause`).
-    let readingPauseOrder = NSLock()
+    let sink: any ResponseSink
+    let control: LockedBox<TaskControl>
+    let transfer: LockedBox<TaskTransfer>
+    let counts: LockedBox<TaskCounts>
 
     /// The task's identifier, unique within its session.
     public let taskIdentifier: Int
     /// The request the task was created with.
     public let originalRequest: URLRequest?
 
-    init(session: URLSession, identifier: Int, request: URLRequest, behaviour: Behaviour) {
+    init(session: URLSession, identifier: Int, request: URLRequest, sink: any ResponseSink) {
         self.session = session
         self.taskIdentifier = identifier
         self.originalRequest = request
-        self.behaviour = behaviour
-        var initial = Guarded()
-        initial.currentRequest = request
-        initial.countOfBytesExpectedToSend = Int64(request.httpBody?.count ?? 0)
+        self.sink = sink
+        var transfer = TaskTransfer(currentRequest: request)
+        var counts = TaskCounts(expectedToSend: Int64(request.httpBody?.count ?? 0))
         if request.httpBodyStream != nil {
-            initial.upload = .stream
-            initial.countOfBytesExpectedToSend = request.value(forHTTPHeaderField: "Content-Length")
-                .flatMap { Int64($0) } ?? -1
+            transfer.upload = .stream
+            counts.expectedToSend = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
-        self.guarded = LockedBox(initial)
+        self.control = LockedBox(TaskControl())
+        self.transfer = LockedBox(transfer)
+        self.counts = LockedBox(counts)
         super.init()
     }
 
     // MARK: Public state
 
     /// The request being loaded now (differs from `originalRequest` after a redirect).
-    public var currentRequest: URLRequest? { guarded.withLock { $0.currentRequest } }
+    public var currentRequest: URLRequest? { transfer.withLock { $0.currentRequest } }
     /// The response, once its head arrived.
-    public var response: URLResponse? { guarded.withLock { $0.response } }
+    public var response: URLResponse? { control.withLock { $0.response } }
     /// The error the task completed with, if any.
-    public var error: (any Error)? { guarded.withLock { $0.error } }
+    public var error: (any Error)? { control.withLock { $0.error } }
     /// The task's state.
-    public var state: URLSessionTask.State { guarded.withLock { $0.lifecycle.publicState } }
+    public var state: URLSessionTask.State { control.withLock { $0.lifecycle.publicState } }
     /// Body bytes sent so far.
-    public var countOfBytesSent: Int64 { guarded.withLock { $0.countOfBytesSent } }
+    public var countOfBytesSent: Int64 { counts.withLock { $0.sent } }
     /// Body bytes received so far (as received on the wire).
-    public var countOfBytesReceived: Int64 { guarded.withLock { $0.countOfBytesReceived } }
+    public var countOfBytesReceived: Int64 { counts.withLock { $0.received } }
     /// Body bytes the task expects to send.
-    public var countOfBytesExpectedToSend: Int64 { guarded.withLock { $0.countOfBytesExpectedToSend } }
+    public var countOfBytesExpectedToSend: Int64 { counts.withLock { $0.expectedToSend } }
     /// Body bytes the task expects to receive: the response's Content-Length, or -1 when unknown.
-    public var countOfBytesExpectedToReceive: Int64 { guarded.withLock { $0.countOfBytesExpectedToReceive } }
+    public var countOfBytesExpectedToReceive: Int64 { counts.withLock { $0.expectedToReceive } }
 
     /// A description for the app's own use.
     public var taskDescription: String? {
-        get { guarded.withLock { $0.taskDescription } }
-        set { guarded.withLock { $0.taskDescription = newValue } }
+        get { control.withLock { $0.taskDescription } }
+        set { control.withLock { $0.taskDescription = newValue } }
     }
 
     /// The task's priority, 0.0 (lowest) to 1.0 (highest).
     public var priority: Float {
-        get { guarded.withLock { $0.priority } }
-        set { guarded.withLock { $0.priority = min(max(newValue, 0), 1) } }
+        get { control.withLock { $0.priority } }
+        set { control.withLock { $0.priority = min(max(newValue, 0), 1) } }
     }
 
     /// The task's progress: body bytes received (for uploads, sent) of the expected total.
     public var progress: Progress {
-        let (progress, isNew, completed, total) = guarded.withLock { state -> (Progress, Bool, Int64, Int64) in
-            if let progress = state.progress { return (progress, false, 0, 0) }
+        let (progress, made) = counts.withLock { counts -> (Progress, Bool) in
+            if let progress = counts.progress { return (progress, false) }
             let progress = Progress(totalUnitCount: -1)
-            state.progress = progress
-            let (completed, total) = state.progressCounts
-            return (progress, true, completed, total)
+            counts.progress = progress
+            return (progress, true)
         }
-        if isNew {
-            progress.totalUnitCount = total
-            progress.completedUnitCount = completed
-        }
+        if made { updateProgress() }
         return progress
     }
 
-    /// A delegate for this task only; it receives the task's messages instead of the session delegate.
+    /// A delegate for this task only. Per message it is asked first when it implements that message's
+    /// protocol; a message it does not implement goes on to the session's delegate (Apple's rule; see
+    /// `URLSession+DelegateRouter.swift`).
     public var delegate: (any URLSessionTaskDelegate)? {
-        get { guarded.withLock { $0.delegate } }
-        set { guarded.withLock { $0.delegate = newValue } }
+        get { control.withLock { $0.delegate } }
+        set { control.withLock { $0.delegate = newValue } }
     }
 
     // MARK: Control
 
     /// Starts the task, or resumes a suspended one.
     open func resume() {
-        let action = guarded.withLock { $0.lifecycle.resume() }
+        let action = control.withLock { $0.lifecycle.resume() }
         switch action {
         case .start:
-            session.start(self)
+            start()
         case .resumeDelivery:
             syncReadingPause()
             release(.suspended)
@@ -192,7 +131,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
     /// Pauses the task until `resume()` (suspensions nest): the connection stops reading its response,
     /// its request timeout stops, and no delegate message is delivered meanwhile.
     open func suspend() {
-        let paused = guarded.withLock { state -> Bool in
+        let paused = control.withLock { state -> Bool in
             guard state.lifecycle.suspend() == .pauseDelivery else { return false }
             state.deliveries.holds.insert(.suspended)
             return true
@@ -202,7 +141,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
 
     /// Cancels the task; it completes with `URLError.cancelled` (once).
     open func cancel() {
-        let (action, requestID) = guarded.withLock { state in
+        let (action, requestID) = control.withLock { state in
             state.deliveries.holds.remove(.suspended)
             return (state.lifecycle.cancel(), state.requestID)
         }
@@ -211,13 +150,6 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
         // The transport may already have finished (or never started); the task completes with
         // `cancelled` either way, and events still queued are dropped (see `handle`).
         enqueue(.fail(URLError(.cancelled, url: currentRequest?.url, description: "cancelled")))
-    }
-
-    /// `timeoutIntervalForResource` passed: the task ends with `timedOut`, wherever it is.
-    final func resourceTimeoutElapsed() {
-        let requestID = guarded.withLock { $0.requestID }
-        if let requestID { session.transport?.cancel(requestID, error: .timedOut("the resource timeout elapsed")) }
-        enqueue(.fail(URLError(.timedOut, url: currentRequest?.url, description: "the resource timeout elapsed")))
     }
 
     // MARK: Description
@@ -230,9 +162,74 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: `gu
 // MARK: - URLSessionDataTask
 
 /// A task that loads a response body into memory (or hands it to the delegate piece by piece).
-open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {} // state: URLSessionTask.guarded
+open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {} // state: URLSessionTask's boxes
 
 // MARK: - URLSessionUploadTask
 
 /// A data task whose request body comes from data, a file or a stream given when it was made.
-open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {} // state: URLSessionTask.guarded
+open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {} // state: URLSessionTask's boxes
+
+// MARK: - The task's state, by concern
+
+/// A task's lifecycle, its undelivered events, and the properties callers read and set from any thread.
+struct TaskControl {
+    var lifecycle = TaskLifecycle()
+    var deliveries = DeliveryQueue()
+    /// The transport request of the current hop, while it runs.
+    var requestID: RequestID?
+    /// Numbers the reading-pause decisions sent to the transport, which keeps only the latest.
+    var pauseVersion: UInt64 = 0
+    var response: URLResponse?
+    var error: (any Error)?
+    var taskDescription: String?
+    var priority: Float = URLSessionTask.defaultPriority
+    var delegate: (any URLSessionTaskDelegate)?
+    /// A data task that answered `.becomeDownload`: the task that now gets its events.
+    var successor: URLSessionDownloadTask?
+
+    /// Whether the task is cancelled or finished: nothing but its completion is delivered any more.
+    var isEnding: Bool { [.canceling, .completed].contains(lifecycle.publicState) }
+}
+
+/// The loads a task makes: the request of the current hop, redirects followed, metrics, the upload body.
+struct TaskTransfer {
+    var currentRequest: URLRequest?
+    /// Why the task fails as soon as it is resumed (unusable resume data).
+    var startFailure: URLError?
+    /// When `timeoutIntervalForResource` runs out (the session's `resourceTimeouts` watches it).
+    var resourceDeadline: DispatchTime?
+    /// When the task started, and the clock that dates transport times.
+    var fetchStart: Date?
+    var metricsClock: MetricsClock?
+    /// One entry per request sent (per redirect hop).
+    var transactions: [URLSessionTaskTransactionMetrics] = []
+    /// The current hop: when its request was sent, and its response (3xx included).
+    var hopStart: Date?
+    var hopResponse: HTTPURLResponse?
+    /// Redirects followed so far, and the request the current hop's 3xx is being followed with (the rest
+    /// of that hop's events are dropped).
+    var redirectCount = 0
+    var followingRedirect: URLRequest?
+    /// The request body of upload tasks (and of data tasks with an `httpBodyStream`).
+    var upload: UploadBody?
+    /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).
+    var usedOriginalBodyStream = false
+}
+
+/// A task's byte counts and the `Progress` made from them.
+struct TaskCounts {
+    var sent: Int64 = 0
+    var received: Int64 = 0
+    var expectedToSend: Int64 = 0
+    var expectedToReceive: Int64 = -1
+    /// How much of the current request's body the delegate has heard was sent.
+    var reportedBodyBytesSent: Int64 = 0
+    /// The response body is content-encoded: received bytes are counted before decoding.
+    var bodyIsEncoded = false
+    /// `progress` counts bytes sent (upload tasks) rather than received.
+    var tracksSending = false
+    /// The task completed successfully (an unknown total then settles to what was transferred).
+    var succeeded = false
+    /// `progress`, made on first use.
+    var progress: Progress?
+}

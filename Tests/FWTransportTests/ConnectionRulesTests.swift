@@ -177,14 +177,14 @@ import TestSupport
         let delegate = RecordingDelegate()
         let id = fixture.transport.execute(getRequest(port: server.port, idleTimeout: .milliseconds(300)),
                                            delegate: delegate)
-        fixture.transport.setReadingPaused(true, for: id)
+        fixture.transport.setReadingPaused(true, for: id, version: 1)
         // Longer than the idle timeout: a paused request must not time out, and the server must stall
         // once the socket buffers are full.
         Thread.sleep(forTimeInterval: 0.8)
         let writtenWhilePaused = written.withLock { $0 }
         #expect(writtenWhilePaused < total)
         #expect(!delegate.recorded.contains { $0.isTerminal })
-        fixture.transport.setReadingPaused(false, for: id)
+        fixture.transport.setReadingPaused(false, for: id, version: 2)
         let outcome = delegate.outcome(timeout: 10)
         #expect(outcome.error == nil)
         #expect(outcome.body.count == total)

@@ -7,7 +7,7 @@ import FWTransport
 extension URLSession {
     /// The transport's client-identity handler: an `NSURLAuthenticationMethodClientCertificate`
     /// challenge (host, port, and the `distinguishedNames` of the authorities the server accepts),
-    /// raised as every connection-level challenge is (`raiseConnectionChallenge`).
+    /// raised as every connection-level challenge is (`DelegateRouter.raiseConnectionChallenge`).
     ///
     /// `useCredential` with `URLCredential(identity:certificates:persistence:)` sends that identity,
     /// with the credential's certificates as intermediates when it has any (else the identity's own,
@@ -23,7 +23,7 @@ extension URLSession {
             }
             let space = URLProtectionSpace(clientCertificateRequestFrom: key.host, port: key.port,
                                            distinguishedNames: authorities.map { Data($0) })
-            session.raiseConnectionChallenge(space, for: requestID) { disposition, credential in
+            DelegateRouter.raiseConnectionChallenge(space, session: session, for: session.task(for: requestID)) { disposition, credential in
                 decide(decision(disposition, credential))
             }
         }

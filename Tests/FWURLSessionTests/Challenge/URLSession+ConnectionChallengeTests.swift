@@ -132,7 +132,7 @@ import TestSupport
         defer { session.invalidateAndCancel() }
         let answers = ChallengeAnswers()
         let space = URLProtectionSpace(host: "h", port: 443, protocol: "https", realm: nil, authenticationMethod: nil)
-        session.raiseConnectionChallenge(space, for: nil, answer: answers.handler)
+        DelegateRouter.raiseConnectionChallenge(space, session: session, for: nil, answer: answers.handler)
         #expect(answers.all.map(\.disposition) == [.performDefaultHandling])
     }
 
@@ -145,7 +145,7 @@ import TestSupport
         let answers = ChallengeAnswers()
         let space = URLProtectionSpace(host: "h", port: 443, protocol: "https", realm: nil, authenticationMethod: nil)
         let onQueue = LockedBox<Bool?>(nil)
-        session.raiseConnectionChallenge(space, for: nil) { disposition, credential in
+        DelegateRouter.raiseConnectionChallenge(space, session: session, for: nil) { disposition, credential in
             onQueue.withLock { $0 = OperationQueue.current === queue }
             answers.handler(disposition, credential)
         }

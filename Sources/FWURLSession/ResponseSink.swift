@@ -1,0 +1,143 @@
+import Foundation
+import FWTransport
+
+// MARK: - ResponseSink
+//
+// Where a task's response goes, chosen once, when the task is made — instead of asking at every event
+// what kind of task this is and how it reports:
+//
+//   DataDelegateSink   data and upload tasks made without a completion handler: the data delegate hears
+//                      the response (and answers a disposition), then every piece of the body
+//   CollectingSink     tasks made with a completion handler (and the async `data(for:)` family): the body
+//                      is collected in memory and handed over with the response at the end
+//   DownloadSink       download tasks: the body goes into a file (Download/DownloadSink.swift)
+//   AsyncBytesFeed     `bytes(for:)`: the body flows into an `AsyncBytes` sequence (URLSession+AsyncBytes.swift)
+//
+// A sink is called on the delegate queue by the task's drain, one event at a time, never under a lock.
+
+/// Receives a task's final response, its body, and its completion.
+protocol ResponseSink: AnyObject, Sendable {
+    /// The final response (redirects resolved). A thrown error ends the task.
+    func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError)
+    /// A piece of the body (decoded). A thrown error ends the task.
+    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError)
+    /// The task is completing with `error` (nil: success), before its metrics go out: the sink may settle
+    /// the error it completes with (resume data) and hand over what must precede the metrics.
+    func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError?
+    /// The completion itself: a completion handler or the delegate's `didCompleteWithError`.
+    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask)
+}
+
+extension ResponseSink {
+    /// Nothing to settle by default.
+    func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? { error }
+}
+
+extension URLSessionTask {
+    /// `self` as the task class its sink was made for (a sink is only ever given to that class).
+    func asTask<Task: URLSessionTask>(_: Task.Type) -> Task {
+        guard let task = self as? Task else { preconditionFailure("\(self) is not a \(Task.self)") }
+        return task
+    }
+}
+
+// MARK: - DataDelegateSink
+
+/// Data and upload tasks without a completion handler: the data delegate hears everything.
+final class DataDelegateSink: ResponseSink {
+    /// The sink has no state of its own: one serves every such task.
+    static let shared = DataDelegateSink()
+
+    func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
+        let dataTask = task.asTask(URLSessionDataTask.self)
+        task.hold(.awaitingDisposition)
+        let asked = DelegateRouter.didReceive(response: response, dataTask: dataTask) { disposition in
+            dataTask.apply(disposition)
+        }
+        if !asked { task.release(.awaitingDisposition) }
+    }
+
+    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+        DelegateRouter.didReceive(data: Data(bytes), dataTask: task.asTask(URLSessionDataTask.self))
+    }
+
+    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
+        DelegateRouter.didComplete(task: task, error: error)
+    }
+}
+
+// MARK: - CollectingSink
+
+/// Tasks with a completion handler: the body is collected and handed over with the response.
+final class CollectingSink: ResponseSink {
+    typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+    /// The most a collected body reserves up front from its Content-Length: a lying Content-Length costs at
+    /// most this much address space.
+    static let maximumReservation: Int64 = 256 << 20
+
+    private let completion: Completion
+    private let body = LockedBox(Data())
+
+    init(_ completion: @escaping Completion) {
+        self.completion = completion
+    }
+
+    func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
+        // A body of announced length is allocated once instead of regrown (which peaks at twice the body).
+        guard response.expectedContentLength > 0, task.currentRequest?.httpMethod != "HEAD",
+              ![204, 304].contains(response.statusCode) else { return }
+        let reservation = Int(min(response.expectedContentLength, Self.maximumReservation))
+        body.withLock { $0.reserveCapacity(reservation) }
+    }
+
+    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+        body.withLock { $0.append(contentsOf: bytes) }
+    }
+
+    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
+        if let error {
+            completion(nil, nil, error)
+        } else {
+            completion(body.withLock { $0 }, response, nil)
+        }
+    }
+}
+
+// MARK: - Dispositions
+
+extension URLSessionDataTask {
+    /// The data delegate's answer to the response (any thread).
+    func apply(_ disposition: URLSession.ResponseDisposition) {
+        switch disposition {
+        case .allow:
+            release(.awaitingDisposition)
+        case .cancel:
+            cancel()
+            release(.awaitingDisposition)
+        case .becomeDownload:
+            session.delegateQueue.addOperation {
+                self.becomeDownload()
+                self.release(.awaitingDisposition)
+            }
+        }
+    }
+
+    /// `.becomeDownload`: a download task takes over the transfer, from the next body byte on, with this
+    /// task's request, response, counts and metrics; this task ends without further messages.
+    private func becomeDownload() {
+        guard let response = response as? HTTPURLResponse, !control.withLock({ $0.isEnding }) else { return }
+        let download = session.adoptTransfer(of: self)
+        do throws(URLError) {
+            try download.downloadSink.receive(response, for: download)
+        } catch {
+            download.abort(with: error)
+        }
+        control.withLock { state in
+            state.successor = download
+            _ = state.lifecycle.finish()
+        }
+        DelegateRouter.didBecome(download, dataTask: self)
+        session.taskDidComplete(self)
+    }
+}
