@@ -1,4 +1,4 @@
-import CFWShims
+import CFWOpenSSL
 import Synchronization
 
 // MARK: - TLSContext

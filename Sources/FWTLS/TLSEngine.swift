@@ -1,4 +1,4 @@
-import CFWShims
+import CFWOpenSSL
 
 // TLSEngine: one TLS client connection as an engine over two memory BIOs. Bytes in, bytes out: the
 // owner feeds ciphertext read from the socket with `receive(ciphertext:)`, writes whatever
