@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "FWTransport", dependencies: ["FWWire", "FWLoop", "FWTLS", "CFWZlib"]),
         .target(name: "FWURLSession", dependencies: ["FWTransport", "FWTLS"]),
         .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS", "FWLoop"]),
-        .executableTarget(name: "fwcurl", dependencies: ["FWNetworking", "TestSupport"]),
+        .executableTarget(name: "fwcurl", dependencies: ["FWNetworking"]),
 
         // MARK: Test support and tests
 
