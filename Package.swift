@@ -16,18 +16,21 @@ let package = Package(
     targets: [
         // MARK: Product targets, bottom to top
 
+        // These dependencies follow ARCHITECTURE.md's layer table; Scripts/check-deps.sh checks both them
+        // and every import against it.
+        .target(name: "CFWShims"),
         .target(
-            name: "CFWShims",
+            name: "CFWOpenSSL",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         .target(name: "CFWZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "FWWire"),
         .target(name: "FWLoop", dependencies: ["CFWShims"]),
-        .target(name: "FWTLS", dependencies: ["CFWShims"]),
+        .target(name: "FWTLS", dependencies: ["CFWOpenSSL"]),
         .target(name: "FWTransport", dependencies: ["FWWire", "FWLoop", "FWTLS", "CFWZlib"]),
         .target(name: "FWURLSession", dependencies: ["FWTransport", "FWTLS"]),
-        .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS"]),
-        .executableTarget(name: "fwcurl", dependencies: ["FWNetworking", "TestSupport"]),
+        .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS", "FWLoop"]),
+        .executableTarget(name: "fwcurl", dependencies: ["FWNetworking"]),
 
         // MARK: Test support and tests
 

@@ -1,36 +1,143 @@
 #!/usr/bin/env bash
-# Proves the dependency promise: fwcurl, linked with the static Swift runtime, needs only libc, libm,
-# libstdc++, libgcc_s, libssl, libcrypto, libz and the loader; no libcurl; and no source imports
-# FoundationNetworking (nor SwiftNIO).
+# Enforces the layer table of ARCHITECTURE.md and the dependency promise:
+#   1. no Swift file anywhere imports FoundationNetworking or SwiftNIO;
+#   2. each target's Swift files import only the modules the table allows it (`@_exported`, `@testable`,
+#      scoped and access-level imports included), so nothing below FWURLSession imports Foundation;
+#   3. each C target includes no third-party header but its own library's (CFWShims: libc only);
+#   4. Package.swift's target dependencies stay inside the same table;
+#   5. fwcurl, linked with the static Swift runtime, needs only libc, libm, libstdc++, libgcc_s, libssl,
+#      libcrypto, libz and the loader (no libcurl).
+# `--no-ldd` skips 5 (the release build it needs is the slow part).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# MARK: - The layer table (ARCHITECTURE.md): keep it in step with that document
+
+# The modules each target's Swift files may import; "*" means any. Test targets (Tests/) are free. A Swift
+# target under Sources/ that is missing here fails the check: add it to ARCHITECTURE.md and to this table.
+declare -A MAY_IMPORT=(
+    [FWWire]=""
+    [FWLoop]="CFWShims Glibc Synchronization"
+    [FWTLS]="CFWOpenSSL Glibc"
+    [FWTransport]="FWWire FWLoop FWTLS CFWZlib Glibc"
+    [FWURLSession]="FWTransport FWTLS Foundation Glibc Dispatch"
+    [FWNetworking]="FWURLSession FWTLS FWLoop Foundation Dispatch Glibc"
+    [fwcurl]="FWNetworking Foundation Dispatch Glibc"
+    [TestSupport]="*"
+)
+# The third-party libraries each C target may include (its own headers and libc are always allowed).
+declare -A MAY_INCLUDE=(
+    [CFWShims]=""
+    [CFWOpenSSL]="openssl"
+    [CFWZlib]="zlib"
+)
+# How each third-party library's headers are spelled in an #include.
+declare -A LIBRARY_HEADERS=(
+    [openssl]='openssl/'
+    [zlib]='zlib\.h|zconf\.h'
+)
+# Modules no Swift file in the repository may import.
+NEVER_IMPORTED='FoundationNetworking|NIO[A-Za-z0-9_]*'
+# The shared objects the static fwcurl may load.
+LDD_ALLOWED='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|libssl|libcrypto|libz|ld-linux-x86-64|ld-linux-aarch64)\.so'
+
 status=0
-if grep -rn --include='*.swift' -E '^\s*(@_exported\s+)?import\s+(FoundationNetworking|NIO)' Sources Tests; then
-    echo "check-deps: the lines above import a module the product must never depend on" >&2
+fail() {
+    echo "check-deps: $*" >&2
     status=1
-fi
-for target in FWWire FWLoop FWTLS FWTransport; do
-    if grep -rn --include='*.swift' -E '^\s*import\s+(Foundation|FoundationEssentials)\b' "Sources/$target"; then
-        echo "check-deps: Sources/$target must not import Foundation" >&2
-        status=1
+}
+
+# MARK: - Swift imports
+
+# An import declaration: attributes (`@_exported`, `@testable`, ...), an access level, `import`, a kind
+# (`struct` in `import struct FWWire.HTTPHeaders`), then the module (group 8 with the file and line first).
+IMPORT_ATTRIBUTES='(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*'
+IMPORT_ACCESS='((public|package|internal|fileprivate|private)[[:space:]]+)?'
+IMPORT_KIND='((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?'
+IMPORT_LINE="[[:space:]]*${IMPORT_ATTRIBUTES}${IMPORT_ACCESS}import[[:space:]]+${IMPORT_KIND}([A-Za-z_][A-Za-z0-9_]*)"
+
+# Prints "FILE:LINE MODULE" for every import declaration under the given directories.
+imports_in() {
+    grep -rnE --include='*.swift' "^${IMPORT_LINE}" "$@" 2>/dev/null |
+        sed -E "s/^([^:]+:[0-9]+):${IMPORT_LINE}.*/\1 \8/"
+}
+
+while read -r location module; do
+    [[ "$module" =~ ^($NEVER_IMPORTED)$ ]] && fail "$location imports $module: the product never depends on it"
+done < <(imports_in Sources Tests)
+
+for directory in Sources/*/; do
+    target=$(basename "$directory")
+    compgen -G "$directory*.c" >/dev/null && continue
+    [ -z "$(find "$directory" -name '*.swift' -print -quit)" ] && continue
+    if [[ ! -v MAY_IMPORT[$target] ]]; then
+        fail "$directory is not in the layer table of Scripts/check-deps.sh (nor, probably, of ARCHITECTURE.md)"
+        continue
     fi
+    allowed=${MAY_IMPORT[$target]}
+    [ "$allowed" = "*" ] && continue
+    while read -r location module; do
+        [[ " $allowed " == *" $module "* ]] && continue
+        fail "$location: $target may not import $module (allowed: ${allowed:-the standard library only})"
+    done < <(imports_in "$directory")
 done
 
-swift build -c release --product fwcurl --static-swift-stdlib --scratch-path .build-static >/dev/null
-binary=.build-static/release/fwcurl
-allowed='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|libssl|libcrypto|libz|ld-linux-x86-64|ld-linux-aarch64)\.so'
-echo "check-deps: ldd $binary"
-while read -r line; do
-    library=$(echo "$line" | awk '{print $1}')
-    [ -z "$library" ] && continue
-    library=$(basename "$library")
-    if [[ "$library" =~ $allowed ]]; then
-        echo "  ok       $library"
-    else
-        echo "  REFUSED  $line"
-        status=1
+# MARK: - C includes
+
+for directory in Sources/*/; do
+    target=$(basename "$directory")
+    compgen -G "$directory*.c" >/dev/null || continue
+    if [[ ! -v MAY_INCLUDE[$target] ]]; then
+        fail "$directory is a C target missing from the include table of Scripts/check-deps.sh"
+        continue
     fi
-done < <(ldd "$binary")
+    for library in "${!LIBRARY_HEADERS[@]}"; do
+        [[ " ${MAY_INCLUDE[$target]} " == *" $library "* ]] && continue
+        pattern="^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"](${LIBRARY_HEADERS[$library]})"
+        while IFS= read -r hit; do
+            fail "${hit%%:#*}: $target may not include $library headers (${hit#*:#})"
+        done < <(grep -rnE --include='*.[ch]' "$pattern" "$directory" | sed -E 's/^([^:]+:[0-9]+):[[:space:]]*#/\1:#/')
+    done
+done
+
+# MARK: - Package.swift
+
+# Every target dependency declared in Package.swift must be a module the table lets that target import;
+# the C targets depend on no target.
+while read -r target dependency; do
+    [[ -v MAY_INCLUDE[$target] ]] && fail "Package.swift: the C target $target depends on $dependency"
+    [[ -v MAY_IMPORT[$target] ]] || continue
+    allowed=${MAY_IMPORT[$target]}
+    [ "$allowed" = "*" ] && continue
+    [[ " $allowed " == *" $dependency "* ]] && continue
+    fail "Package.swift: $target depends on $dependency, which the layer table does not allow"
+done < <(swift package dump-package | python3 -c '
+import json, sys
+for target in json.load(sys.stdin)["targets"]:
+    for dependency in target["dependencies"]:
+        for kind in ("byName", "target", "product"):
+            if kind in dependency:
+                print(target["name"], dependency[kind][0])
+')
+
+# MARK: - Shared objects of the static fwcurl
+
+if [ "${1:-}" != "--no-ldd" ]; then
+    swift build -c release --product fwcurl --static-swift-stdlib --scratch-path .build-static >/dev/null
+    binary=.build-static/release/fwcurl
+    echo "check-deps: ldd $binary"
+    while read -r line; do
+        library=$(echo "$line" | awk '{print $1}')
+        [ -z "$library" ] && continue
+        library=$(basename "$library")
+        if [[ "$library" =~ $LDD_ALLOWED ]]; then
+            echo "  ok       $library"
+        else
+            echo "  REFUSED  $line"
+            status=1
+        fi
+    done < <(ldd "$binary")
+fi
+
 if [ $status -eq 0 ]; then echo "check-deps: passed"; else echo "check-deps: FAILED" >&2; fi
 exit $status

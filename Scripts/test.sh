@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: system packages, build, every test target, the same suite again under shifted
-# clocks (no test may depend on today's date), then the dependency check.
+# clocks (no test may depend on today's date), then the dependency check and the DocC archive (a broken
+# link in the documentation catalog fails it).
 # This is the README's test command, and CI's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,3 +11,4 @@ swift build --build-tests
 swift test --skip-build
 Scripts/time-travel.sh
 Scripts/check-deps.sh
+Scripts/docs.sh

@@ -1,4 +1,4 @@
-import CFWShims
+import CFWOpenSSL
 import Glibc
 
 // Reference-counted OpenSSL objects as Swift classes (freed on deinit), the error queue as text, and

@@ -1,4 +1,4 @@
-import CFWShims
+import CFWOpenSSL
 import Glibc
 
 // MARK: - ServerTrust

@@ -1,4 +1,4 @@
-import CFWShims
+import CFWOpenSSL
 
 // MARK: - TLSVersion
 
@@ -58,7 +58,8 @@ public struct TLSConfiguration: Sendable {
     public var requestsOCSPStapling: Bool
 
     /// Whether connections resume TLS sessions of earlier connections to the same host and port (default
-    /// true). Off, every connection makes a full handshake (benchmarks, handshake experiments).
+    /// true; needs a `TLSContext` made with a session store). Off, every connection makes a full
+    /// handshake (benchmarks, handshake experiments).
     public var resumesSessions: Bool
 
     /// A configuration; every parameter has the default a URLSession user expects.

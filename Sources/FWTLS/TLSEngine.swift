@@ -1,4 +1,4 @@
-import CFWShims
+import CFWOpenSSL
 
 // TLSEngine: one TLS client connection as an engine over two memory BIOs. Bytes in, bytes out: the
 // owner feeds ciphertext read from the socket with `receive(ciphertext:)`, writes whatever
@@ -57,13 +57,13 @@ public final class TLSEngine {
         case answered(TLSIdentity?)
     }
 
-    /// The context (configuration, session cache) this connection belongs to.
+    /// The context (configuration, session store) this connection belongs to.
     public let context: TLSContext
 
     /// The host this connection was opened for: SNI (unless an IP literal), session key, trust host.
     public let serverName: String
 
-    /// The server port, part of the session cache key.
+    /// The server port, part of the session key.
     public let port: Int
 
     // Loop thread only, like the engine itself.
@@ -77,7 +77,7 @@ public final class TLSEngine {
     private var sentCertificate = false
     private var storesSessions = true
 
-    /// A connection to `serverName`:`port`: SNI for host names (not for IP literals), the cached session
+    /// A connection to `serverName`:`port`: SNI for host names (not for IP literals), the stored session
     /// for that host and port if any, OCSP stapling if configured.
     public init(context: TLSContext, serverName: String, port: Int) throws(TLSError) {
         var readBIO: OpaquePointer?
@@ -112,7 +112,7 @@ public final class TLSEngine {
         if context.configuration.requestsOCSPStapling {
             fw_ssl_request_ocsp_stapling(sslPointer)
         }
-        if let session = context.sessions.session(for: sessionKey) {
+        if let session = context.sessionStore?.session(for: sessionKey) {
             SSL_set_session(sslPointer, session.pointer)
         }
     }
@@ -333,14 +333,16 @@ public final class TLSEngine {
         return Unmanaged<TLSEngine>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    var sessionKey: TLSSessionCache.Key {
-        TLSSessionCache.Key(host: serverName, port: port)
+    var sessionKey: TLSSessionKey {
+        TLSSessionKey(host: serverName, port: port)
     }
 
     /// OpenSSL made a resumable session: keep it for the next connection. True when it was taken.
     func storeSession(_ session: OpaquePointer) -> Bool {
-        guard storesSessions, SSL_SESSION_is_resumable(session) == 1 else { return false }
-        context.sessions.store(TLSSessionHandle(taking: session), for: sessionKey)
+        guard storesSessions, let store = context.sessionStore, SSL_SESSION_is_resumable(session) == 1 else {
+            return false
+        }
+        store.store(TLSSession(taking: session), for: sessionKey)
         return true
     }
 
@@ -372,6 +374,6 @@ public final class TLSEngine {
     /// it when the server failed trust evaluation.
     public func discardSession() {
         storesSessions = false
-        context.sessions.remove(sessionKey)
+        context.sessionStore?.removeSession(for: sessionKey)
     }
 }

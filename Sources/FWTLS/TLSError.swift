@@ -1,11 +1,12 @@
-import CFWShims
+import CFWOpenSSL
 
 // MARK: - TLSError
 
 /// A failure of the TLS layer itself: the handshake, the record layer, or decoding keys and certificates.
 ///
 /// Trust decisions are `TrustError`s. Ask the predicates, not the message: `reason` carries OpenSSL's
-/// text for diagnosis and is not part of the contract.
+/// text for diagnosis and is not part of the contract. FWTLS knows nothing of URLError: the session
+/// layer maps the predicates to the codes its users expect.
 public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Sendable, Hashable {
         case handshakeFailed
@@ -97,21 +98,6 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isFileUnreadable: Bool { code == .fileUnreadable }
     /// True for local OpenSSL failures.
     public var isInternalError: Bool { code == .internalError }
-
-    /// The `URLError.Code` raw value a URLSession user expects for this failure.
-    ///
-    /// `secureConnectionFailed` (-1200) for handshake and protocol failures, `networkConnectionLost`
-    /// (-1005) for a truncated connection, `clientCertificateRequired` (-1206),
-    /// `clientCertificateRejected` (-1205), and `unknown` (-1) for local decoding problems.
-    public var urlErrorCode: Int {
-        switch code {
-        case .handshakeFailed, .protocolError, .unsupportedProtocolVersion, .internalError: -1200
-        case .truncated: -1005
-        case .clientCertificateRequired: -1206
-        case .clientCertificateRejected: -1205
-        case .decodingFailed, .wrongPassword, .keyMismatch, .fileUnreadable: -1
-        }
-    }
 
     /// The kind of failure and its reason.
     public var description: String {

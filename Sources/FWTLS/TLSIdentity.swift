@@ -1,4 +1,4 @@
-import CFWShims
+import CFWOpenSSL
 
 // MARK: - TLSIdentity
 

@@ -2,7 +2,7 @@
 
 /// Why a server's certificate chain was not trusted.
 ///
-/// Ask the predicates; `urlErrorCode` gives the URLSession code, `reason` the text for people.
+/// Ask the predicates (the session layer maps them to URLError codes); `reason` is the text for people.
 public struct TrustError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Sendable, Hashable {
         case untrusted
@@ -68,20 +68,6 @@ public struct TrustError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isNoEvaluator: Bool { code == .noEvaluator }
     /// True when a pin string was malformed.
     public var isInvalidPin: Bool { code == .invalidPin }
-
-    /// The `URLError.Code` raw value a URLSession user expects.
-    ///
-    /// `serverCertificateHasBadDate` (-1201) for expired, `serverCertificateNotYetValid` (-1204),
-    /// `serverCertificateHasUnknownRoot` (-1203), and `serverCertificateUntrusted` (-1202) for every
-    /// other failure (hostname mismatch, pins, revocation, missing evaluator).
-    public var urlErrorCode: Int {
-        switch code {
-        case .expired: -1201
-        case .notYetValid: -1204
-        case .unknownRoot: -1203
-        case .untrusted, .hostnameMismatch, .pinMismatch, .revoked, .noEvaluator, .invalidPin: -1202
-        }
-    }
 
     /// The kind of failure and its reason.
     public var description: String {

@@ -227,7 +227,9 @@ public final class HTTPTransport: Sendable {
     func tlsContext() -> Result<TLSContext, TLSError> {
         tlsContextBox.withLock { box in
             if let box { return box }
-            let made = Result { () throws(TLSError) in try TLSContext(configuration: configuration.tls) }
+            let made = Result { () throws(TLSError) in
+                try TLSContext(configuration: configuration.tls, sessionStore: TLSSessionCache<TLSSession>())
+            }
             box = made
             return made
         }

@@ -1,7 +1,7 @@
 // Types from the lower layers that appear in FWURLSession's public API, re-exported so that
 // `import FWNetworking` is enough to use them.
 
-@_exported import struct FWWire.HTTPLimits
+@_exported import struct FWTransport.HTTPLimits
 @_exported import struct FWTLS.TrustRoots
 @_exported import struct FWTLS.Certificate
 @_exported import struct FWTransport.ConnectionPoolCounters

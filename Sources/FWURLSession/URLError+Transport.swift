@@ -1,5 +1,4 @@
 import Foundation
-import FWTLS
 import FWTransport
 
 // MARK: - URLError from transport failures
@@ -31,9 +30,7 @@ extension URLError {
             let parseError = error.underlying as? HTTPParseError
             code = parseError?.isUnrecognizedResponse == true ? .cannotParseResponse : .badServerResponse
         } else if error.isSecureConnectionFailed || error.isServerTrustRejected {
-            let tlsCode = (error.underlying as? TLSError)?.urlErrorCode
-                ?? (error.underlying as? TrustError)?.urlErrorCode
-            code = tlsCode.flatMap { URLError.Code(rawValue: $0) } ?? .secureConnectionFailed
+            code = URLError.Code(secureConnectionFailure: error.underlying)
         } else if error.isCannotDecodeContent {
             code = .cannotDecodeContentData
         } else if error.isUnsupportedURL {

@@ -1,9 +1,8 @@
-// LoopbackHTTPServer: a small keep-alive HTTP/1.1 server with a request handler, for integration tests
-// and `fwcurl demo`.
+// LoopbackHTTPServer: a small keep-alive HTTP/1.1 server with a request handler, for integration tests.
 
 // MARK: - LoopbackHTTPServer
 
-/// A small keep-alive HTTP/1.1 server with routes, for integration tests and `fwcurl demo`.
+/// A small keep-alive HTTP/1.1 server with routes, for integration tests.
 /// Each connection loops: read a request, call the handler, write its reply, until the client
 /// closes, the reply says close, or the idle timeout (5 s).
 ///

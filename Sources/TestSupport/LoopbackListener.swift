@@ -10,7 +10,7 @@ import Glibc
 ///
 /// `stop()` wakes and joins the accept thread, shuts every open connection down, joins every connection
 /// thread, then closes the listening socket. It is idempotent.
-final class LoopbackListener: @unchecked Sendable { // counters under its lock; threads joined in stop()
+final class LoopbackListener: Sendable {
     // MARK: Stored state
 
     /// The port the kernel chose.
@@ -21,29 +21,33 @@ final class LoopbackListener: @unchecked Sendable { // counters under its lock; 
     private let wakeDescriptors: (read: Int32, write: Int32)
     /// Runs one connection; errors it throws are recorded in `errors`.
     private let serve: @Sendable (ScriptedConnection) throws -> Void
-    /// Guards every `var` below.
-    private let lock = NSLock()
-    /// The accept thread, until `stop()` joins it. Under `lock`.
-    private var acceptThread: JoinableThread?
-    /// Connection threads still running, by connection index. Under `lock`.
-    private var runningThreads: [Int: JoinableThread] = [:]
-    /// Connection threads that ended and still have to be joined. Under `lock`.
-    private var endedThreads: [JoinableThread] = []
-    /// Connections whose thread is still running, by connection index. Under `lock`.
-    private var liveConnections: [Int: ScriptedConnection] = [:]
-    /// Whether `stop()` began. Under `lock`.
-    private var stopped = false
-    /// Connections accepted so far. Under `lock`.
-    private var acceptedCount = 0
-    /// Connections whose descriptor is open now. Under `lock`.
-    private var openCount = 0
-    /// Largest `openCount` seen. Under `lock`.
-    private var peakOpenCount = 0
-    /// Every request read, in order. Under `lock`.
-    private var requestLog: [ReceivedRequest] = []
-    /// Descriptions of errors thrown by `serve` (as they are), then of failures to set up a connection
-    /// (prefixed "TestSupport"), in order. Under `lock`.
-    private var errorLog: [String] = []
+    /// Threads, connections, counters and logs, shared by the accept thread, the connection threads and
+    /// the callers.
+    private let state = LockedBox(State())
+
+    private struct State {
+        /// The accept thread, until `stop()` joins it.
+        var acceptThread: JoinableThread?
+        /// Connection threads still running, by connection index.
+        var runningThreads: [Int: JoinableThread] = [:]
+        /// Connection threads that ended and still have to be joined.
+        var endedThreads: [JoinableThread] = []
+        /// Connections whose thread is still running, by connection index.
+        var liveConnections: [Int: ScriptedConnection] = [:]
+        /// Whether `stop()` began.
+        var stopped = false
+        /// Connections accepted so far.
+        var acceptedCount = 0
+        /// Connections whose descriptor is open now.
+        var openCount = 0
+        /// Largest `openCount` seen.
+        var peakOpenCount = 0
+        /// Every request read, in order.
+        var requestLog: [ReceivedRequest] = []
+        /// Descriptions of errors thrown by `serve` (as they are), then of failures to set up a
+        /// connection (prefixed "TestSupport"), in order.
+        var errorLog: [String] = []
+    }
 
     /// Starts listening and accepting.
     init(serve: @escaping @Sendable (ScriptedConnection) throws -> Void) throws {
@@ -61,7 +65,7 @@ final class LoopbackListener: @unchecked Sendable { // counters under its lock; 
         self.serve = serve
         do {
             let thread = try JoinableThread { [self] in acceptLoop() }
-            lock.withLock { acceptThread = thread }
+            state.withLock { $0.acceptThread = thread }
         } catch {
             closeDescriptors()
             throw error
@@ -75,34 +79,34 @@ final class LoopbackListener: @unchecked Sendable { // counters under its lock; 
     // MARK: Counters
 
     /// Connections accepted so far.
-    var connectionCount: Int { lock.withLock { acceptedCount } }
+    var connectionCount: Int { state.withLock { $0.acceptedCount } }
     /// Largest number of connections open at the same time.
-    var peakConcurrentConnections: Int { lock.withLock { peakOpenCount } }
+    var peakConcurrentConnections: Int { state.withLock { $0.peakOpenCount } }
     /// Every request read by any connection, in order.
-    var requests: [ReceivedRequest] { lock.withLock { requestLog } }
+    var requests: [ReceivedRequest] { state.withLock { $0.requestLog } }
     /// Descriptions of errors thrown by `serve`.
-    var errors: [String] { lock.withLock { errorLog } }
+    var errors: [String] { state.withLock { $0.errorLog } }
 
     // MARK: Stopping
 
     /// Stops accepting, shuts all connections down, joins all threads and closes the listener.
     func stop() {
-        let accepter: JoinableThread? = lock.withLock {
-            guard !stopped else { return nil }
-            stopped = true
-            defer { acceptThread = nil }
-            return acceptThread
+        let accepter: JoinableThread? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            defer { state.acceptThread = nil }
+            return state.acceptThread
         }
         guard let accepter else { return }
         var wake: UInt8 = 1
         _ = Glibc.write(wakeDescriptors.write, &wake, 1)
         accepter.join()
-        let (connections, threads) = lock.withLock {
+        let (connections, threads) = state.withLock { state in
             defer {
-                runningThreads = [:]
-                endedThreads = []
+                state.runningThreads = [:]
+                state.endedThreads = []
             }
-            return (Array(liveConnections.values), Array(runningThreads.values) + endedThreads)
+            return (Array(state.liveConnections.values), Array(state.runningThreads.values) + state.endedThreads)
         }
         connections.forEach { $0.abort() }
         threads.forEach { $0.join() }
@@ -120,9 +124,9 @@ final class LoopbackListener: @unchecked Sendable { // counters under its lock; 
     /// Polls the listener and the wake pipe; accepts and starts a thread per connection until stopped.
     private func acceptLoop() {
         while true {
-            let ended = lock.withLock {
-                defer { endedThreads = [] }
-                return endedThreads
+            let ended = state.withLock { state in
+                defer { state.endedThreads = [] }
+                return state.endedThreads
             }
             ended.forEach { $0.join() }
             var entries = [
@@ -130,7 +134,7 @@ final class LoopbackListener: @unchecked Sendable { // counters under its lock; 
                 pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0),
             ]
             let ready = poll(&entries, 2, 1000)
-            if lock.withLock({ stopped }) { return }
+            if state.withLock({ $0.stopped }) { return }
             guard ready > 0, entries[0].revents != 0 else { continue }
             let descriptor = accept(listenDescriptor, nil, nil)
             guard descriptor >= 0 else {
@@ -148,29 +152,29 @@ final class LoopbackListener: @unchecked Sendable { // counters under its lock; 
             try PosixSocket.configureAccepted(descriptor, timeout: PosixSocket.ioTimeout)
         } catch {
             Glibc.close(descriptor)
-            lock.withLock { errorLog.append("TestSupport accept: \(error)") }
+            state.withLock { $0.errorLog.append("TestSupport accept: \(error)") }
             return
         }
-        let failed: ScriptedConnection? = lock.withLock {
-            guard !stopped else {
+        let failed: ScriptedConnection? = state.withLock { state in
+            guard !state.stopped else {
                 Glibc.close(descriptor)
                 return nil
             }
-            let index = acceptedCount
+            let index = state.acceptedCount
             let connection = ScriptedConnection(
                 descriptor: descriptor, index: index,
-                onRequest: { [self] request in lock.withLock { requestLog.append(request) } },
-                onClose: { [self] in lock.withLock { openCount -= 1 } }
+                onRequest: { [self] request in self.state.withLock { $0.requestLog.append(request) } },
+                onClose: { [self] in self.state.withLock { $0.openCount -= 1 } }
             )
-            acceptedCount += 1
-            openCount += 1
-            peakOpenCount = max(peakOpenCount, openCount)
+            state.acceptedCount += 1
+            state.openCount += 1
+            state.peakOpenCount = max(state.peakOpenCount, state.openCount)
             do {
-                runningThreads[index] = try JoinableThread { [self] in run(connection) }
-                liveConnections[index] = connection
+                state.runningThreads[index] = try JoinableThread { [self] in run(connection) }
+                state.liveConnections[index] = connection
                 return nil
             } catch {
-                errorLog.append("TestSupport connection \(index): \(error)")
+                state.errorLog.append("TestSupport connection \(index): \(error)")
                 return connection
             }
         }
@@ -182,13 +186,13 @@ final class LoopbackListener: @unchecked Sendable { // counters under its lock; 
         do {
             try serve(connection)
         } catch {
-            lock.withLock { errorLog.append(String(describing: error)) }
+            state.withLock { $0.errorLog.append(String(describing: error)) }
         }
         connection.close()
-        lock.withLock {
-            liveConnections[connection.connectionIndex] = nil
-            if let thread = runningThreads.removeValue(forKey: connection.connectionIndex) {
-                endedThreads.append(thread)
+        state.withLock { state in
+            state.liveConnections[connection.connectionIndex] = nil
+            if let thread = state.runningThreads.removeValue(forKey: connection.connectionIndex) {
+                state.endedThreads.append(thread)
             }
         }
     }

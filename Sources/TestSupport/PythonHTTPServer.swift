@@ -10,7 +10,7 @@ import Glibc
 ///
 /// Python's request log (stderr) goes to `server.log` next to the served directory; its text is part of
 /// the error when the server does not come up.
-public final class PythonHTTPServer: @unchecked Sendable { // process state under its lock
+public final class PythonHTTPServer: Sendable {
     // MARK: Stored state
 
     /// The port on 127.0.0.1 that the server reported.
@@ -19,12 +19,8 @@ public final class PythonHTTPServer: @unchecked Sendable { // process state unde
     public let directory: String
     /// The temporary directory holding `directory` and `server.log`; removed by `stop()`.
     private let workspace: String
-    /// Guards `process` and `output`.
-    private let lock = NSLock()
-    /// The running server, until `stop()`. Under `lock`.
-    private var process: Process?
-    /// The read end of the server's stdout, until `stop()`. Under `lock`.
-    private var output: FileHandle?
+    /// The running server and the read end of its stdout, until `stop()` takes them.
+    private let running: LockedBox<(process: Process, output: FileHandle)?>
 
     /// Seconds to wait for the "Serving HTTP on" line.
     private static let startTimeout = 10.0
@@ -73,8 +69,7 @@ public final class PythonHTTPServer: @unchecked Sendable { // process state unde
             try? FileManager.default.removeItem(atPath: workspace)
             throw error
         }
-        self.process = process
-        self.output = stdout.fileHandleForReading
+        running = LockedBox((process, stdout.fileHandleForReading))
         do {
             port = try Self.readPort(from: stdout.fileHandleForReading.fileDescriptor, of: process)
         } catch {
@@ -96,21 +91,18 @@ public final class PythonHTTPServer: @unchecked Sendable { // process state unde
 
     /// Kills the server, waits (bounded) for it to exit and removes the directory. Idempotent; also in deinit.
     public func stop() {
-        let (process, output): (Process?, FileHandle?) = lock.withLock {
-            defer {
-                self.process = nil
-                self.output = nil
-            }
-            return (self.process, self.output)
+        let taken = running.withLock { running in
+            defer { running = nil }
+            return running
         }
-        guard let process else { return }
+        guard let (process, output) = taken else { return }
         if process.isRunning {
             // SIGKILL, not SIGTERM: a child inherits the signal mask of the spawning thread, and test
             // runner threads block SIGTERM, so python would never see it. http.server has nothing to flush.
             kill(process.processIdentifier, SIGKILL)
             _ = waitUntil(timeout: 5) { !process.isRunning }
         }
-        try? output?.close()
+        try? output.close()
         try? FileManager.default.removeItem(atPath: workspace)
     }
 

@@ -11,7 +11,7 @@ import Glibc
 /// Reads and writes are made by the one thread that runs the connection's script; `abort()` may come
 /// from any thread (the server's `stop()`), and only shuts the socket down, so the descriptor stays
 /// valid until the script's thread closes it.
-public final class ScriptedConnection: @unchecked Sendable { // socket: script thread; stop() only shuts down
+public final class ScriptedConnection: @unchecked Sendable { // `input`: script thread; the socket: `socketState`
     // MARK: Stored state
 
     /// 0-based order of acceptance.
@@ -20,12 +20,8 @@ public final class ScriptedConnection: @unchecked Sendable { // socket: script t
     let onRequest: @Sendable (ReceivedRequest) -> Void
     /// Called once, when the descriptor is closed.
     private let onClose: @Sendable () -> Void
-    /// Guards `descriptor` and `aborted`.
-    private let lock = NSLock()
-    /// The socket, or -1 once closed. Under `lock`.
-    private var descriptor: Int32
-    /// Whether the server shut the connection down. Under `lock`.
-    private var aborted = false
+    /// The socket and whether the server shut it down.
+    private let socketState: LockedBox<SocketState>
     /// Bytes received but not consumed yet. Script thread only.
     var input = InputBuffer()
 
@@ -33,7 +29,7 @@ public final class ScriptedConnection: @unchecked Sendable { // socket: script t
         descriptor: Int32, index: Int,
         onRequest: @escaping @Sendable (ReceivedRequest) -> Void, onClose: @escaping @Sendable () -> Void
     ) {
-        self.descriptor = descriptor
+        self.socketState = LockedBox(SocketState(descriptor: descriptor))
         self.connectionIndex = index
         self.onRequest = onRequest
         self.onClose = onClose
@@ -109,16 +105,16 @@ public final class ScriptedConnection: @unchecked Sendable { // socket: script t
 
     /// Whether the server's `stop()` shut this connection down.
     var isAborted: Bool {
-        lock.withLock { aborted }
+        socketState.withLock { $0.aborted }
     }
 
     /// Shuts the socket down in both directions so that blocked reads and writes return; the script's
     /// thread still closes the descriptor.
     func abort() {
-        lock.withLock {
-            aborted = true
-            if descriptor >= 0 {
-                shutdown(descriptor, Int32(SHUT_RDWR))
+        socketState.withLock { state in
+            state.aborted = true
+            if state.descriptor >= 0 {
+                shutdown(state.descriptor, Int32(SHUT_RDWR))
             }
         }
     }
@@ -148,22 +144,34 @@ public final class ScriptedConnection: @unchecked Sendable { // socket: script t
 
     /// The descriptor, or `connectionClosed` once this side closed it.
     private func openDescriptor() throws -> Int32 {
-        let socket = lock.withLock { descriptor }
+        let socket = socketState.withLock { $0.descriptor }
         guard socket >= 0 else { throw TestSupportError.connectionClosed }
         return socket
     }
 
     /// Closes the descriptor once, with RST when `abortive`, and reports it to the server.
     private func closeDescriptor(abortive: Bool) {
-        let closed: Bool = lock.withLock {
-            guard descriptor >= 0 else { return false }
+        let closed: Bool = socketState.withLock { state in
+            guard state.descriptor >= 0 else { return false }
             if abortive {
-                try? PosixSocket.setAbortiveClose(descriptor)
+                try? PosixSocket.setAbortiveClose(state.descriptor)
             }
-            Glibc.close(descriptor)
-            descriptor = -1
+            Glibc.close(state.descriptor)
+            state.descriptor = -1
             return true
         }
         if closed { onClose() }
+    }
+}
+
+// MARK: - SocketState
+
+extension ScriptedConnection {
+    /// What `abort()` (any thread) and the script's thread share.
+    private struct SocketState {
+        /// The socket, or -1 once closed.
+        var descriptor: Int32
+        /// Whether the server shut the connection down.
+        var aborted = false
     }
 }

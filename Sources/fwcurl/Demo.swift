@@ -1,29 +1,27 @@
 import Foundation
 import FWNetworking
-import TestSupport
 
 // MARK: - Demo
 
-/// `fwcurl demo`: a guided tour against an in-process loopback server. Each step prints a few lines
-/// and checks what it shows; the exit status is 0 only when every step behaved.
+/// `fwcurl demo`: a guided tour against an in-process loopback server (`DemoServer`). Each step prints
+/// a few lines and checks what it shows; the exit status is 0 only when every step behaved.
 struct Demo {
-    private let server: LoopbackHTTPServer
+    private let server: DemoServer
     private var failures = 0
 
     init() throws {
-        server = try LoopbackHTTPServer { request in
+        server = try DemoServer { request in
             switch (request.method, request.target) {
             case ("GET", "/hello"):
                 return .ok("Hello from FWNetworking\n")
             case ("GET", "/chunked"):
                 return .chunked(["streamed ", "in ", "three chunks\n"], trailers: [("X-Checksum", "demo")])
             case ("POST", "/echo"):
-                return LoopbackHTTPServer.Reply(bytes: Array(
-                    "HTTP/1.1 200 OK\r\nContent-Length: \(request.body.count)\r\n\r\n".utf8) + request.body)
+                return .ok(bytes: request.body)
             case ("GET", "/malformed"):
                 return .raw("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello")
             default:
-                return .status(404)
+                return .notFound
             }
         }
     }
@@ -86,8 +84,8 @@ struct Demo {
 
     private mutating func perHostLimit() async {
         step("5. The per-host limit: 6 slow requests, httpMaximumConnectionsPerHost = 2")
-        guard let slowServer = try? LoopbackHTTPServer(handler: { _ in
-            var reply = LoopbackHTTPServer.Reply.ok("slow\n")
+        guard let slowServer = try? DemoServer(route: { _ in
+            var reply = DemoServer.Reply.ok("slow\n")
             reply.delay = 0.2
             return reply
         }) else {

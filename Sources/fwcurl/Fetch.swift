@@ -41,7 +41,9 @@ func fetch(_ options: Options) async -> Int32 {
                                                               policy: policy))
         let request = options.request(forURLAt: index, resumeOffset: plan.resumeOffset)
         let result = await transfer.run(request, uploading: options.uploadFile, on: session)
-        if !options.json, case .failure(let error, let trace) = result { report(error, trace: trace, options: options) }
+        if !options.json, case .failure(let error, let record) = result {
+            report(error, record: record, options: options)
+        }
         results.append(result)
     }
 
@@ -54,9 +56,9 @@ func fetch(_ options: Options) async -> Int32 {
 }
 
 /// A failure as text on stderr (the body, if any, was already written as it arrived).
-private func report(_ error: URLError, trace: FetchTrace, options: Options) {
-    if options.verbose, let reason = FetchResult.tlsFailureReason(error, trace: trace) {
-        Terminal.error("* TLS failed (\(trace.trustMode) trust): \(reason)")
+private func report(_ error: URLError, record: TransferRecord, options: Options) {
+    if options.verbose, let reason = FetchResult.tlsFailureReason(error, record: record) {
+        Terminal.error("* TLS failed (\(record.trustMode) trust): \(reason)")
     }
     Terminal.error("fwcurl: (\(error.code.rawValue)) \(error.localizedDescription)")
 }

@@ -5,14 +5,14 @@ import FWNetworking
 
 /// The outcome of one URL.
 enum FetchResult: Sendable {
-    case response(HTTPURLResponse, body: Data, trace: FetchTrace)
-    case failure(URLError, trace: FetchTrace)
+    case response(HTTPURLResponse, body: Data, record: TransferRecord)
+    case failure(URLError, record: TransferRecord)
 
     /// The `--json` object of the contract in the README (`body_base64` is empty when the body went to
     /// an `-o` file).
     var json: JSONValue {
         switch self {
-        case .response(let response, let body, let trace):
+        case .response(let response, let body, let record):
             func pairs(_ fields: [(name: String, value: String)]) -> JSONValue {
                 .array(fields.map { .array([.string($0.name), .string($0.value)]) })
             }
@@ -20,26 +20,26 @@ enum FetchResult: Sendable {
                 ("status", .int(response.statusCode)),
                 ("headers", pairs(response.orderedHeaderFields)),
                 ("body_base64", .string(body.base64EncodedString())),
-                ("trailers", pairs(trace.trailers)),
+                ("trailers", pairs(record.trailers)),
             ]
-            if let tls = trace.tls {
+            if let tls = record.tls {
                 members.append(("tls", .object([
                     ("version", .string(tls.version)),
                     ("cipher", .string(tls.cipher)),
                     ("cipher_id", tls.cipherID.map { .int(Int($0)) } ?? .null),
                     ("resumed", .bool(tls.resumed)),
                     ("alpn", tls.alpn.map(JSONValue.string) ?? .null),
-                    ("trust", .string(trace.trustMode)),
+                    ("trust", .string(record.trustMode)),
                 ])))
             }
             return .object(members)
-        case .failure(let error, let trace):
+        case .failure(let error, let record):
             var members: [(String, JSONValue)] = [
                 ("code", .int(error.code.rawValue)),
                 ("message", .string(error.localizedDescription)),
             ]
-            if let reason = Self.tlsFailureReason(error, trace: trace) {
-                members.append(("tls", .object([("trust", .string(trace.trustMode)), ("reason", .string(reason))])))
+            if let reason = Self.tlsFailureReason(error, record: record) {
+                members.append(("tls", .object([("trust", .string(record.trustMode)), ("reason", .string(reason))])))
             }
             return .object([("error", .object(members))])
         }
@@ -47,8 +47,8 @@ enum FetchResult: Sendable {
 
     /// Why a TLS connection failed (handshake, server trust, pin, client certificate); nil when the
     /// failure was not a TLS one.
-    static func tlsFailureReason(_ error: URLError, trace: FetchTrace) -> String? {
-        if let rejection = trace.trustRejection { return rejection }
+    static func tlsFailureReason(_ error: URLError, record: TransferRecord) -> String? {
+        if let rejection = record.trustRejection { return rejection }
         let tlsCodes: Set<URLError.Code> = [
             .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
@@ -57,6 +57,20 @@ enum FetchResult: Sendable {
         guard tlsCodes.contains(error.code) else { return nil }
         return error.userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
     }
+}
+
+// MARK: - TransferRecord
+
+/// What a transfer learned beyond the response and its body, for `--json` and the failure report.
+struct TransferRecord: Sendable {
+    /// The policy's trust mode ("default", "pinned", "insecure").
+    var trustMode: String
+    /// The response's trailer fields, in wire order.
+    var trailers: [(name: String, value: String)] = []
+    /// What the last hop's TLS connection negotiated; nil for plain HTTP.
+    var tls: TLSSummary?
+    /// Why the policy refused a server (a pin mismatch), if it did.
+    var trustRejection: String?
 }
 
 // MARK: - URLError

@@ -3,20 +3,17 @@ import FWNetworking
 
 // MARK: - FetchTrace
 
-/// What one URL's task reports beyond its body: printed at once for `-v` and `--trace-ascii`, kept for
-/// `--json`; also the `TLSPolicy` answer to its connection-level challenges, and the TLS outcome from its
-/// metrics. `Transfer` (the task's delegate) hands each message here: composed rather than inherited,
-/// because a subclass cannot take over a protocol requirement that its base class got from a protocol
-/// extension's default (the base class's conformance fixes the witness), so a data-delegate subclass of a
-/// trace delegate would silently miss messages such as `didCompleteWithError`.
-final class FetchTrace: @unchecked Sendable { // vars: under `lock`
+/// What one URL's task reports beyond its body, printed at once for `-v` and `--trace-ascii`; also the
+/// `TLSPolicy` answer to its connection-level challenges, and the TLS outcome of its metrics (which
+/// `Transfer` keeps for `--json`). `Transfer` (the task's delegate) hands each message here: composed
+/// rather than inherited, because a subclass cannot take over a protocol requirement that its base class
+/// got from a protocol extension's default (the base class's conformance fixes the witness), so a
+/// data-delegate subclass of a trace delegate would silently miss messages such as `didCompleteWithError`.
+/// It keeps no state of its own: what the transfer learns lives in the `Transfer`.
+final class FetchTrace: Sendable {
     private let verbose: Bool
     private let traceLog: TraceLog?
     private let policy: TLSPolicy
-    private let lock = NSLock()
-    private var trailerFields: [(name: String, value: String)] = []
-    private var negotiated: TLSSummary?
-    private var rejection: String?
 
     init(verbose: Bool, traceLog: TraceLog?, policy: TLSPolicy) {
         self.verbose = verbose
@@ -24,31 +21,28 @@ final class FetchTrace: @unchecked Sendable { // vars: under `lock`
         self.policy = policy
     }
 
-    var trailers: [(name: String, value: String)] { lock.withLock { trailerFields } }
-    /// What the last hop's TLS connection negotiated; nil for plain HTTP.
-    var tls: TLSSummary? { lock.withLock { negotiated } }
-    /// Why the policy refused a server (a pin mismatch), if it did.
-    var trustRejection: String? { lock.withLock { rejection } }
     /// The policy's trust mode ("default", "pinned", "insecure").
     var trustMode: String { policy.trustMode }
 
     // MARK: Challenges and metrics
 
-    /// The answer to a connection-level challenge (server trust, client certificate).
-    func answer(_ challenge: URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
-        policy.answer(challenge) { reason in lock.withLock { rejection = reason } }
+    /// The answer to a connection-level challenge (server trust, client certificate); `rejected` hears
+    /// why the policy refused a server (a pin mismatch).
+    func answer(_ challenge: URLAuthenticationChallenge, rejected: (String) -> Void)
+        -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+        policy.answer(challenge, rejected: rejected)
     }
 
-    /// Keeps the last transaction's TLS outcome (and prints it for `-v`).
-    func collected(_ metrics: URLSessionTaskMetrics) {
-        guard let summary = metrics.transactionMetrics.last.flatMap(TLSSummary.init) else { return }
-        lock.withLock { negotiated = summary }
-        guard verbose else { return }
+    /// The last transaction's TLS outcome (printed for `-v`); nil for plain HTTP.
+    func collected(_ metrics: URLSessionTaskMetrics) -> TLSSummary? {
+        guard let summary = metrics.transactionMetrics.last.flatMap(TLSSummary.init) else { return nil }
+        guard verbose else { return summary }
         var lines = ["* SSL connection using \(summary.version) / \(summary.cipher)"]
         lines.append("* ALPN: \(summary.alpn.map { "server accepted \($0)" } ?? "server did not agree on a protocol")")
         if summary.resumed { lines.append("* SSL session resumed") }
         lines.append("* Server certificate: \(TLSSummary.describe(trustMode: policy.trustMode))")
         Terminal.error(lines.joined(separator: "\n"))
+        return summary
     }
 
     // MARK: Trace
@@ -73,10 +67,6 @@ final class FetchTrace: @unchecked Sendable { // vars: under `lock`
 
     func receivedResponseHead(_ head: Data) {
         if verbose { Terminal.error(Self.lines(of: head, prefix: "< ")) }
-    }
-
-    func receivedTrailers(_ trailers: [(name: String, value: String)]) {
-        lock.withLock { trailerFields = trailers }
     }
 
     /// Head bytes as text lines (ISO-8859-1), each with `prefix`, without the final empty line.

@@ -12,9 +12,11 @@ enum Terminal {
 
 /// `--trace-ascii`: every byte exchanged, as curl prints it: a header line per chunk, then the bytes as
 /// text lines with their offsets, non-printable bytes shown as '.'.
-final class TraceLog: @unchecked Sendable { // `handle` writes are serialised by `lock`
+///
+/// Written only from the session's serial delegate queue (every trace message arrives there), so its
+/// writes never interleave and it needs no lock.
+final class TraceLog: Sendable {
     private let handle: FileHandle
-    private let lock = NSLock()
 
     init?(path: String) {
         if path == "-" {
@@ -54,6 +56,6 @@ final class TraceLog: @unchecked Sendable { // `handle` writes are serialised by
     }
 
     private func write(_ text: String) {
-        lock.withLock { handle.write(Data(text.utf8)) }
+        handle.write(Data(text.utf8))
     }
 }

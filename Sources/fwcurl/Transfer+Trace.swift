@@ -4,17 +4,20 @@ import FWNetworking
 // MARK: - Transfer: trace, challenges and metrics
 
 /// The task's trace, challenge and metrics messages, handed to its `FetchTrace` (the response head also
-/// feeds `-i`, in `Transfer.swift`).
+/// feeds `-i`, in `Transfer.swift`); what they teach goes into the transfer's `TransferRecord`.
 extension Transfer {
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
                         -> Void) {
-        let (disposition, credential) = trace.answer(challenge)
+        let (disposition, credential) = trace.answer(challenge) { reason in
+            withState(session) { $0.record.trustRejection = reason }
+        }
         completionHandler(disposition, credential)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        trace.collected(metrics)
+        let summary = trace.collected(metrics)
+        if let summary { withState(session) { $0.record.tls = summary } }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,
@@ -36,6 +39,6 @@ extension Transfer {
 
     func urlSession(_ session: URLSession, task: URLSessionTask,
                     didReceiveTrailers trailers: [(name: String, value: String)]) {
-        trace.receivedTrailers(trailers)
+        withState(session) { $0.record.trailers = trailers }
     }
 }

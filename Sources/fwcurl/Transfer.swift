@@ -1,6 +1,5 @@
 import Foundation
 import FWNetworking
-import Synchronization
 
 // MARK: - Transfer
 
@@ -9,15 +8,20 @@ import Synchronization
 /// memory: the session stops reading while deliveries are backlogged), decides redirects (`-L`,
 /// `--max-redirs`) and what a response to a `-C` range request means, and draws the progress meters.
 /// Trace, challenge and metrics messages go to `trace` (see `Transfer+Trace.swift`).
-final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDelegate, Sendable {
-    /// The trace, TLS policy and TLS outcome of this URL.
+///
+/// No lock: `state` belongs to the session's serial delegate queue. Every delegate message arrives there,
+/// and `run` creates and resumes the task from there too; `withState` checks it in debug builds.
+final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDelegate,
+    @unchecked Sendable { // `state`: the session's serial delegate queue only (see above)
+    /// The trace and TLS policy of this URL.
     let trace: FetchTrace
     private let plan: TransferPlan
-    /// Messages arrive on the session's serial delegate queue; the lock also covers `run`'s start.
-    private let state = Mutex(State())
+    private var state: State
 
-    private struct State {
+    struct State {
         var continuation: CheckedContinuation<FetchResult, Never>?
+        /// Trailers, TLS outcome and trust refusal, for the result.
+        var record: TransferRecord
         var sink = Sink.pending
         /// `-i`: response heads not yet written (they go out with the final response).
         var heads = Data()
@@ -32,7 +36,7 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     }
 
     /// Where body bytes go.
-    private enum Sink {
+    enum Sink {
         /// No final response yet: nothing is written.
         case pending
         /// A `-C` transfer with nothing left to fetch (416): the body is dropped.
@@ -42,7 +46,7 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     }
 
     /// A progress meter and what it counts.
-    private struct Meter {
+    struct Meter {
         var meter: ProgressMeter
         var bytes: Int64
         var total: Int64
@@ -51,27 +55,37 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     init(plan: TransferPlan, trace: FetchTrace) {
         self.plan = plan
         self.trace = trace
+        self.state = State(record: TransferRecord(trustMode: trace.trustMode))
     }
 
-    /// Runs `request` (uploading `uploadFile` when given) on `session` to its end.
+    /// Runs `request` (uploading `uploadFile` when given) on `session` to its end. The task starts on the
+    /// session's delegate queue, so `state` is never touched elsewhere.
     func run(_ request: URLRequest, uploading uploadFile: String?, on session: URLSession) async -> FetchResult {
         await withCheckedContinuation { continuation in
-            state.withLock { $0.continuation = continuation }
-            let task: URLSessionTask = if let uploadFile {
-                session.uploadTask(with: request, fromFile: URL(fileURLWithPath: uploadFile))
-            } else {
-                session.dataTask(with: request)
+            session.delegateQueue.addOperation { [self] in
+                withState(session) { $0.continuation = continuation }
+                let task: URLSessionTask = if let uploadFile {
+                    session.uploadTask(with: request, fromFile: URL(fileURLWithPath: uploadFile))
+                } else {
+                    session.dataTask(with: request)
+                }
+                task.delegate = self
+                task.resume()
             }
-            task.delegate = self
-            task.resume()
         }
+    }
+
+    /// Runs `body` on the state; only on `session`'s delegate queue (checked in debug builds).
+    func withState<R>(_ session: URLSession, _ body: (inout State) -> R) -> R {
+        assert(OperationQueue.current === session.delegateQueue, "Transfer state touched off the delegate queue")
+        return body(&state)
     }
 
     // MARK: Redirects and the response
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        let follow = state.withLock { state -> Bool in
+        let follow = withState(session) { state -> Bool in
             guard plan.followRedirects else { return false }
             guard plan.maxRedirects < 0 || state.redirectsFollowed < plan.maxRedirects else {
                 state.exceededRedirects = true
@@ -85,13 +99,13 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceiveResponseHead head: Data) {
         trace.receivedResponseHead(head)
-        if plan.includeHeaders { state.withLock { $0.heads.append(head) } }
+        if plan.includeHeaders { withState(session) { $0.heads.append(head) } }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         let http = response as? HTTPURLResponse
-        let disposition = state.withLock { state -> URLSession.ResponseDisposition in
+        let disposition = withState(session) { state -> URLSession.ResponseDisposition in
             Self.finish(&state.uploadMeter)
             if state.exceededRedirects {
                 state.failure = URLError(.httpTooManyRedirects,
@@ -146,7 +160,7 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     // MARK: Body
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let failed = state.withLock { state -> Bool in
+        let failed = withState(session) { state -> Bool in
             do throws(URLError) {
                 try Self.write(data, to: &state)
             } catch {
@@ -168,7 +182,7 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
                     totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         guard plan.uploadMeter else { return }
-        state.withLock { state in
+        withState(session) { state in
             var meter = state.uploadMeter ?? Meter(meter: ProgressMeter(now: Self.now), bytes: 0, total: -1)
             meter.bytes = totalBytesSent
             meter.total = totalBytesExpectedToSend
@@ -192,19 +206,19 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         typealias Ending = (continuation: CheckedContinuation<FetchResult, Never>?, result: FetchResult)
-        let (continuation, result) = state.withLock { state -> Ending in
+        let (continuation, result) = withState(session) { state -> Ending in
             Self.finish(&state.uploadMeter)
             Self.finish(&state.downloadMeter)
             if case .file(let file) = state.sink { file.close() }
             let result: FetchResult
             if let failure = state.failure {
-                result = .failure(failure, trace: trace)
+                result = .failure(failure, record: state.record)
             } else if let error {
-                result = .failure(error as? URLError ?? URLError(.unknown), trace: trace)
+                result = .failure(error as? URLError ?? URLError(.unknown), record: state.record)
             } else if let http = task.response as? HTTPURLResponse {
-                result = .response(http, body: state.body, trace: trace)
+                result = .response(http, body: state.body, record: state.record)
             } else {
-                result = .failure(URLError(.badServerResponse), trace: trace)
+                result = .failure(URLError(.badServerResponse), record: state.record)
             }
             defer { state.continuation = nil }
             return (state.continuation, result)

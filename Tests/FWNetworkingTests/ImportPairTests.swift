@@ -26,4 +26,14 @@ import Testing
         #expect(response?.statusCode == 204)
         #expect(error.code.rawValue == NSURLErrorTimedOut)
     }
+
+    /// A lower layer's type in FWURLSession's API (FWWire's `HTTPLimits`, re-exported through FWTransport
+    /// and FWURLSession) needs no import of its own.
+    @Test func lowerLayerTypesOfTheAPIComeWithTheImport() {
+        var limits: HTTPLimits = HTTPLimits()
+        limits.maxHeaderCount = 10
+        let configuration: URLSessionConfiguration = .ephemeral
+        configuration.httpResponseLimits = limits
+        #expect(configuration.httpResponseLimits.maxHeaderCount == 10)
+    }
 }

@@ -8,7 +8,8 @@ import Testing
     @Test(arguments: [TLSVersion.v1_2, .v1_3])
     func secondConnectionToTheSameHostResumes(_ version: TLSVersion) throws {
         let server = try OpenSSLServer.start()
-        let context = try TLSContext(configuration: try Fixtures.configuration { $0.maximumVersion = version })
+        let context = try TLSContext(configuration: try Fixtures.configuration { $0.maximumVersion = version },
+                                     sessionStore: TestSessionStore())
         let first = try LoopbackTLSClient(context: context, port: server.port)
         try first.handshake()
         #expect(!first.engine.isResumed)
@@ -32,7 +33,7 @@ import Testing
     @Test func sessionsAreKeptPerHostAndPort() throws {
         let server = try OpenSSLServer.start()
         let otherServer = try OpenSSLServer.start()
-        let context = try TLSContext(configuration: try Fixtures.configuration())
+        let context = try TLSContext(configuration: try Fixtures.configuration(), sessionStore: TestSessionStore())
         _ = try LoopbackTLSClient(context: context, port: server.port).get(afterHandshake: true)
         #expect(try !LoopbackTLSClient.resumes(context: context, port: otherServer.port))
         #expect(try !LoopbackTLSClient.resumes(context: context, serverName: "127.0.0.1", port: server.port))
@@ -44,15 +45,18 @@ import Testing
 
     @Test func removedSessionsAreNotOffered() throws {
         let server = try OpenSSLServer.start()
-        let context = try TLSContext(configuration: try Fixtures.configuration())
+        let store = TestSessionStore()
+        let context = try TLSContext(configuration: try Fixtures.configuration(), sessionStore: store)
         _ = try LoopbackTLSClient(context: context, port: server.port).get(afterHandshake: true)
-        context.removeSession(host: "localhost", port: server.port)
+        #expect(store.keys == [TLSSessionKey(host: "localhost", port: server.port)])
+        context.removeSession(host: "LocalHost.", port: server.port)
+        #expect(store.keys.isEmpty)
         #expect(try !LoopbackTLSClient.resumes(context: context, port: server.port))
     }
 
     @Test func discardedSessionsAreNotOffered() throws {
         let server = try OpenSSLServer.start()
-        let context = try TLSContext(configuration: try Fixtures.configuration())
+        let context = try TLSContext(configuration: try Fixtures.configuration(), sessionStore: TestSessionStore())
         let first = try LoopbackTLSClient(context: context, port: server.port)
         try first.handshake()
         first.engine.discardSession()
@@ -63,14 +67,23 @@ import Testing
         )
     }
 
-    @Test func aSmallCacheForgetsTheOldestSession() throws {
+    @Test func withoutAStoreEveryConnectionMakesAFullHandshake() throws {
         let server = try OpenSSLServer.start()
-        let otherServer = try OpenSSLServer.start()
-        let context = try TLSContext(configuration: try Fixtures.configuration(), sessionCacheCapacity: 1)
+        let context = try TLSContext(configuration: try Fixtures.configuration())
+        #expect(context.sessionStore == nil)
         _ = try LoopbackTLSClient(context: context, port: server.port).get(afterHandshake: true)
-        _ = try LoopbackTLSClient(context: context, port: otherServer.port).get(afterHandshake: true)
         #expect(try !LoopbackTLSClient.resumes(context: context, port: server.port))
-        #expect(try LoopbackTLSClient.resumes(context: context, port: otherServer.port))
+    }
+
+    @Test func resumptionTurnedOffLeavesTheStoreAlone() throws {
+        let server = try OpenSSLServer.start()
+        let store = TestSessionStore()
+        let context = try TLSContext(configuration: try Fixtures.configuration { $0.resumesSessions = false },
+                                     sessionStore: store)
+        #expect(context.sessionStore == nil)
+        _ = try LoopbackTLSClient(context: context, port: server.port).get(afterHandshake: true)
+        #expect(try !LoopbackTLSClient.resumes(context: context, port: server.port))
+        #expect(store.keys.isEmpty)
     }
 
     // MARK: Configuration

@@ -140,7 +140,7 @@ import Testing
             Issue.record("must not match")
         } catch {
             #expect(error.reason.contains(try Fixtures.certificate("valid-ecdsa.pem").spkiPin))
-            #expect(error.urlErrorCode == -1202)
+            #expect(error.isPinMismatch)
         }
     }
 }
