@@ -4,3 +4,4 @@
 @_exported import struct FWWire.HTTPLimits
 @_exported import struct FWTLS.TrustRoots
 @_exported import struct FWTLS.Certificate
+@_exported import struct FWTLS.ServerTrust
