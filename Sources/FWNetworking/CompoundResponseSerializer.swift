@@ -25,10 +25,9 @@ open class CompoundResponseSerializer: HTTPResponseSerializer,
         members.withLock { $0 = responseSerializers }
     }
 
-    /// The serializers, in the order they are tried.
-    open private(set) var responseSerializers: [any URLResponseSerialization] {
-        get { members.withLock { $0 } }
-        set { members.withLock { $0 = newValue } }
+    /// The serializers, in the order they are tried (set when the compound is made).
+    open var responseSerializers: [any URLResponseSerialization] {
+        members.withLock { $0 }
     }
 
     // MARK: Serializing

@@ -40,7 +40,7 @@ extension HTTPResponseSerializer {
     }
 
     /// `error` with `underlying` under NSUnderlyingErrorKey, unless there is none to add or `error`
-    /// already has one (the seeds' chaining rule: an existing cause is never replaced).
+    /// already has one (AFNetworking's chaining rule: an existing cause is never replaced).
     static func chaining(_ error: NSError, underlying: NSError?) -> NSError {
         guard let underlying, error.userInfo[NSUnderlyingErrorKey] == nil else { return error }
         var userInfo = error.userInfo

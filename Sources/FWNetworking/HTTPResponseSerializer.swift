@@ -17,7 +17,7 @@ import Foundation
 /// Validates a response's status code and content type; its response object is the body, unchanged.
 ///
 /// Settings may be read and changed from any thread. Archivable (`NSSecureCoding`) and copyable
-/// (`NSCopying`) with its settings, as the seeds' serializers are.
+/// (`NSCopying`) with its settings, as AFNetworking's are.
 open class HTTPResponseSerializer: NSObject, URLResponseSerialization, NSSecureCoding, NSCopying,
     @unchecked Sendable { // settings: in `validation`, a LockedBox
     struct Validation: Sendable {

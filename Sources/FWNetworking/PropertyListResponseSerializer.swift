@@ -40,7 +40,7 @@ open class PropertyListResponseSerializer: HTTPResponseSerializer,
 
     // MARK: Settings
 
-    /// The format the server is expected to send (XML by default). As in the seeds' serializer, it is a
+    /// The format the server is expected to send (XML by default). As in AFNetworking, it is a
     /// setting kept, copied and archived: decoding reads whichever format the body is in.
     open var format: PropertyListSerialization.PropertyListFormat {
         get { reading.withLock { $0.format } }

@@ -1,4 +1,4 @@
-// The seeds' trust rules as FWTLS evaluators. In order:
+// AFNetworking's trust rules (the seeds' manager evaluates with them) as FWTLS evaluators. In order:
 //
 // 1. Allowing invalid certificates while validating the domain name, with a domain and without pins,
 //    refuses: a self-signed certificate can only be tied to a domain by pinning it.
@@ -10,7 +10,8 @@
 //    a pinned certificate must be in the chain, and the chain must verify (dates, signatures, domain)
 //    with the pins as the only anchors, so a pinned self-signed leaf, intermediate or root works and a
 //    pinned expired leaf does not; `.publicKey`: `PublicKeysTrustEvaluator` over the pins' keys, with no
-//    validation of its own.
+//    validation of its own (so with invalid certificates allowed, neither the chain nor the domain is
+//    checked: the key alone decides).
 //
 // The pins are matched against the chain as the platform builds it: what the server sent, followed by
 // the pinned or anchor certificate that issued its last certificate (a root is rarely sent), added only

@@ -26,8 +26,9 @@ public enum SSLPinningMode: Int, Sendable {
 ///
 /// Built on FWTLS's evaluators (`DefaultTrustEvaluator`, `PinnedCertificatesTrustEvaluator`,
 /// `PublicKeysTrustEvaluator`, `DisabledTrustEvaluator`), applied to a challenge's trust through
-/// `SecTrust.serverTrust`. Unlike the seeds' class it never modifies the trust it is given. The settings
-/// may be read and changed from any thread.
+/// `SecTrust.serverTrust`. Unlike AFNetworking's policy, which sets policies and anchors on the
+/// trust it evaluates, it never modifies the trust it is given. The settings may be read and changed
+/// from any thread.
 open class SecurityPolicy: NSObject, NSSecureCoding, NSCopying,
     @unchecked Sendable { // settings: in `rules`, a LockedBox
     /// The settings, and the pinned certificates decoded once.
@@ -76,10 +77,9 @@ open class SecurityPolicy: NSObject, NSSecureCoding, NSCopying,
 
     // MARK: Settings
 
-    /// What the policy pins.
-    open private(set) var pinningMode: SSLPinningMode {
-        get { rules.withLock { $0.pinningMode } }
-        set { rules.withLock { $0.pinningMode = newValue } }
+    /// What the policy pins (set when the policy is made).
+    open var pinningMode: SSLPinningMode {
+        rules.withLock { $0.pinningMode }
     }
 
     /// The pinned certificates, DER encoded. A pinning policy with none (nil or empty) trusts no server.
@@ -107,10 +107,11 @@ open class SecurityPolicy: NSObject, NSSecureCoding, NSCopying,
 
     /// Whether to trust `serverTrust` for `domain` (the challenge's host; nil skips the domain check).
     ///
-    /// The seeds' rules: without pinning, the platform validation decides unless
+    /// AFNetworking's rules: without pinning, the platform validation decides unless
     /// `allowInvalidCertificates`; with pinning, the chain must also validate (unless invalid certificates
-    /// are allowed) and then match a pin; a pinning policy without pins refuses. `evaluate(_:forDomain:)`
-    /// says why a server was refused.
+    /// are allowed) and then match a pin; a pinning policy without pins refuses. It calls
+    /// `evaluate(_:forDomain:)`, which says why a server was refused: override that one to change the
+    /// verdict for both.
     open func evaluateServerTrust(_ serverTrust: SecTrust, forDomain domain: String? = nil) -> Bool {
         do {
             try evaluate(serverTrust, forDomain: domain)
