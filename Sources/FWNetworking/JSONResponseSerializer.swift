@@ -3,7 +3,9 @@
 // - an empty body, or a body of one space (what Rails sends for `head :ok`), decodes to nil without
 //   error: a 204, a 205 or the answer to a HEAD request has nothing to decode;
 // - a body that is not JSON throws NSURLErrorCannotDecodeContentData with JSONSerialization's error
-//   under it (and, under that, the status failure when there was one);
+//   under it (and, under that, the status failure when there was one). AFNetworking hands back the
+//   JSONSerialization error itself; wrapping it lets this error carry the response and the body like
+//   every other serializer error;
 // - an unacceptable status with a body that decodes throws the status error. AFNetworking hands back
 //   both the decoded body and the error there; a throwing function cannot, so the body stays in the
 //   error's userInfo under NetworkingOperationFailingURLResponseDataErrorKey.
