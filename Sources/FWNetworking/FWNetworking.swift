@@ -1,5 +1,6 @@
-// FWNetworking: one import gives the URLSession-compatible API (FWURLSession) and, as later issues
-// land, the session-manager layer (URLSessionManager, HTTPSessionManager, serializers,
-// SecurityPolicy, reachability).
+// FWNetworking: one import gives the URLSession-compatible API (FWURLSession) and the session-manager
+// layer: SecurityPolicy, the response serializers, and (as later issues land) URLSessionManager,
+// HTTPSessionManager and reachability.
 
 @_exported import FWURLSession
+@_exported import struct FWTLS.TrustError

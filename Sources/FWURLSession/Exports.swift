@@ -1,7 +1,8 @@
 // Types from the lower layers that appear in FWURLSession's public API, re-exported so that
 // `import FWNetworking` is enough to use them.
 
-@_exported import struct FWTransport.HTTPLimits
-@_exported import struct FWTLS.TrustRoots
-@_exported import struct FWTLS.Certificate
 @_exported import struct FWTransport.ConnectionPoolCounters
+@_exported import struct FWTransport.HTTPLimits
+@_exported import struct FWTLS.Certificate
+@_exported import struct FWTLS.ServerTrust
+@_exported import struct FWTLS.TrustRoots

@@ -43,7 +43,8 @@ final class TLSPolicy: Sendable {
                     + "(it is \(chain.first?.spkiPin ?? "missing"))"
                 Terminal.error("fwcurl: \(reason)")
                 rejected(reason)
-                return (.cancelAuthenticationChallenge, nil)
+                // A refusal, not a cancellation: the session fails the task with serverCertificateUntrusted.
+                return (.rejectProtectionSpace, nil)
             }
             return insecure ? (.useCredential, URLCredential(trust: trust)) : (.performDefaultHandling, nil)
         default:

@@ -80,14 +80,20 @@ public final class SecTrust: Sendable, CustomStringConvertible {
         withSettings { $0.policies = policies }
     }
 
-    // MARK: For the session layer
+    // MARK: The FWTLS bridge
 
-    /// The trust as it is evaluated now: the chain, the anchors after the user's
-    /// SecTrustSetAnchorCertificates / SecTrustSetAnchorCertificatesOnly, and the host of the first
-    /// policy that names one (else the host given at creation).
-    var serverTrust: ServerTrust {
+    /// FWNetworking addition: this trust as the FWTLS value its evaluation uses, so that any FWTLS
+    /// `TrustEvaluator` (pinning, SPKI hashes, composites) can judge a challenge's trust.
+    ///
+    /// The value holds the peer chain, the stapled OCSP response, the anchors after the user's
+    /// SecTrustSetAnchorCertificates / SecTrustSetAnchorCertificatesOnly (by default the session's
+    /// `tlsTrustRoots`), and the host of the first policy that names one (else the connection's host).
+    /// It is a copy: changing it does not change this trust.
+    public var serverTrust: ServerTrust {
         serverTrust(with: withSettings { $0 })
     }
+
+    // MARK: For the session layer
 
     /// Evaluates with the current anchors and policies; throws why the trust fails.
     func evaluate() throws(TrustError) {
