@@ -29,7 +29,8 @@ import Testing
 
     @Test func aNewSerializerSendsTheProcessLanguagesAndAUserAgent() throws {
         let serializer = HTTPRequestSerializer()
-        #expect(serializer.value(forHTTPHeaderField: "Accept-Language") == HTTPRequestSerializer.defaultAcceptLanguage())
+        #expect(serializer.value(forHTTPHeaderField: "Accept-Language")
+                == HTTPRequestSerializer.defaultAcceptLanguage())
         let userAgent = try #require(serializer.value(forHTTPHeaderField: "User-Agent"))
         var system = utsname()
         uname(&system)

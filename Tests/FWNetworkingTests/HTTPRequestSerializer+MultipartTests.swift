@@ -34,8 +34,8 @@ import TestSupport
     @Test func fieldValuesUseTheStringEncoding() throws {
         let serializer = HTTPRequestSerializer()
         serializer.stringEncoding = .isoLatin1
-        let request = try serializer.multipartFormRequest(method: "PUT", urlString: "http://h/", parameters: ["é": "é"],
-                                                          constructingBody: nil)
+        let request = try serializer.multipartFormRequest(method: "PUT", urlString: "http://h/",
+                                                          parameters: ["é": "é"], constructingBody: nil)
         let body = try #require(request.httpBodyStream.flatMap { MultipartTestSupport.readAll($0) })
         let boundary = try MultipartTestSupport.boundary(of: request)
         let head = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"é\"\r\n\r\n".utf8)
@@ -92,7 +92,9 @@ import TestSupport
         try content.write(to: source)
         func makeRequest() throws -> URLRequest {
             try HTTPRequestSerializer().multipartFormRequest(method: "POST", urlString: "http://h/",
-                                                             parameters: ["k": "v"]) { try $0.appendPart(fileURL: source, name: "f") }
+                                                             parameters: ["k": "v"]) {
+                try $0.appendPart(fileURL: source, name: "f")
+            }
         }
         let request = try makeRequest()
         let expected = try #require(request.httpBodyStream.flatMap { MultipartTestSupport.readAll($0) })
@@ -124,8 +126,8 @@ import TestSupport
 
     @Test func nothingToWriteOrNowhereToWriteIsNil() throws {
         let serializer = HTTPRequestSerializer()
-        let withStream = try serializer.multipartFormRequest(method: "POST", urlString: "http://h/", parameters: ["a": 1],
-                                                             constructingBody: nil)
+        let withStream = try serializer.multipartFormRequest(method: "POST", urlString: "http://h/",
+                                                             parameters: ["a": 1], constructingBody: nil)
         let plain = URLRequest(url: URL(string: "http://h/")!)
         let cases: [(URLRequest, URL)] = [
             (plain, URL(fileURLWithPath: "/tmp/fw-never-written")),

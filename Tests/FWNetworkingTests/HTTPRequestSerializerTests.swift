@@ -50,7 +50,8 @@ import Testing
         let serialized = try serializer.requestBySerializingRequest(request, parameters: nil)
         #expect(serialized.value(forHTTPHeaderField: "X-A") == "mine")
         #expect(serialized.value(forHTTPHeaderField: "X-B") == "default")
-        #expect(serialized.value(forHTTPHeaderField: "User-Agent") == serializer.value(forHTTPHeaderField: "User-Agent"))
+        #expect(serialized.value(forHTTPHeaderField: "User-Agent")
+                == serializer.value(forHTTPHeaderField: "User-Agent"))
     }
 
     // MARK: Mirrored properties
@@ -214,7 +215,8 @@ import Testing
             _ = try HTTPRequestSerializer().request(method: "GET", urlString: "http://h/x", parameters: [1])
             Issue.record("no error")
         } catch {
-            let request = (error as NSError).userInfo[HTTPRequestSerializer.NetworkingOperationFailingURLRequestErrorKey]
+            let key = HTTPRequestSerializer.NetworkingOperationFailingURLRequestErrorKey
+            let request = (error as NSError).userInfo[key]
             #expect((request as? URLRequest)?.url?.absoluteString == "http://h/x")
         }
     }
@@ -229,7 +231,8 @@ import Testing
                     for index in 0..<200 {
                         serializer.setValue("\(index)", forHTTPHeaderField: "X-\(worker)")
                         serializer.timeoutInterval = TimeInterval(index + 1)
-                        let request = try serializer.request(method: "GET", urlString: "http://h/", parameters: ["i": index])
+                        let request = try serializer.request(method: "GET", urlString: "http://h/",
+                                                             parameters: ["i": index])
                         #expect(request.url?.query == "i=\(index)")
                     }
                 }

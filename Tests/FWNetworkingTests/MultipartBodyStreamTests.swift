@@ -65,8 +65,8 @@ import TestSupport
 
     @Test func aPartStreamIsOpenedWhenReachedAndClosedWhenDone() {
         let part = InputStream(data: Data("xyz".utf8))
-        let body = MultipartBodyStream(segments: [Self.bytes("12345"), MultipartSegment(source: .stream(part), length: 3),
-                                                  Self.bytes("6")])
+        let body = MultipartBodyStream(segments: [Self.bytes("12345"),
+                                                  MultipartSegment(source: .stream(part), length: 3), Self.bytes("6")])
         body.open()
         var buffer = [UInt8](repeating: 0, count: 8)
         #expect(body.read(&buffer, maxLength: 5) == 5)
@@ -133,8 +133,9 @@ import TestSupport
 
     @Test func throttlingPausesAfterEveryReadOfAtMostAPacket() {
         let pauses = LockedBox<[TimeInterval]>([])
-        let body = MultipartBodyStream(segments: [Self.bytes(String(repeating: "a", count: 10)), Self.stream("bcdefgh")],
-                                       packetSize: 4, delay: 0.2, pause: { pause in pauses.withLock { $0.append(pause) } })
+        let segments = [Self.bytes(String(repeating: "a", count: 10)), Self.stream("bcdefgh")]
+        let body = MultipartBodyStream(segments: segments, packetSize: 4, delay: 0.2,
+                                       pause: { pause in pauses.withLock { $0.append(pause) } })
         body.open()
         var buffer = [UInt8](repeating: 0, count: 100)
         var reads: [Int] = []

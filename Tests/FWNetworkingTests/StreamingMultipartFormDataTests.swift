@@ -54,7 +54,8 @@ import Testing
             let body = try #require(request.httpBodyStream.flatMap { MultipartTestSupport.readAll($0) })
             #expect(String(decoding: body, as: UTF8.self) == expected)
             #expect(request.value(forHTTPHeaderField: "Content-Length") == String(expected.utf8.count))
-            #expect(request.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=\(Self.boundary)")
+            #expect(request.value(forHTTPHeaderField: "Content-Type")
+                    == "multipart/form-data; boundary=\(Self.boundary)")
             #expect(request.httpBody == nil)
             #expect(request.url == Self.request.url)
         }
@@ -64,7 +65,8 @@ import Testing
         let form = form()
         form.appendPart(formData: Data(), name: "empty")
         let request = try form.requestByFinalizingMultipartFormData()
-        let expected = "--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"empty\"\r\n\r\n\r\n--\(Self.boundary)--\r\n"
+        let expected = "--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"empty\"\r\n\r\n"
+            + "\r\n--\(Self.boundary)--\r\n"
         #expect(request.httpBodyStream.flatMap { MultipartTestSupport.readAll($0) } == Array(expected.utf8))
         #expect(request.value(forHTTPHeaderField: "Content-Length") == String(expected.utf8.count))
     }
@@ -80,11 +82,13 @@ import Testing
     @Test func namesAndFileNamesAreQuotedAsBrowsersDo() {
         #expect(StreamingMultipartFormData.contentDisposition(name: "a\"b\r\nc", fileName: "x\".txt")
                 == #"form-data; name="a%22b%0D%0Ac"; filename="x%22.txt""#)
-        #expect(StreamingMultipartFormData.contentDisposition(name: "日本", fileName: nil) == #"form-data; name="日本""#)
+        #expect(StreamingMultipartFormData.contentDisposition(name: "日本", fileName: nil)
+                == #"form-data; name="日本""#)
     }
 
     @Test func headersOfADictionaryComeInAFixedOrder() {
-        let ordered = StreamingMultipartFormData.ordered(["b": "", "Content-Type": "", "A": "", "content-disposition": ""])
+        let headers = ["b": "", "Content-Type": "", "A": "", "content-disposition": ""]
+        let ordered = StreamingMultipartFormData.ordered(headers)
         #expect(ordered.map(\.name) == ["content-disposition", "Content-Type", "A", "b"])
     }
 
