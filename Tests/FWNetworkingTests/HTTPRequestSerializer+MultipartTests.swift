@@ -71,16 +71,17 @@ import TestSupport
 
     // MARK: Writing the body to a file
 
+    /// The request returned for `request` written to `file`, and the error the completion handler got.
     private func written(_ request: URLRequest, to file: URL) async -> (URLRequest?, (any Error)?) {
         let serializer = HTTPRequestSerializer()
-        return await withCheckedContinuation { continuation in
-            let box = LockedBox<URLRequest??>(nil)
+        let returned = LockedBox<URLRequest?>(nil)
+        let error: (any Error)? = await withCheckedContinuation { continuation in
             let result = serializer.request(multipartFormRequest: request, writingStreamContentsToFile: file,
-                                            completionQueue: .global()) { error in
-                continuation.resume(returning: (box.withLock { $0 } ?? nil, error))
-            }
-            box.withLock { $0 = result }
+                                            completionQueue: .global()) { continuation.resume(returning: $0) }
+            returned.withLock { $0 = result }
+            if result == nil { continuation.resume(returning: nil) }
         }
+        return (returned.withLock { $0 }, error)
     }
 
     @Test func theBodyIsWrittenToAFileAndTheRequestKeepsItsLength() async throws {

@@ -6,8 +6,10 @@ import TestSupport
 
 // Multipart uploads through FWURLSession to a real server that parses them in Python: fields, two
 // files and a stream part round-trip with their names, file names, types and SHA-256; and a large file
-// streamed from disk in constant memory (64 MiB always; 1 GiB with FWNETWORKING_UPLOAD_1GIB=1), with the
-// process's peak RSS growth measured and bounded.
+// streamed from disk (64 MiB always; 1 GiB with FWNETWORKING_UPLOAD_1GIB=1) whose exact length and hash
+// arrive, with the growth of this process's peak RSS measured and printed. The bound on memory is
+// asserted in FwcurlFormTests, on a process of its own: here every suite of the test run shares the
+// process, and a neighbour's buffers land in the same peak (over 100 MiB in a full run).
 @Suite struct MultipartUploadTests {
     // MARK: Round trip
 
@@ -70,7 +72,7 @@ import TestSupport
     }
 
     /// Uploads a `size`-byte file (1 MiB blocks of a fixed pattern, each stamped with its index) as a
-    /// multipart part, checks the server received its exact length and hash, and bounds the growth of
+    /// multipart part, checks the server received its exact length and hash, and prints the growth of
     /// the process's peak RSS during the upload.
     private func uploadLargeFile(size: Int) async throws {
         let server = try MultipartEchoServer()
@@ -99,7 +101,6 @@ import TestSupport
         #expect(reply.parts.last?.sha256 == expected)
         #expect(reply.parts.last?.filename == (path as NSString).lastPathComponent)
         #expect(reply.contentLength == request.value(forHTTPHeaderField: "Content-Length"))
-        #expect(growth < 32 << 20, "peak RSS grew by \(growth >> 20) MiB during the upload")
     }
 }
 
