@@ -82,6 +82,9 @@ final class MultipartBodyStream: InputStream {
         status = .closed
     }
 
+    // The superclass would answer these from the empty data stream it was made with: no buffer to
+    // lend, and no run-loop events (reading is synchronous; a scheduled empty stream would report its end).
+
     override func getBuffer(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
                             length len: UnsafeMutablePointer<Int>) -> Bool {
         false

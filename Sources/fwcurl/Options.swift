@@ -54,14 +54,14 @@ struct Options {
 
     static let usage = """
         usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-T FILE] [-F name=CONTENT]...
-                      [-o FILE]... [-C -|OFFSET]
-                      [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s] [--max-time SECONDS] [--json]
-                      [--trace-ascii FILE|-] [--cacert FILE] [-k] [--pinnedpubkey sha256//BASE64[;...]]
-                      [--tls-min 1.2|1.3] [--show-chain] [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
+                      [-o FILE]... [-C -|OFFSET] [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s]
+                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
+                      [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
+                      [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
                fwcurl demo
 
-          -F name=value    a multipart/form-data field (POST unless -X), one part per -F, in order;
-          -F name=@FILE    FILE as a file part, streamed from disk (;type=MIME and ;filename=NAME may follow);
+          -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
+          -F name=@FILE    FILE as a file part, streamed from disk; ;type=MIME and ;filename=NAME may follow
           -F name=<FILE    a field whose value is FILE's content
           -o FILE          write the body into FILE as it arrives (opened in place: /dev/null, FIFOs work);
                            one -o per URL, in order; the other URLs write to stdout
