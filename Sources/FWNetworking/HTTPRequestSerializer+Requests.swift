@@ -47,10 +47,16 @@ extension HTTPRequestSerializer.State {
     }
 
     /// The query string for `parameters`: the block's when one is set, else the style's, which needs a
-    /// dictionary (the port quietly encodes anything else as an empty query; this throws instead).
+    /// dictionary (the port quietly encodes anything else as an empty query; this throws instead). A
+    /// style other than `.default` (made from an unknown raw value) throws too.
     func queryString(for request: URLRequest, parameters: Any) throws -> String? {
         if let queryStringSerialization {
             return try queryStringSerialization(request, parameters)
+        }
+        guard queryStringSerializationStyle == .default else {
+            throw HTTPRequestSerializer.serializationError(
+                NSURLErrorCannotDecodeContentData,
+                "Unknown query string style \(queryStringSerializationStyle.rawValue)", request: request)
         }
         guard let dictionary = QueryString.dictionary(parameters) else {
             throw HTTPRequestSerializer.serializationError(

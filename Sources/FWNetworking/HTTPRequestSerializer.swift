@@ -97,7 +97,8 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
 
     // MARK: Encoding
 
-    /// The encoding of form-encoded bodies and of multipart headers built from parameters; UTF-8 unless set.
+    /// The encoding of form-encoded bodies and of the multipart field values made from parameters;
+    /// UTF-8 unless set.
     open var stringEncoding: String.Encoding {
         get { state.withLock { $0.stringEncoding } }
         set { state.withLock { $0.stringEncoding = newValue } }

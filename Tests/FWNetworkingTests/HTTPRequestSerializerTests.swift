@@ -193,6 +193,15 @@ import Testing
                 ?? ("", 0) == (domain, NSURLErrorCannotDecodeContentData))
     }
 
+    @Test func anUnknownStyleIsAnError() throws {
+        let serializer = HTTPRequestSerializer()
+        serializer.setQueryStringSerialization(style: HTTPRequestQueryStringSerializationStyle(rawValue: 9))
+        let result = domainCode { try serializer.request(method: "GET", urlString: "http://h/", parameters: ["a": 1]) }
+        #expect(result?.1 == NSURLErrorCannotDecodeContentData)
+        serializer.setQueryStringSerialization(style: .default)
+        #expect(try serializer.request(method: "GET", urlString: "http://h/", parameters: ["a": 1]).url?.query == "a=1")
+    }
+
     @Test func whatABlockThrowsIsThrown() {
         let serializer = HTTPRequestSerializer()
         serializer.setQueryStringSerialization { _, _ in throw Thrown() }
