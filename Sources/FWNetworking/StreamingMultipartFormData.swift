@@ -24,7 +24,7 @@ open class StreamingMultipartFormData: MultipartFormData {
     public let boundary: String
     /// The encoding of boundaries and part headers.
     public let stringEncoding: String.Encoding
-    private var request: URLRequest
+    private let request: URLRequest
     private(set) var parts: [Part] = []
     private var throttle: (packetSize: Int, delay: TimeInterval) = (.max, 0)
 
