@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
-# (content decoding), the test peers python3, openssl (s_server) and nginx, and faketime for
-# Scripts/time-travel.sh. As root it installs what is missing with apt-get; otherwise it prints the
+# (content decoding), media-types (/etc/mime.types, the MIME types of multipart file parts), the test
+# peers python3, openssl (s_server) and nginx, and faketime for Scripts/time-travel.sh. As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -euo pipefail
 
 missing=()
 dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
+[ -f /etc/mime.types ] || missing+=(media-types)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)

@@ -39,7 +39,13 @@ func fetch(_ options: Options) async -> Int32 {
         let plan = options.plan(forURLAt: index)
         let transfer = Transfer(plan: plan, trace: FetchTrace(verbose: options.verbose, traceLog: traceLog,
                                                               policy: policy))
-        let request = options.request(forURLAt: index, resumeOffset: plan.resumeOffset)
+        let request: URLRequest
+        do {
+            request = try options.request(forURLAt: index, resumeOffset: plan.resumeOffset)
+        } catch {
+            Terminal.error("fwcurl: (26) \(error.localizedDescription)")
+            return 26
+        }
         let result = await transfer.run(request, uploading: options.uploadFile, on: session)
         if !options.json, case .failure(let error, let record) = result {
             report(error, record: record, options: options)

@@ -4,10 +4,11 @@ import FWNetworking
 // MARK: - The request and the transfer plan of one URL
 
 extension Options {
-    /// The request for the URL at `index`; a `resumeOffset` asks for the bytes from there on.
-    func request(forURLAt index: Int, resumeOffset: Int64?) -> URLRequest {
+    /// The request for the URL at `index`; a `resumeOffset` asks for the bytes from there on. Throws
+    /// when a `-F @FILE` can no longer be read.
+    func request(forURLAt index: Int, resumeOffset: Int64?) throws -> URLRequest {
         var request = URLRequest(url: uploadFile.map { Self.uploadURL(urls[index], file: $0) } ?? urls[index])
-        request.httpMethod = method ?? (uploadFile != nil ? "PUT" : body == nil ? "GET" : "POST")
+        request.httpMethod = method ?? (uploadFile != nil ? "PUT" : body == nil && formFields.isEmpty ? "GET" : "POST")
         for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
         if let body {
             request.httpBody = body
@@ -23,7 +24,7 @@ extension Options {
             request.setValue(encoded ? "deflate, gzip" : "identity", forHTTPHeaderField: "Accept-Encoding")
         }
         if let resumeOffset { request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range") }
-        return request
+        return formFields.isEmpty ? request : try addingForm(to: request)
     }
 
     /// What the transfer of the URL at `index` does with its response (the resume offset is read from
@@ -45,7 +46,8 @@ extension Options {
         if case .file = destination { isFile = true }
         return TransferPlan(destination: destination, resumeOffset: offset > 0 ? offset : nil,
                             includeHeaders: includeHeaders && !json, followRedirects: followRedirects,
-                            maxRedirects: maxRedirects, uploadMeter: meter && uploadFile != nil,
+                            maxRedirects: maxRedirects,
+                            uploadMeter: meter && (uploadFile != nil || !formFields.isEmpty),
                             downloadMeter: meter && isFile)
     }
 

@@ -11,6 +11,8 @@ struct Options {
     var body: Data?
     /// `-T FILE`: the file uploaded (PUT unless `-X`) to every URL.
     var uploadFile: String?
+    /// `-F`, in order: the parts of a multipart/form-data body (POST unless `-X`).
+    var formFields: [FormField] = []
     /// `-o FILE`, once per URL in order; URLs without one write to stdout.
     var outputFiles: [String] = []
     /// `-C -` or `-C OFFSET`.
@@ -51,12 +53,16 @@ struct Options {
     }
 
     static let usage = """
-        usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-T FILE] [-o FILE]... [-C -|OFFSET]
-                      [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s] [--max-time SECONDS] [--json]
-                      [--trace-ascii FILE|-] [--cacert FILE] [-k] [--pinnedpubkey sha256//BASE64[;...]]
-                      [--tls-min 1.2|1.3] [--show-chain] [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
+        usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-T FILE] [-F name=CONTENT]...
+                      [-o FILE]... [-C -|OFFSET] [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s]
+                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
+                      [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
+                      [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
                fwcurl demo
 
+          -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
+          -F name=@FILE    FILE as a file part, streamed from disk; ;type=MIME and ;filename=NAME may follow
+          -F name=<FILE    a field whose value is FILE's content
           -o FILE          write the body into FILE as it arrives (opened in place: /dev/null, FIFOs work);
                            one -o per URL, in order; the other URLs write to stdout
           -T FILE          upload FILE, streamed from disk, with PUT unless -X; a URL ending in / gets the
@@ -86,6 +92,8 @@ struct Options {
                 body = try Self.loadData(try value(for: argument))
             case "-T", "--upload-file":
                 uploadFile = try value(for: argument)
+            case "-F", "--form":
+                formFields.append(try FormField(argument: try value(for: argument)))
             case "-o", "--output":
                 outputFiles.append(try value(for: argument))
             case "-C", "--continue-at":
@@ -166,6 +174,9 @@ struct Options {
         if outputFiles.count > urls.count { throw UsageError(description: "more -o options than URLs") }
         if resume != nil, outputFiles.count < urls.count {
             throw UsageError(description: "-C needs an -o FILE for every URL (it continues that file)")
+        }
+        if !formFields.isEmpty, body != nil || uploadFile != nil {
+            throw UsageError(description: "-F cannot be used with -d or -T")
         }
         if let uploadFile {
             if body != nil { throw UsageError(description: "-T and -d cannot be used together") }
