@@ -28,6 +28,8 @@ public enum ResponseFramingRules {
         }
         // Rule 3: Transfer-Encoding wins over Content-Length, which is then ignored.
         if head.headers.contains(name: "Transfer-Encoding") {
+            // A sender must never apply chunked twice (RFC 9112 §6.1): no framing can be trusted.
+            if chunkedCount(head.headers) > 1 { throw .invalidTransferEncoding }
             if head.version == .http1_0 || !finalCodingIsChunked(head.headers) {
                 return (.untilClose, true)
             }
@@ -43,6 +45,19 @@ public enum ResponseFramingRules {
 
     // MARK: Rule helpers
 
+    /// How many times `chunked` is named over all Transfer-Encoding fields.
+    private static func chunkedCount(_ headers: HTTPHeaders) -> Int {
+        var count = 0
+        headers.forEachElement(inField: "Transfer-Encoding") { element in
+            if isChunked(element) { count += 1 }
+        }
+        return count
+    }
+
+    private static func isChunked(_ coding: ArraySlice<UInt8>) -> Bool {
+        coding.count == 7 && coding.elementsEqual("chunked".utf8) { ASCII.lowercased($0) == $1 }
+    }
+
     /// True when the last non-empty transfer coding over all Transfer-Encoding fields is `chunked`.
     private static func finalCodingIsChunked(_ headers: HTTPHeaders) -> Bool {
         var last: ArraySlice<UInt8> = []
@@ -51,7 +66,7 @@ public enum ResponseFramingRules {
                 last = element
             }
         }
-        return last.count == 7 && last.elementsEqual("chunked".utf8) { ASCII.lowercased($0) == $1 }
+        return isChunked(last)
     }
 
     /// The one value of every Content-Length element (repeated fields and lists collapse when all are

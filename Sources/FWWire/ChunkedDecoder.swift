@@ -2,23 +2,30 @@
 // place a byte can be in:
 //
 //   chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF;  last-chunk = 1*"0" [ chunk-ext ] CRLF;
-//   then trailer-section CRLF.
+//   chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] );  then trailer-section CRLF.
 //
 //   sizeStart ──hex──▶ sizeDigits ──hex──▶ sizeDigits
-//   sizeDigits ──SP/HTAB──▶ sizeWhitespace;  ──";"──▶ chunkExtension;  ──CR──▶ sizeLF;  ──LF──▶ end of line
-//   sizeWhitespace ──SP/HTAB──▶ sizeWhitespace;  ──";"──▶ chunkExtension;  ──CR──▶ sizeLF;  ──LF──▶ end of line
-//   chunkExtension ──"\""──▶ extensionQuoted;  ──CR──▶ sizeLF;  ──LF──▶ end of line;  ──tchar/BWS/;/=──▶ same
-//   extensionQuoted ──"\""──▶ chunkExtension;  ──"\\"──▶ extensionEscape;  ──text──▶ same
-//   extensionEscape ──text──▶ extensionQuoted
+//   sizeDigits ──SP/HTAB──▶ sizeSpace;  ──";"──▶ nameStart;  ──CR──▶ sizeLF;  ──LF──▶ end of line
+//   sizeSpace ──SP/HTAB──▶ sizeSpace;  ──";"──▶ nameStart      (whitespace only before an extension)
+//   nameStart ──SP/HTAB──▶ nameStart;  ──tchar──▶ name          (never an empty name)
+//   name ──tchar──▶ name;  ──SP/HTAB──▶ nameSpace;  ──"="──▶ valueStart;  ──";"──▶ nameStart;  ──CR/LF──▶ end
+//   nameSpace ──SP/HTAB──▶ nameSpace;  ──"="──▶ valueStart;  ──";"──▶ nameStart
+//   valueStart ──SP/HTAB──▶ valueStart;  ──tchar──▶ token;  ──"\""──▶ quoted   (never an empty value)
+//   token ──tchar──▶ token;  ──SP/HTAB──▶ valueSpace;  ──";"──▶ nameStart;  ──CR/LF──▶ end
+//   quoted ──"\""──▶ valueEnd;  ──"\\"──▶ escape;  ──text──▶ quoted;   escape ──text──▶ quoted
+//   valueEnd ──SP/HTAB──▶ valueSpace;  ──";"──▶ nameStart;  ──CR/LF──▶ end
+//   valueSpace ──SP/HTAB──▶ valueSpace;  ──";"──▶ nameStart
 //   sizeLF ──LF──▶ end of line
 //   end of line: size > 0 ──▶ data(size);  size == 0 ──▶ trailers
 //   data ──all bytes──▶ dataCR ──CR──▶ dataLF ──LF──▶ sizeStart;  dataCR ──LF──▶ sizeStart
 //   trailers ──blank line──▶ done
 //
-// Every other byte is an error value. Size digits use checked arithmetic and are capped at
-// `maxChunkSizeDigits`; the bytes after the digits are capped at `maxChunkExtensionLength`, the whole line
-// at `maxLineLength`; the trailer section follows the header rules with `maxTrailerSize`. Extensions are
-// checked and ignored. End of stream is the owner's business: anywhere before `done` it is premature.
+// So the size line is `chunk-size [ chunk-ext ] CRLF` exactly: whitespace never comes right before the
+// line end, and no extension is empty. Every other byte is an error value. Size digits use checked
+// arithmetic and are capped at `maxChunkSizeDigits`; the bytes after the digits are capped at
+// `maxChunkExtensionLength`, the whole line at `maxLineLength`; the trailer section follows the header
+// rules with `maxTrailerSize`. Extensions are checked and ignored. End of stream is the owner's business:
+// anywhere before `done` it is premature.
 //
 // The trailer section's reader is a stored property beside the state rather than a payload of `trailers`,
 // so that `State` stays a few plain words that every framing byte can overwrite cheaply.
@@ -48,10 +55,16 @@ struct ChunkedDecoder {
     private enum State {
         case sizeStart
         case sizeDigits(SizeLine)
-        case sizeWhitespace(SizeLine)
-        case chunkExtension(SizeLine)
-        case extensionQuoted(SizeLine)
-        case extensionEscape(SizeLine)
+        case sizeSpace(SizeLine)
+        case nameStart(SizeLine)
+        case name(SizeLine)
+        case nameSpace(SizeLine)
+        case valueStart(SizeLine)
+        case token(SizeLine)
+        case quoted(SizeLine)
+        case escape(SizeLine)
+        case valueEnd(SizeLine)
+        case valueSpace(SizeLine)
         case sizeLF(SizeLine)
         case data(remaining: Int64)
         case dataCR
@@ -113,31 +126,31 @@ struct ChunkedDecoder {
             if let digit = ASCII.hexDigitValue(byte) {
                 try addDigit(digit, to: &line)
                 state = .sizeDigits(line)
-            } else {
-                try afterSize(byte, line: line)
+            } else if !endsLine(byte, line) {
+                guard isWhitespace(byte) || byte == ASCII.semicolon else { throw .invalidChunkSize }
+                try extend(&line, then: byte == ASCII.semicolon ? State.nameStart : State.sizeSpace)
             }
-        case .sizeWhitespace(let line):
-            try afterSize(byte, line: line)
-        case .chunkExtension(var line):
+        case .sizeSpace(var line):
+            try extensionSpace(byte, line: &line, staying: State.sizeSpace)
+        case .nameSpace(var line):
+            try extensionSpace(byte, line: &line, staying: State.nameSpace, mayAssign: true)
+        case .valueSpace(var line):
+            try extensionSpace(byte, line: &line, staying: State.valueSpace)
+        case .nameStart(var line), .name(var line):
+            try extensionName(byte, line: &line)
+        case .valueStart(var line), .token(var line), .valueEnd(var line):
+            try extensionValue(byte, line: &line)
+        case .quoted(var line):
             switch byte {
-            case ASCII.cr: state = .sizeLF(line)
-            case ASCII.lf: endOfSizeLine(line)
-            case ASCII.quote: try countExtensionByte(&line, next: State.extensionQuoted)
-            default:
-                guard ByteClass.chunkExtension.contains(byte) else { throw .invalidChunkExtension }
-                try countExtensionByte(&line, next: State.chunkExtension)
-            }
-        case .extensionQuoted(var line):
-            switch byte {
-            case ASCII.quote: try countExtensionByte(&line, next: State.chunkExtension)
-            case ASCII.backslash: try countExtensionByte(&line, next: State.extensionEscape)
+            case ASCII.quote: try extend(&line, then: State.valueEnd)
+            case ASCII.backslash: try extend(&line, then: State.escape)
             default:
                 guard ByteClass.text.contains(byte) else { throw .invalidChunkExtension }
-                try countExtensionByte(&line, next: State.extensionQuoted)
+                try extend(&line, then: State.quoted)
             }
-        case .extensionEscape(var line):
+        case .escape(var line):
             guard ByteClass.text.contains(byte) else { throw .invalidChunkExtension }
-            try countExtensionByte(&line, next: State.extensionQuoted)
+            try extend(&line, then: State.quoted)
         case .sizeLF(let line):
             guard byte == ASCII.lf else { throw .invalidLineEnding }
             endOfSizeLine(line)
@@ -155,16 +168,68 @@ struct ChunkedDecoder {
         }
     }
 
-    /// A byte after the size digits outside extensions: BWS, the start of an extension, or the line end.
-    private mutating func afterSize(_ byte: UInt8, line: SizeLine) throws(HTTPParseError) {
-        var line = line
+    // MARK: Extension bytes
+
+    /// BWS after the size, a name or a value: more of it (`staying`), the `;` of an extension, or after a
+    /// name (`mayAssign`) its `=` — never the line end.
+    private mutating func extensionSpace(_ byte: UInt8, line: inout SizeLine, staying: (SizeLine) -> State,
+                                         mayAssign: Bool = false) throws(HTTPParseError) {
+        switch byte {
+        case ASCII.space, ASCII.tab: try extend(&line, then: staying)
+        case ASCII.semicolon: try extend(&line, then: State.nameStart)
+        case ASCII.equals where mayAssign: try extend(&line, then: State.valueStart)
+        default: throw .invalidChunkExtension
+        }
+    }
+
+    /// A byte of an extension's name, or right after `;` (BWS, then at least one tchar).
+    private mutating func extensionName(_ byte: UInt8, line: inout SizeLine) throws(HTTPParseError) {
+        if case .nameStart = state {
+            if isWhitespace(byte) { return try extend(&line, then: State.nameStart) }
+            guard ByteClass.token.contains(byte) else { throw .invalidChunkExtension }
+            return try extend(&line, then: State.name)
+        }
+        if endsLine(byte, line) { return }
+        switch byte {
+        case ASCII.space, ASCII.tab: try extend(&line, then: State.nameSpace)
+        case ASCII.equals: try extend(&line, then: State.valueStart)
+        case ASCII.semicolon: try extend(&line, then: State.nameStart)
+        default:
+            guard ByteClass.token.contains(byte) else { throw .invalidChunkExtension }
+            try extend(&line, then: State.name)
+        }
+    }
+
+    /// A byte after `=` (BWS, then a token or a quoted string), of a token, or after a closing quote.
+    private mutating func extensionValue(_ byte: UInt8, line: inout SizeLine) throws(HTTPParseError) {
+        if case .valueStart = state {
+            if isWhitespace(byte) { return try extend(&line, then: State.valueStart) }
+            if byte == ASCII.quote { return try extend(&line, then: State.quoted) }
+            guard ByteClass.token.contains(byte) else { throw .invalidChunkExtension }
+            return try extend(&line, then: State.token)
+        }
+        if endsLine(byte, line) { return }
+        switch byte {
+        case ASCII.space, ASCII.tab: try extend(&line, then: State.valueSpace)
+        case ASCII.semicolon: try extend(&line, then: State.nameStart)
+        default:
+            guard case .token = state, ByteClass.token.contains(byte) else { throw .invalidChunkExtension }
+            try extend(&line, then: State.token)
+        }
+    }
+
+    /// CR or LF where the line may end: the size line is over (true).
+    private mutating func endsLine(_ byte: UInt8, _ line: SizeLine) -> Bool {
         switch byte {
         case ASCII.cr: state = .sizeLF(line)
         case ASCII.lf: endOfSizeLine(line)
-        case ASCII.space, ASCII.tab: try countExtensionByte(&line, next: State.sizeWhitespace)
-        case ASCII.semicolon: try countExtensionByte(&line, next: State.chunkExtension)
-        default: throw .invalidChunkSize
+        default: return false
         }
+        return true
+    }
+
+    private func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == ASCII.space || byte == ASCII.tab
     }
 
     private func checkLength(_ line: SizeLine) throws(HTTPParseError) {
@@ -182,10 +247,8 @@ struct ChunkedDecoder {
         line.size = sum
     }
 
-    private mutating func countExtensionByte(
-        _ line: inout SizeLine,
-        next: (SizeLine) -> State
-    ) throws(HTTPParseError) {
+    /// Counts one byte after the size digits (against the extension cap) and moves to `next`.
+    private mutating func extend(_ line: inout SizeLine, then next: (SizeLine) -> State) throws(HTTPParseError) {
         line.extensionLength += 1
         try checkLength(line)
         state = next(line)

@@ -17,6 +17,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case tooManyHeaders
         case invalidContentLength
         case conflictingContentLength
+        case invalidTransferEncoding
         case invalidChunkSize
         case chunkSizeTooLarge
         case invalidChunkExtension
@@ -65,6 +66,8 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
     public static let invalidContentLength = HTTPParseError(.invalidContentLength)
     /// Content-Length elements with different values.
     public static let conflictingContentLength = HTTPParseError(.conflictingContentLength)
+    /// Transfer-Encoding that names `chunked` more than once.
+    public static let invalidTransferEncoding = HTTPParseError(.invalidTransferEncoding)
     /// A chunk-size line that does not start with a hex digit or has junk after the digits.
     public static let invalidChunkSize = HTTPParseError(.invalidChunkSize)
     /// A chunk size with more than `HTTPLimits.maxChunkSizeDigits` digits or beyond Int64.
@@ -112,6 +115,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case .tooManyHeaders: "too many header fields"
         case .invalidContentLength: "invalid Content-Length"
         case .conflictingContentLength: "conflicting Content-Length values"
+        case .invalidTransferEncoding: "chunked applied more than once"
         case .invalidChunkSize: "invalid chunk size"
         case .chunkSizeTooLarge: "chunk size too large"
         case .invalidChunkExtension: "invalid chunk extension"

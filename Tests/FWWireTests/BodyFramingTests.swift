@@ -60,6 +60,11 @@ private let framingCases: [FramingCase] = [
         "codings over two fields", ["Transfer-Encoding": "gzip", "Transfer-Encoding": "chunked"], .chunked),
     FramingCase("empty list elements ignored", ["Transfer-Encoding": "chunked , ,"], .chunked),
     FramingCase("chunked not final", ["Transfer-Encoding": "chunked, gzip"], .untilClose, forbidsReuse: true),
+    FramingCase("chunked twice in a list", ["Transfer-Encoding": "chunked, chunked"], error: .invalidTransferEncoding),
+    FramingCase("chunked twice over two fields", ["Transfer-Encoding": "chunked", "transfer-encoding": "Chunked"],
+                error: .invalidTransferEncoding),
+    FramingCase("chunked, another coding, chunked", ["Transfer-Encoding": "chunked, gzip, chunked"],
+                error: .invalidTransferEncoding),
     FramingCase("no chunked", ["Transfer-Encoding": "gzip"], .untilClose, forbidsReuse: true),
     FramingCase("empty Transfer-Encoding", ["Transfer-Encoding": ""], .untilClose, forbidsReuse: true),
     FramingCase(

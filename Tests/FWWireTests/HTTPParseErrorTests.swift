@@ -6,7 +6,7 @@ import Testing
 private let allParseErrors: [HTTPParseError] = [
     .invalidStatusLine, .unsupportedVersion, .invalidStatusCode, .invalidHeaderName, .invalidHeaderValue,
     .invalidLineEnding, .headerLineTooLong, .headTooLarge, .tooManyHeaders, .invalidContentLength,
-    .conflictingContentLength, .invalidChunkSize, .chunkSizeTooLarge, .invalidChunkExtension,
+    .conflictingContentLength, .invalidTransferEncoding, .invalidChunkSize, .chunkSizeTooLarge, .invalidChunkExtension,
     .chunkExtensionTooLong, .invalidChunkTerminator, .trailersTooLarge, .unsolicitedSwitchingProtocols,
     .unexpectedEndOfStream,
 ]
