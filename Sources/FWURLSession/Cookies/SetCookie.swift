@@ -79,7 +79,9 @@ struct SetCookie: Equatable, Sendable {
         case "comment": comment = value
         case "commenturl": commentURL = URL(string: value)
         case "discard": discard = true
-        case "port": ports = value.split(separator: ",").compactMap { Int(Self.trim($0)) }
+        case "port":
+            let list = value.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            ports = list.split(separator: ",").compactMap { Int(Self.trim($0)) }
         case "version": version = Int(value) == 1 ? 1 : 0
         default: break
         }
