@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
-# (content decoding), the test peers python3, openssl (s_server) and nginx, and faketime for
-# Scripts/time-travel.sh. As root it installs what is missing with apt-get; otherwise it prints the
+# (content decoding), the test peers python3, openssl (s_server) and nginx, faketime for
+# Scripts/time-travel.sh, and publicsuffix (the public suffix list cookies are checked against; without it
+# FWURLSession falls back to refusing single-label cookie domains). As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+[ -f /usr/share/publicsuffix/public_suffix_list.dat ] || missing+=(publicsuffix)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
 done

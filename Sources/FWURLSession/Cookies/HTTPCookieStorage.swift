@@ -163,7 +163,9 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
                   publicSuffixes.registrableDomain(of: host) == publicSuffixes.registrableDomain(of: mainHost)
             else { return }
         }
-        let accepted = cookies.filter { $0.isHostOnly ? $0.domain == host : HTTPCookie.domainMatches(host, $0.bareDomain) }
+        let accepted = cookies.filter { cookie in
+            cookie.isHostOnly ? cookie.domain == host : HTTPCookie.domainMatches(host, cookie.bareDomain)
+        }
         let secureScheme = HTTPCookie.isSecureScheme(url)
         mutate { jar, now in
             var change = CookieJar.Change()

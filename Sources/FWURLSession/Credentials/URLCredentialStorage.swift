@@ -101,7 +101,8 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable { // mutable stat
     /// Applies `body` under the lock; then, outside it, writes the file when written credentials changed
     /// and posts the change notification.
     private func mutate(_ body: (inout CredentialTable) -> CredentialTable.Change) {
-        let (change, snapshot) = state.withLock { state -> (CredentialTable.Change, (UInt64, [CredentialTable.Entry])?) in
+        typealias Outcome = (change: CredentialTable.Change, snapshot: (UInt64, [CredentialTable.Entry])?)
+        let (change, snapshot) = state.withLock { state -> Outcome in
             let change = body(&state.table)
             guard change.changed else { return (change, nil) }
             state.generation += 1

@@ -28,7 +28,8 @@ import Testing
     ])
     func anOriginServersSpace(_ url: String, _ scheme: String, _ port: Int) throws {
         let url = try #require(URL(string: url))
-        let space = try #require(try Self.challenge("Digest realm=\"users\", nonce=n").protectionSpace(forServerOf: url))
+        let challenge = try Self.challenge("Digest realm=\"users\", nonce=n")
+        let space = try #require(challenge.protectionSpace(forServerOf: url))
         #expect(space.host.lowercased() == "api.fw.test")
         #expect(space.port == port)
         #expect(space.protocol == scheme)
@@ -51,9 +52,11 @@ import Testing
     }
 
     @Test func noSpaceWithoutAMethodOrAHost() throws {
-        #expect(try Self.challenge("Bearer").protectionSpace(forServerOf: try #require(URL(string: "http://h/"))) == nil)
+        let web = try #require(URL(string: "http://h/"))
+        let file = try #require(URL(string: "file:///x"))
+        #expect(try Self.challenge("Bearer").protectionSpace(forServerOf: web) == nil)
         #expect(try Self.challenge("Bearer").protectionSpace(forProxyHost: "p", port: 1, type: "t") == nil)
-        #expect(try Self.challenge("Basic").protectionSpace(forServerOf: try #require(URL(string: "file:///x"))) == nil)
+        #expect(try Self.challenge("Basic").protectionSpace(forServerOf: file) == nil)
     }
 
     @Test(arguments: [

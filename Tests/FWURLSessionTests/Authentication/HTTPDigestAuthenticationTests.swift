@@ -33,7 +33,8 @@ import Testing
         #expect(Self.answer(try Self.challenge(algorithm: "SHA-256")) == "Digest username=\"Mufasa\", "
             + "realm=\"http-auth@example.org\", uri=\"/dir/index.html\", algorithm=SHA-256, nonce=\"\(Self.nonce)\", "
             + "nc=00000001, cnonce=\"\(Self.cnonce)\", qop=auth, "
-            + "response=\"753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1\", opaque=\"\(Self.opaque)\"")
+            + "response=\"753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1\", "
+            + "opaque=\"\(Self.opaque)\"")
     }
 
     @Test func rfc7616MD5Example() throws {

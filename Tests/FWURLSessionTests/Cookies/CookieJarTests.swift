@@ -123,8 +123,8 @@ import Testing
     @Test func expiredCookiesAreEvictedBeforeOlderLiveOnes() {
         var jar = CookieJar(limits: CookieJar.Limits(perDomain: 2, total: 10))
         _ = jar.store(Self.make("old"), fromSecureScheme: nil, now: Self.now)
-        _ = jar.store(Self.make("dying", expires: Self.now.addingTimeInterval(1), created: Self.now.addingTimeInterval(1)),
-                      fromSecureScheme: nil, now: Self.now)
+        let soon = Self.now.addingTimeInterval(1)
+        _ = jar.store(Self.make("dying", expires: soon, created: soon), fromSecureScheme: nil, now: Self.now)
         let later = Self.now.addingTimeInterval(5)
         _ = jar.store(Self.make("new", created: later), fromSecureScheme: nil, now: later)
         #expect(jar.cookies(now: later).map(\.name) == ["old", "new"])

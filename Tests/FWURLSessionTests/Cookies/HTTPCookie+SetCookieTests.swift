@@ -15,7 +15,8 @@ import Testing
     func cookie(_ field: String, from url: String,
                 suffixes: PublicSuffixList = HTTPCookieSetCookieTests.rules) throws -> HTTPCookie? {
         let url = try #require(URL(string: url))
-        return try HTTPCookie.cookie(from: #require(SetCookie(field)), for: url, now: Self.now, publicSuffixes: suffixes)
+        let parsed = try #require(SetCookie(field))
+        return HTTPCookie.cookie(from: parsed, for: url, now: Self.now, publicSuffixes: suffixes)
     }
 
     // MARK: Domain (steps 4-6)
@@ -55,15 +56,16 @@ import Testing
 
     @Test func theSystemListRefusesRealPublicSuffixes() throws {
         try #require(PublicSuffixList.system.hasRules, "install the publicsuffix package (Scripts/install-deps.sh)")
-        for (field, url) in [("a=b; Domain=co.uk", "http://www.foo.co.uk/"), ("a=b; Domain=github.io", "https://a.github.io/"),
-                             ("a=b; Domain=com", "http://example.com/")] {
+        for (field, url) in [("a=b; Domain=co.uk", "http://www.foo.co.uk/"),
+                             ("a=b; Domain=github.io", "https://a.github.io/"), ("a=b; Domain=com", "http://example.com/")] {
             #expect(try cookie(field, from: url, suffixes: .system) == nil, "\(field)")
         }
         #expect(try cookie("a=b; Domain=foo.co.uk", from: "http://www.foo.co.uk/", suffixes: .system)?.domain
             == ".foo.co.uk")
     }
 
-    @Test(arguments: [("a=b; Domain=com", "http://example.com/", false), ("a=b; Domain=localhost", "http://localhost/", true),
+    @Test(arguments: [("a=b; Domain=com", "http://example.com/", false),
+                      ("a=b; Domain=localhost", "http://localhost/", true),
                       ("a=b; Domain=example.com", "http://www.example.com/", true)])
     func withoutAListSingleLabelDomainsAreRefused(_ field: String, _ url: String, _ accepted: Bool) throws {
         #expect(try (cookie(field, from: url, suffixes: .singleLabel) != nil) == accepted, "\(field)")

@@ -136,8 +136,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.file("cookies.json")
         func record(_ name: String, domain: String = "example.com", path: String = "/") -> String {
-            "{\"name\":\"\(name)\",\"value\":\"v\",\"domain\":\"\(domain)\",\"path\":\"\(path)\",\"expires\":1900000000,"
-                + "\"created\":1600000000,\"secure\":false,\"httpOnly\":false,\"version\":0}"
+            "{\"name\":\"\(name)\",\"value\":\"v\",\"domain\":\"\(domain)\",\"path\":\"\(path)\","
+                + "\"expires\":1900000000,\"created\":1600000000,\"secure\":false,\"httpOnly\":false,\"version\":0}"
         }
         let records = [record("good"), record(""), record("nodomain", domain: ""), record("badpath", path: "x")]
         try Data("{\"version\":1,\"cookies\":[\(records.joined(separator: ","))]}".utf8)

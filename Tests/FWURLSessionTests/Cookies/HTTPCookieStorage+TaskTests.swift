@@ -22,8 +22,8 @@ import Testing
         let (session, task) = try Self.task("http://www.example.com/x", mainDocument: "http://elsewhere.org/")
         defer { session.invalidateAndCancel() }
         let storage = HTTPCookieStorage(file: nil)
-        storage.storeCookies([try Self.cookie("a", domain: "www.example.com"), try Self.cookie("b", domain: "other.com")],
-                             for: task)
+        let cookies = [try Self.cookie("a", domain: "www.example.com"), try Self.cookie("b", domain: "other.com")]
+        storage.storeCookies(cookies, for: task)
         #expect(storage.cookies?.map(\.name) == ["a"])
         storage.cookieAcceptPolicy = .onlyFromMainDocumentDomain
         storage.storeCookies([try Self.cookie("c", domain: "www.example.com")], for: task)

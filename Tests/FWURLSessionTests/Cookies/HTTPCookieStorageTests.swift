@@ -36,9 +36,9 @@ import TestSupport
 
     @Test func cookiesForAURLFollowRFC6265() throws {
         let storage = Self.storage()
-        for cookie in [try Self.cookie("root"), try Self.cookie("deep", path: "/a/b"), try Self.cookie("mid", path: "/a"),
-                       try Self.cookie("sub", domain: ".example.com"), try Self.cookie("other", domain: "other.com"),
-                       try Self.cookie("safe", secure: true)] {
+        for cookie in [try Self.cookie("root"), try Self.cookie("deep", path: "/a/b"),
+                       try Self.cookie("mid", path: "/a"), try Self.cookie("sub", domain: ".example.com"),
+                       try Self.cookie("other", domain: "other.com"), try Self.cookie("safe", secure: true)] {
             storage.setCookie(cookie)
         }
         #expect(storage.cookies(for: try Self.url("http://example.com/a/b/c"))?.map(\.name)
@@ -92,8 +92,10 @@ import TestSupport
         storage.setCookie(try Self.cookie("old"))
         let old = try #require(storage.cookies?.first)
         let created = old.creationDate
-        let newer = try #require(HTTPCookie(properties: [.name: "new", .value: "v", .domain: "example.com", .path: "/",
-                                                         HTTPCookiePropertyKey("Created"): created.timeIntervalSinceReferenceDate + 10]))
+        let newer = try #require(HTTPCookie(properties: [
+            .name: "new", .value: "v", .domain: "example.com", .path: "/",
+            HTTPCookiePropertyKey("Created"): created.timeIntervalSinceReferenceDate + 10,
+        ]))
         storage.setCookie(newer)
         storage.setCookie(try Self.cookie("gone"))
         storage.deleteCookie(try Self.cookie("gone"))
@@ -131,8 +133,10 @@ import TestSupport
 
     @Test func setCookiesLeavesOutCookiesForOtherDomains() throws {
         let storage = Self.storage()
-        storage.setCookies([try Self.cookie("mine", domain: "www.example.com"), try Self.cookie("parent", domain: ".example.com"),
-                            try Self.cookie("host-of-parent", domain: "example.com"), try Self.cookie("theirs", domain: "other.com")],
+        storage.setCookies([try Self.cookie("mine", domain: "www.example.com"),
+                            try Self.cookie("parent", domain: ".example.com"),
+                            try Self.cookie("host-of-parent", domain: "example.com"),
+                            try Self.cookie("theirs", domain: "other.com")],
                            for: try Self.url("http://www.example.com/"), mainDocumentURL: nil)
         #expect(storage.cookies?.map(\.name) == ["mine", "parent"])
         storage.setCookies([try Self.cookie("x")], for: nil, mainDocumentURL: nil)

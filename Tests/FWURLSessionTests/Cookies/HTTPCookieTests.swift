@@ -107,7 +107,8 @@ import Testing
     @Test func describesEveryProperty() throws {
         let cookie = try #require(HTTPCookie(properties: [.name: "a", .value: "b", .path: "/p", .domain: "h.test"]))
         #expect(cookie.description == "<HTTPCookie version:0 name:\"a\" value:\"b\" expiresDate:nil sessionOnly:true "
-            + "domain:\"h.test\" path:\"/p\" isSecure:false isHTTPOnly:false sameSitePolicy:nil comment:nil ports:{ 0 }>")
+            + "domain:\"h.test\" path:\"/p\" isSecure:false isHTTPOnly:false sameSitePolicy:nil comment:nil "
+            + "ports:{ 0 }>")
         #expect(try Self.full().description.contains("ports:{ 443,8443 }"))
     }
 }

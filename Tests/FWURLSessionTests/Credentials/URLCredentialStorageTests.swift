@@ -100,7 +100,8 @@ import TestSupport
         storage.remove(Self.ada, for: Self.space())
         storage.remove(Self.ada, for: Self.space())                        // nothing left
         #expect(recorder.received == 2)
-        #expect(NSNotification.Name.NSURLCredentialStorageChanged.rawValue == "NSURLCredentialStorageChangedNotification")
+        #expect(NSNotification.Name.NSURLCredentialStorageChanged.rawValue
+            == "NSURLCredentialStorageChangedNotification")
     }
 
     @Test func theNotificationIsPostedOutsideTheLock() {
