@@ -61,12 +61,13 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// The persistent storage of an application group: the same instance for the same identifier, kept
     /// in its own file beside the shared storage's.
     open class func sharedCookieStorage(forGroupContainerIdentifier identifier: String) -> HTTPCookieStorage {
-        groupStorages.withLock { storages in
+        if let storage = groupStorages.withLock({ $0[identifier] }) { return storage }
+        let safeName = String(identifier.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
+        let loaded = HTTPCookieStorage(file: persistentFile(named: "cookies-\(safeName).json"))
+        return groupStorages.withLock { storages in
             if let storage = storages[identifier] { return storage }
-            let safeName = String(identifier.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
-            let storage = HTTPCookieStorage(file: persistentFile(named: "cookies-\(safeName).json"))
-            storages[identifier] = storage
-            return storage
+            storages[identifier] = loaded
+            return loaded
         }
     }
 

@@ -16,7 +16,7 @@ import FWTransport
 /// A store's file: its path, the mode it is created with, and the writer that replaces it atomically.
 ///
 /// `Sendable`: `path`, `mode` and `log` are immutable; the last generation written is in a `LockedBox`,
-/// which is also held while writing so that snapshots reach the disk in order.
+/// which is also held while writing so that snapshots reach the disk in order (`log` runs after it).
 final class PersistentFile: Sendable {
     /// Where the file is.
     let path: String
@@ -71,17 +71,19 @@ final class PersistentFile: Sendable {
     /// Replaces the file with `data` unless a later generation was written already. A failure is logged
     /// (the first one only) and otherwise ignored: the store keeps working in memory.
     func write(_ data: Data, generation: UInt64) {
-        writer.withLock { state in
-            guard generation > state.generation else { return }
+        let failure: String? = writer.withLock { state in
+            guard generation > state.generation else { return nil }
             state.generation = generation
             do {
                 try replace(with: data)
+                return nil
             } catch {
-                guard !state.reportedFailure else { return }
+                guard !state.reportedFailure else { return nil }
                 state.reportedFailure = true
-                log("cannot write \(path): \(error); changes are kept in memory only")
+                return "cannot write \(path): \(error); changes are kept in memory only"
             }
         }
+        if let failure { log(failure) }
     }
 
     /// Writes `data` to a new temporary file beside `path` and renames it over `path`.
