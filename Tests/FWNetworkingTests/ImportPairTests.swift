@@ -36,4 +36,24 @@ import Testing
         configuration.httpResponseLimits = limits
         #expect(configuration.httpResponseLimits.maxHeaderCount == 10)
     }
+
+    @Test func cookieAndCredentialNamesResolveToFWNetworking() {
+        let configuration: URLSessionConfiguration = .ephemeral
+        let storage: HTTPCookieStorage? = configuration.httpCookieStorage
+        let cookie: HTTPCookie? = HTTPCookie(properties: [.name: "a", .value: "b", .path: "/", .domain: "h.test",
+                                                          .sameSitePolicy: HTTPCookieStringPolicy.sameSiteLax])
+        if let cookie { storage?.setCookie(cookie) }
+        let policy: HTTPCookie.AcceptPolicy = configuration.httpCookieAcceptPolicy
+        let credentials: URLCredentialStorage? = configuration.urlCredentialStorage
+        let space = URLProtectionSpace(host: "h.test", port: 443, protocol: "https", realm: nil,
+                                       authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        credentials?.set(URLCredential(user: "u", password: "p", persistence: .forSession), for: space)
+        let names: [NSNotification.Name] = [.NSHTTPCookieManagerCookiesChanged, .NSURLCredentialStorageChanged]
+
+        #expect(storage?.cookies(for: URL(string: "http://h.test/")!)?.first?.sameSitePolicy == .sameSiteLax)
+        #expect(policy == .onlyFromMainDocumentDomain)
+        #expect(credentials?.defaultCredential(for: space)?.user == "u")
+        #expect(HTTPCookie.requestHeaderFields(with: storage?.cookies ?? []) == ["Cookie": "a=b"])
+        #expect(names.count == 2)
+    }
 }

@@ -4,8 +4,8 @@
 // the same defaults. FoundationNetworking's class is not thread-safe; ours keeps every property in one
 // `Storage` value behind a lock, so a configuration may be read and written from any thread.
 //
-// Later issues add the cookie storage, URL cache, credential storage, protocol classes and TLS-version
-// properties (with them, `ephemeral` starts to differ from `default`). `background(withIdentifier:)`
+// `ephemeral` differs from `default` in its cookie and credential storages (new, in memory). Later issues
+// add the URL cache and protocol classes. `background(withIdentifier:)`
 // and `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
 
 import Foundation
@@ -45,6 +45,10 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var tlsMaximumSupportedProtocolVersion = tls_protocol_version_t.TLSv13
         var tlsTrustRoots = TrustRoots.system
         var tlsSessionResumption = true
+        // Cookies and credentials (their MARK block below).
+        var httpCookieStorage: HTTPCookieStorage? = .shared
+        var httpCookieAcceptPolicy = HTTPCookie.AcceptPolicy.onlyFromMainDocumentDomain
+        var urlCredentialStorage: URLCredentialStorage? = .shared
     }
 
     /// The configuration's properties.
@@ -70,9 +74,13 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         URLSessionConfiguration(storage: Storage())
     }
 
-    /// A new configuration for a session that keeps nothing on disk (each access returns a new instance).
+    /// A new configuration for a session that keeps nothing on disk (each access returns a new instance):
+    /// its cookie and credential storages are new, in-memory ones.
     open class var ephemeral: URLSessionConfiguration {
-        URLSessionConfiguration(storage: Storage())
+        var storage = Storage()
+        storage.httpCookieStorage = .ephemeral()
+        storage.urlCredentialStorage = URLCredentialStorage()
+        return URLSessionConfiguration(storage: storage)
     }
 
     // MARK: NSCopying
@@ -233,6 +241,29 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var tlsSessionResumption: Bool {
         get { withStorage { $0.tlsSessionResumption } }
         set { withStorage { $0.tlsSessionResumption = newValue } }
+    }
+
+    // MARK: Cookies and credentials
+
+    /// The cookie storage requests read and responses fill; `nil` handles no cookies. The shared storage by
+    /// default; a new in-memory storage for `ephemeral`.
+    open var httpCookieStorage: HTTPCookieStorage? {
+        get { withStorage { $0.httpCookieStorage } }
+        set { withStorage { $0.httpCookieStorage = newValue } }
+    }
+
+    /// Which cookies responses may set; it overrides the cookie storage's own policy.
+    /// `.onlyFromMainDocumentDomain` by default.
+    open var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy {
+        get { withStorage { $0.httpCookieAcceptPolicy } }
+        set { withStorage { $0.httpCookieAcceptPolicy = newValue } }
+    }
+
+    /// The credential storage authentication challenges consult; `nil` uses none. The shared storage by
+    /// default; a new in-memory storage for `ephemeral`.
+    open var urlCredentialStorage: URLCredentialStorage? {
+        get { withStorage { $0.urlCredentialStorage } }
+        set { withStorage { $0.urlCredentialStorage = newValue } }
     }
 
     // MARK: Locking

@@ -29,14 +29,28 @@ import Testing
         #expect(configuration.httpMaximumConnectionsPerHost == 6)
         #expect(configuration.httpAdditionalHeaders == nil)
         #expect(!configuration.shouldUseExtendedBackgroundIdleMode)
+        #expect(configuration.httpCookieAcceptPolicy == .onlyFromMainDocumentDomain)
     }
 
     @Test func defaultHasFoundationNetworkingDefaults() {
         expectDefaults(.default)
+        #expect(URLSessionConfiguration.default.httpCookieStorage === HTTPCookieStorage.shared)
+        #expect(URLSessionConfiguration.default.urlCredentialStorage === URLCredentialStorage.shared)
     }
 
     @Test func ephemeralHasFoundationNetworkingDefaults() {
         expectDefaults(.ephemeral)
+    }
+
+    @Test func ephemeralHasItsOwnInMemoryStorages() throws {
+        let first = URLSessionConfiguration.ephemeral
+        let second = URLSessionConfiguration.ephemeral
+        let cookies = try #require(first.httpCookieStorage)
+        let credentials = try #require(first.urlCredentialStorage)
+        #expect(cookies !== HTTPCookieStorage.shared && cookies !== second.httpCookieStorage)
+        #expect(credentials !== URLCredentialStorage.shared && credentials !== second.urlCredentialStorage)
+        #expect(cookies.file == nil)
+        #expect(credentials.file == nil)
     }
 
     @available(*, deprecated, message: "exercises the deprecated initialiser")
@@ -74,7 +88,13 @@ import Testing
         configuration.httpMaximumConnectionsPerHost = 2
         configuration.httpAdditionalHeaders = ["User-Agent": "test"]
         configuration.shouldUseExtendedBackgroundIdleMode = true
+        configuration.httpCookieStorage = Self.cookieStorage
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCredentialStorage = Self.credentialStorage
     }
+
+    static let cookieStorage = HTTPCookieStorage.ephemeral()
+    static let credentialStorage = URLCredentialStorage()
 
     func expectCustomised(_ configuration: URLSessionConfiguration) {
         #expect(configuration.identifier == "id")
@@ -95,6 +115,18 @@ import Testing
         #expect(configuration.httpMaximumConnectionsPerHost == 2)
         #expect(configuration.httpAdditionalHeaders?["User-Agent"] as? String == "test")
         #expect(configuration.shouldUseExtendedBackgroundIdleMode)
+        #expect(configuration.httpCookieStorage === Self.cookieStorage)
+        #expect(configuration.httpCookieAcceptPolicy == .never)
+        #expect(configuration.urlCredentialStorage === Self.credentialStorage)
+    }
+
+    @Test func theStoragesMayBeNil() throws {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpCookieStorage = nil
+        configuration.urlCredentialStorage = nil
+        let copy = try #require(configuration.copy() as? URLSessionConfiguration)
+        #expect(copy.httpCookieStorage == nil)
+        #expect(copy.urlCredentialStorage == nil)
     }
 
     @Test func copyCopiesEveryProperty() throws {
