@@ -57,7 +57,11 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     public let name: String
     /// Immutable; read from any thread.
     private let clock: any EventLoopClock
-    /// Immutable: `clock.advancesByItself`, read once.
+    /// Immutable: the clock is `MonotonicClock`, which `now()` reads directly, so that the real path costs
+    /// about what `Deadline.now()` costs (callgrind: a call through the existential added ~40 instructions
+    /// to an iteration, this branch ~14).
+    private let clockIsMonotonic: Bool
+    /// Immutable: `advancesByItself` of the clock, read once.
     private let clockAdvancesByItself: Bool
     /// Immutable; closed by `shutdown` after the thread ended.
     private let epollFD: Int32
@@ -88,6 +92,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     public init(name: String, clock: any EventLoopClock = MonotonicClock()) throws(IOError) {
         self.name = name
         self.clock = clock
+        clockIsMonotonic = clock is MonotonicClock
         clockAdvancesByItself = clock.advancesByItself
         epollFD = try Syscall.epollCreate()
         do throws(IOError) {
@@ -165,6 +170,12 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// Code that computes a deadline for `scheduleTimer` reads this, never `Deadline.now()`, so that it
     /// follows the loop's clock when a test moves it by hand.
     public func now() -> Deadline {
+        clockIsMonotonic ? .now() : readGivenClock()
+    }
+
+    /// The given clock's time; kept out of line so that `now()` stays small on the real path.
+    @inline(never)
+    private func readGivenClock() -> Deadline {
         clock.now()
     }
 
@@ -278,7 +289,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         guard let deadline = timers.earliestDeadline() else {
             return -1
         }
-        let now = clock.now()
+        let now = now()
         guard deadline > now else {
             return 0
         }
@@ -291,7 +302,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     }
 
     private func runExpiredTimers() {
-        for id in timers.popExpired(now: clock.now()) {
+        for id in timers.popExpired(now: now()) {
             timers.take(id)?()
         }
     }
