@@ -3,9 +3,10 @@
 // work due by the new time before they return).
 //
 // How `advanceTime(to: target)` works: it asks every loop for its earliest timer (a task sent with
-// `execute`, which also wakes the loop). While the earliest is due by `target`, it sets the clock to that
-// deadline and asks again: each loop, woken by the question, runs the timers now due before it answers
-// (timers come before tasks in an iteration), so the answer is the next deadline still to come. When
+// `execute`, which also wakes the loop, and answered at the end of that iteration). While the earliest is
+// due by `target`, it sets the clock to that deadline and asks again: each loop, woken by the question,
+// runs the timers now due first (timers come before tasks in an iteration) and answers after the work
+// they queued for the end of the iteration, so the answer is the next deadline still to come. When
 // nothing is due by `target`, the clock moves to `target`, the loops are asked once more, and the call
 // returns. An answer that is already due (a timer armed meanwhile by a timer, a task or I/O) leads to
 // one more round at the same time, so nothing due is left behind.
@@ -21,7 +22,8 @@ import Glibc
 /// Contract:
 /// - Every loop of `group` reads one manual clock. `now()`, and each loop's `now()`, start at
 ///   `ManualEventLoopGroup.start` and change only inside `advanceTime`.
-/// - `advanceTime(to: target)` returns once every timer due by `target` has run on its loop's thread, in
+/// - `advanceTime(to: target)` returns once every timer due by `target` has run on its loop's thread, and
+///   the work it queued with `atEndOfIteration` too (where FWTransport hands its events over). Timers run in
 ///   deadline order (equal deadlines in schedule order; on different loops, a timer never starts before
 ///   every earlier one has finished). Time moves in steps, from one due deadline to the next: a timer sees
 ///   `now()` equal to its own deadline (later only if other work armed an earlier timer meanwhile), and a
@@ -106,15 +108,17 @@ public final class ManualEventLoopGroup: Sendable {
     }
 
     /// The deadline of the earliest timer scheduled on any of the loops, or nil when none is. Wakes every
-    /// loop, which first runs whatever is already due.
+    /// loop, which first runs whatever is already due and finishes its iteration.
     public func nextTimerDeadline() throws -> Deadline? {
         let answers = LockedBox((count: 0, earliest: Deadline?.none))
         for loop in group.loops {
             loop.execute {
-                let deadline = loop.earliestTimerDeadline()
-                answers.withLock { answers in
-                    answers.count += 1
-                    answers.earliest = [answers.earliest, deadline].compactMap { $0 }.min()
+                loop.atEndOfIteration {
+                    let deadline = loop.earliestTimerDeadline()
+                    answers.withLock { answers in
+                        answers.count += 1
+                        answers.earliest = [answers.earliest, deadline].compactMap { $0 }.min()
+                    }
                 }
             }
         }

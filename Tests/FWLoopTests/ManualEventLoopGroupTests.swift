@@ -126,6 +126,25 @@ private func withManualLoops<T>(loopCount: Int = 1, _ body: (ManualEventLoopGrou
         }
     }
 
+    @Test func workATimerQueuesForTheEndOfItsIterationIsDoneOnReturn() throws {
+        try withManualLoops { loops in
+            let log = TimerLog()
+            let loop = loops.loop
+            try onLoop(loop) {
+                log.schedule("timer", at: 10, on: loop) {
+                    loop.atEndOfIteration {
+                        log.record("end of iteration", on: loop)
+                        loop.scheduleTimer(at: loop.now()) { log.record("armed there", on: loop) }
+                    }
+                }
+            }
+            // Exactly to the deadline: no round of questions after the one that ran the timer is needed to move
+            // the clock, yet the timer's end-of-iteration work, and the timer that work armed, are done.
+            try loops.advanceTime(to: ManualEventLoopGroup.start + .milliseconds(10))
+            #expect(log.names == ["timer", "end of iteration", "armed there"])
+        }
+    }
+
     @Test func timersOnSeveralLoopsFireInDeadlineOrder() throws {
         try withManualLoops(loopCount: 2) { loops in
             let log = TimerLog()
