@@ -100,7 +100,8 @@ import TestSupport
         let session = URLSession(configuration: .default)
         defer { session.invalidateAndCancel() }
         let load = Task { try await session.data(from: url(server, "/slow")) }
-        try await Task.sleep(for: .milliseconds(100))
+        // In flight: the server has the request and holds its answer for a second.
+        #expect(await waitUntilAsync(timeout: 5) { server.requestCount == 1 })
         load.cancel()
         await #expect { try await load.value } throws: { ($0 as? URLError)?.code == .cancelled }
     }
@@ -216,17 +217,30 @@ import TestSupport
         let server = try Self.makeServer()
         defer { server.stop() }
         let delegate = RecordingDataDelegate()
-        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: queue)
         defer { session.invalidateAndCancel() }
+        // The delegate queue waits, so the whole response reaches the task before anything is delivered.
+        queue.isSuspended = true
         let task = session.dataTask(with: url(server, "/hello"))
         task.resume()
+        #expect(waitUntil(timeout: 5) { session.connectionPoolCounters(for: url(server, "/")).idle == 1 })
         task.suspend()
         #expect(task.state == .suspended)
-        #expect(waitUntil(timeout: 2) { server.requestCount == 1 })
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(delegate.log.withLock { $0.messages.contains("complete") } == false)
-        task.resume()
+        // A second request on that connection: once the server has it, the loop iteration that ended the first
+        // response, and handed its last events to the task, is over.
+        let second = session.dataTask(with: url(server, "/hello"))
+        second.resume()
+        #expect(waitUntil(timeout: 5) { server.requestCount == 2 })
+        // The delegate queue drains the first task (it queued first), which is held, then the second.
+        queue.isSuspended = false
         #expect(delegate.waitForCompletion())
+        #expect(delegate.log.withLock { $0.messages } == ["response 200", "data", "metrics", "complete"])
+        #expect(task.state == .suspended)
+        task.resume()
+        #expect(waitUntil(timeout: 5) { delegate.log.withLock { $0.messages.count } == 8 })
+        #expect(task.state == .completed)
     }
 
     @Test func metricsDescribeTheExchange() throws {
