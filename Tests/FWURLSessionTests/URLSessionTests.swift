@@ -95,15 +95,25 @@ import TestSupport
     }
 
     @Test func cancellingTheSwiftTaskCancelsTheLoad() async throws {
-        let server = try Self.makeServer()
+        let load = LockedBox<Task<(Data, URLResponse), any Error>?>(nil)
+        // The server cancels the load when the request arrives, so the cancel comes while the load is in
+        // flight (however long the load's task waits for a thread).
+        let server = try LoopbackHTTPServer { _ in
+            load.withLock { $0 }?.cancel()
+            var reply = LoopbackHTTPServer.Reply.ok("slow")
+            reply.delay = 1
+            return reply
+        }
         defer { server.stop() }
         let session = URLSession(configuration: .default)
         defer { session.invalidateAndCancel() }
-        let load = Task { try await session.data(from: url(server, "/slow")) }
-        // In flight: the server has the request and holds its answer for a second.
-        #expect(await waitUntilAsync(timeout: 5) { server.requestCount == 1 })
-        load.cancel()
-        await #expect { try await load.value } throws: { ($0 as? URLError)?.code == .cancelled }
+        let task = load.withLock { load in
+            let task = Task { try await session.data(from: url(server, "/slow")) }
+            load = task
+            return task
+        }
+        await #expect { try await task.value } throws: { ($0 as? URLError)?.code == .cancelled }
+        #expect(server.requestCount == 1)
     }
 
     @Test func cancelBeforeResumeCompletesWithCancelled() throws {
