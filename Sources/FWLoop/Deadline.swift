@@ -16,7 +16,8 @@ public struct Deadline: Comparable, Hashable, Sendable {
 
     // MARK: Well-known deadlines
 
-    /// The current time.
+    /// The current time on the real monotonic clock. Code on an event loop reads `EventLoop.now()`,
+    /// which follows the loop's clock.
     public static func now() -> Deadline {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)

@@ -15,14 +15,16 @@ public final class EventLoopGroup: Sendable {
         max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
-    /// Starts `loopCount` loops (at least 1) named `namePrefix-0`, `namePrefix-1`, ...
+    /// Starts `loopCount` loops (at least 1) named `namePrefix-0`, `namePrefix-1`, ..., all reading
+    /// `clock` (default: the real monotonic clock).
     ///
     /// If one fails to start, those already started are shut down and the error is thrown.
-    public init(loopCount: Int = EventLoopGroup.defaultLoopCount, namePrefix: String = "fw-loop") throws(IOError) {
+    public init(loopCount: Int = EventLoopGroup.defaultLoopCount, namePrefix: String = "fw-loop",
+                clock: any EventLoopClock = MonotonicClock()) throws(IOError) {
         var loops: [EventLoop] = []
         for index in 0..<max(1, loopCount) {
             do throws(IOError) {
-                loops.append(try EventLoop(name: "\(namePrefix)-\(index)"))
+                loops.append(try EventLoop(name: "\(namePrefix)-\(index)", clock: clock))
             } catch {
                 loops.forEach { $0.shutdown() }
                 throw error

@@ -3,7 +3,8 @@
 /// Scheduled tasks ordered by deadline; equal deadlines run in the order they were scheduled.
 ///
 /// Cancelling removes the task at once and leaves its heap entry behind; stale entries are skipped
-/// when they reach the top and the heap is rebuilt when they outnumber the live ones.
+/// when they reach the top and the heap is rebuilt when they outnumber the live ones. The queue reads
+/// no clock: its owner passes the time in (`popExpired(now:)`), read from the loop's `EventLoopClock`.
 struct TimerQueue {
     private struct Entry {
         let deadline: Deadline

@@ -33,6 +33,11 @@ public struct TestSupportError: Error, Equatable, CustomStringConvertible {
     /// A read or write did not complete within the connection's timeout.
     public static let timedOut = TestSupportError(.timedOut, "timed out")
 
+    /// Something did not happen in time, with what it was (equal to `timedOut`).
+    public static func timedOut(_ detail: String) -> TestSupportError {
+        TestSupportError(.timedOut, "timed out: \(detail)")
+    }
+
     /// The peer closed the connection before the expected bytes arrived (or it was already closed here).
     public static let connectionClosed = TestSupportError(.connectionClosed, "connection closed")
 

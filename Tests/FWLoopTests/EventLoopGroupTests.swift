@@ -42,8 +42,9 @@ import Testing
         #expect(group.loops.map(\.name) == ["\(prefix)-0", "\(prefix)-1"])
         let finished = LockedBox(0)
         for loop in group.loops {
+            // Still running when `shutdown` begins: it waits for that.
             loop.execute {
-                sleep(for: .milliseconds(20))
+                _ = waitUntil { refusesTasks(loop) }
                 finished.withLock { $0 += 1 }
             }
         }

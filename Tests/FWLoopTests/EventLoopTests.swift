@@ -2,6 +2,7 @@
 
 import Glibc
 import Testing
+import TestSupport
 
 @testable import FWLoop
 
@@ -28,16 +29,17 @@ import Testing
 
     @Test func executeFromAnotherThreadWakesAnIdleLoop() throws {
         try withLoop { loop in
-            // Let the loop settle into an infinite epoll_wait first.
-            sleep(for: .milliseconds(50))
+            // Wait until the loop sleeps in its epoll_wait, which has no timeout (no timer): only the
+            // wake-up of `execute` can get the task run.
+            let thread = try onLoop(loop) { currentThreadID() }
+            #expect(thread != nil)
+            #expect(waitUntil { threadState(thread) == "S" })
             let ran = LockedBox(false)
-            let start = Deadline.now()
-            let thread = try PosixThread.spawn(name: "fw-test-poster", detached: false) {
+            let poster = try PosixThread.spawn(name: "fw-test-poster", detached: false) {
                 loop.execute { ran.withLock { $0 = true } }
             }
-            PosixThread.join(thread)
-            #expect(waitUntil(timeout: .seconds(2)) { ran.withLock { $0 } })
-            #expect(Deadline.now() - start < .seconds(1))
+            PosixThread.join(poster)
+            #expect(waitUntil { ran.withLock { $0 } })
         }
     }
 
@@ -83,40 +85,42 @@ import Testing
     @Test func shutdownRunsAcceptedTasksThenDropsNewOnes() throws {
         let loop = try EventLoop(name: "fw-test-stop")
         let ran = LockedBox<[String]>([])
+        // Hold the loop until the shutdown has begun, so that "before" is still queued when it does.
         loop.execute {
-            sleep(for: .milliseconds(30))
-            ran.withLock { $0.append("before") }
+            _ = waitUntil { refusesTasks(loop) }
         }
+        loop.execute { ran.withLock { $0.append("before") } }
         loop.shutdown()
         #expect(ran.withLock { $0 } == ["before"])
         loop.execute { ran.withLock { $0.append("after") } }
         loop.shutdown()
-        sleep(for: .milliseconds(20))
+        // The loop thread was joined: nothing can run any more.
         #expect(ran.withLock { $0 } == ["before"])
     }
 
-    @Test func shutdownStopsTimersAndReleasesHandlers() throws {
-        let loop = try EventLoop(name: "fw-test-stop")
+    @Test func shutdownDropsTimersAndReleasesHandlers() throws {
+        // A manual clock: the timer cannot come due before the shutdown, however slow the machine.
+        let loops = try ManualEventLoopGroup(namePrefix: "fw-test-stop")
+        let loop = loops.loop
         let (left, right) = try makeSocketPair()
         defer {
             close(left)
             close(right)
         }
         let fired = LockedBox(false)
+        let timerGone = LockedBox(false)
         let handlerGone = LockedBox(false)
         try onLoop(loop) {
-            loop.scheduleTimer(at: .now() + .milliseconds(50)) { fired.withLock { $0 = true } }
-            final class Watcher: IOHandler {
-                let gone: LockedBox<Bool>
-                init(_ gone: LockedBox<Bool>) { self.gone = gone }
-                deinit { gone.withLock { $0 = true } }
-                func handleIO(_ events: IOEvents) {}
+            let token = Watcher(timerGone)
+            loop.scheduleTimer(at: loop.now() + .milliseconds(50)) {
+                _ = token
+                fired.withLock { $0 = true }
             }
             _ = try loop.register(fd: left, interest: [], handler: Watcher(handlerGone))
         }
-        loop.shutdown()
+        loops.shutdown()
         #expect(handlerGone.withLock { $0 })
-        sleep(for: .milliseconds(80))
+        #expect(timerGone.withLock { $0 })
         #expect(!fired.withLock { $0 })
     }
 }
@@ -158,28 +162,31 @@ import Testing
     }
 
     @Test func cancelledTimersDoNotFire() throws {
-        try withLoop { loop in
-            let fired = LockedBox<[String]>([])
-            try onLoop(loop) {
-                let now = Deadline.now()
-                let cancelled = loop.scheduleTimer(at: now + .milliseconds(10)) { fired.withLock { $0.append("x") } }
-                // A timer cancelled by an earlier timer of the same batch must not run either.
-                let victim = TimerIDBox()
-                loop.scheduleTimer(at: now + .milliseconds(1)) {
-                    fired.withLock { $0.append("first") }
-                    if let id = victim.id {
-                        loop.cancelTimer(id)
-                    }
-                }
-                victim.id = loop.scheduleTimer(at: now + .milliseconds(2)) { fired.withLock { $0.append("y") } }
-                loop.scheduleTimer(at: now + .milliseconds(20)) { fired.withLock { $0.append("last") } }
-                loop.cancelTimer(cancelled)
-                loop.cancelTimer(cancelled)
-            }
-            #expect(waitUntil { fired.withLock { $0.contains("last") } })
-            sleep(for: .milliseconds(20))
-            #expect(fired.withLock { $0 } == ["first", "last"])
+        let loops = try ManualEventLoopGroup(namePrefix: "fw-test")
+        defer {
+            loops.shutdown()
         }
+        let loop = loops.loop
+        let fired = LockedBox<[String]>([])
+        try onLoop(loop) {
+            let now = loop.now()
+            let cancelled = loop.scheduleTimer(at: now + .milliseconds(10)) { fired.withLock { $0.append("x") } }
+            // Timers cancelled by an earlier timer must not run either: one due in the same batch (already
+            // popped when it is cancelled) and one due later.
+            let victims = TimerIDBox()
+            loop.scheduleTimer(at: now + .milliseconds(1)) {
+                fired.withLock { $0.append("first") }
+                victims.ids.forEach(loop.cancelTimer)
+            }
+            victims.ids.append(loop.scheduleTimer(at: now + .milliseconds(1)) { fired.withLock { $0.append("y") } })
+            victims.ids.append(loop.scheduleTimer(at: now + .milliseconds(2)) { fired.withLock { $0.append("z") } })
+            loop.scheduleTimer(at: now + .milliseconds(20)) { fired.withLock { $0.append("last") } }
+            loop.cancelTimer(cancelled)
+            loop.cancelTimer(cancelled)
+        }
+        try loops.advanceTime(by: .milliseconds(20))
+        #expect(fired.withLock { $0 } == ["first", "last"])
+        #expect(try loops.nextTimerDeadline() == nil)
     }
 
     @Test func aTimerScheduledFromATimerRuns() throws {
@@ -198,9 +205,24 @@ import Testing
     }
 }
 
-/// Lets a timer closure see an id assigned after it was created (loop thread only).
+/// Lets a timer closure see ids assigned after it was created (loop thread only).
 private final class TimerIDBox {
-    var id: TimerID?
+    var ids: [TimerID] = []
+}
+
+/// An IO handler (or any captured object) that reports when it is released.
+private final class Watcher: IOHandler {
+    let gone: LockedBox<Bool>
+
+    init(_ gone: LockedBox<Bool>) {
+        self.gone = gone
+    }
+
+    deinit {
+        gone.withLock { $0 = true }
+    }
+
+    func handleIO(_ events: IOEvents) {}
 }
 
 // MARK: - Registrations
@@ -223,10 +245,11 @@ private final class TimerIDBox {
             #expect(waitUntil { events.withLock { !$0.isEmpty } })
             #expect(events.withLock { $0.allSatisfy { $0 == .writable } })
 
-            // The task runs before this iteration's dispatch, which already filters by the new interest.
+            // The task runs before this iteration's dispatch, which already filters by the new interest; in
+            // the iterations after it the descriptor is still writable, but that is no longer asked for.
             try onLoop(loop) { try loop.setInterest(.readable, for: id) }
             let seen = events.withLock { $0.count }
-            sleep(for: .milliseconds(20))
+            try waitForFullIteration(loop)
             #expect(events.withLock { $0.count } == seen)
             events.withLock { $0 = [] }
             try writeAll(right, "ping")
@@ -295,7 +318,8 @@ private final class TimerIDBox {
                 }
             }
             #expect(waitUntil { log.withLock { !$0.isEmpty } })
-            sleep(for: .milliseconds(50))
+            // The stale event was harvested in the same batch: it would be dispatched in this iteration.
+            try waitForFullIteration(loop)
             let entries = log.withLock { $0 }
             #expect(entries == ["handler 0"] || entries == ["handler 1"])
         }

@@ -19,11 +19,6 @@ func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool
     return true
 }
 
-/// Sleeps the calling thread.
-func sleep(for duration: Duration) {
-    usleep(UInt32(clamping: duration.exactNanoseconds / 1000))
-}
-
 struct TimedOut: Error, CustomStringConvertible {
     let what: String
 
@@ -46,6 +41,26 @@ func onLoop<T: Sendable>(
         throw TimedOut(what: "a task on \(loop.name)")
     }
     return try outcome.withLock { $0! }.get()
+}
+
+/// Returns once `loop` has finished the iteration under way when called, IO dispatch included: the second
+/// of two hops runs in a later iteration than the first, and an iteration dispatches its IO after its tasks.
+func waitForFullIteration(_ loop: EventLoop) throws {
+    try onLoop(loop) {}
+    try onLoop(loop) {}
+}
+
+/// Whether `loop` has begun shutting down, asked from a task running on `loop` itself: a task the loop
+/// refuses is released at once, while an accepted one is held until it runs, which cannot happen before
+/// the asking task returns.
+func refusesTasks(_ loop: EventLoop) -> Bool {
+    loop.preconditionInEventLoop()
+    final class Token: Sendable {}
+    var token: Token? = Token()
+    weak let probe = token
+    loop.execute { [token] in _ = token }
+    token = nil
+    return probe == nil
 }
 
 /// Creates a loop for one test and shuts it down afterwards.
@@ -180,6 +195,29 @@ func threadNames() -> [String] {
         }
     }
     return names
+}
+
+/// The calling thread's kernel id, from the /proc/thread-self link ("<pid>/task/<tid>").
+func currentThreadID() -> pid_t? {
+    var buffer = [CChar](repeating: 0, count: 64)
+    let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+    guard count > 0 else {
+        return nil
+    }
+    let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return target.split(separator: "/").last.flatMap { pid_t($0) }
+}
+
+/// The scheduler state of one of this process's threads ("R" running, "S" asleep, ...), from
+/// /proc/self/task/<tid>/stat (the field after the parenthesised name).
+func threadState(_ thread: pid_t?) -> String? {
+    guard let thread else {
+        return nil
+    }
+    guard let line = readLine(of: "/proc/self/task/\(thread)/stat"), let close = line.lastIndex(of: ")") else {
+        return nil
+    }
+    return line[close...].split(separator: " ").dropFirst().first.map(String.init)
 }
 
 /// The calling thread's name, from /proc/thread-self/comm.

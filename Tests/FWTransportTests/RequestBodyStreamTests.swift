@@ -369,6 +369,7 @@ import TestSupport
 
     @Test func aLargeStreamToASlowReaderKeepsOnePieceInFlight() throws {
         let length = 64 * 1024 * 1024
+        let source = TestBodySource { TestBodyProducer(total: length) }
         let server = try ScriptedServer { connection in
             guard try connection.readRequestHead() != nil else { return }
             try connection.write("HTTP/1.1 100 Continue\r\n\r\n")
@@ -377,7 +378,11 @@ import TestSupport
             while received < length {
                 last = try connection.readBytes(count: min(256 * 1024, length - received))
                 received += last.count
-                if received % (4 * 1024 * 1024) == 0 { usleep(1_000) }
+                guard received % (4 * 1024 * 1024) == 0 else { continue }
+                // Slow: stop reading until the client has filled the socket's buffers with a whole piece more than
+                // was read (it is asked for a piece only once the one before was written whole).
+                let ahead = min(length, received + 2 * TestBodyProducer.maximumPieceSize)
+                #expect(waitUntil(timeout: 5) { (source.made.first?.record.produced ?? 0) >= ahead })
             }
             #expect(last == TestBodyProducer.content(last.count, from: length - last.count))
             let text = String(received)
@@ -388,7 +393,6 @@ import TestSupport
         let fixture = try TransportFixture()
         defer { fixture.close() }
 
-        let source = TestBodySource { TestBodyProducer(total: length) }
         let outcome = fixture.run(Self.upload(port: server.port, body: source.body(length: Int64(length))), timeout: 20)
         #expect(outcome.error == nil)
         #expect(outcome.bodyText == String(length))

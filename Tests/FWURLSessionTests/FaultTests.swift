@@ -51,12 +51,16 @@ import TestSupport
         let base = "http://127.0.0.1:\(server.port)"
 
         let faulty = LockedBox<URLError?>(nil), queued = LockedBox<Data?>(nil)
-        session.dataTask(with: URL(string: base + "/fault")!) { _, _, error in
+        let faultyTask = session.dataTask(with: URL(string: base + "/fault")!) { _, _, error in
             faulty.withLock { $0 = (error as? URLError) ?? URLError(.unknown) }
-        }.resume()
-        // Queued behind the faulty task (limit 1). Resumed a little later, so that in the trickle case its
-        // own resource timeout (which counts time queued) ends after the faulty task's.
-        Thread.sleep(forTimeInterval: 0.5)
+        }
+        faultyTask.resume()
+        // Queued behind the faulty task (limit 1: resumed second, it waits for the connection). In the trickle
+        // case it is resumed once the third byte came (half a second in), so that its own resource timeout
+        // (which counts time queued) ends after the faulty task's.
+        if fault == .tricklesAByteASecond {
+            #expect(waitUntil(timeout: 5) { faultyTask.countOfBytesReceived >= 3 || faulty.withLock { $0 } != nil })
+        }
         session.dataTask(with: URL(string: base + "/ok")!) { data, _, _ in
             queued.withLock { $0 = data ?? Data() }
         }.resume()

@@ -95,14 +95,25 @@ import TestSupport
     }
 
     @Test func cancellingTheSwiftTaskCancelsTheLoad() async throws {
-        let server = try Self.makeServer()
+        let load = LockedBox<Task<(Data, URLResponse), any Error>?>(nil)
+        // The server cancels the load when the request arrives, so the cancel comes while the load is in
+        // flight (however long the load's task waits for a thread).
+        let server = try LoopbackHTTPServer { _ in
+            load.withLock { $0 }?.cancel()
+            var reply = LoopbackHTTPServer.Reply.ok("slow")
+            reply.delay = 1
+            return reply
+        }
         defer { server.stop() }
         let session = URLSession(configuration: .default)
         defer { session.invalidateAndCancel() }
-        let load = Task { try await session.data(from: url(server, "/slow")) }
-        try await Task.sleep(for: .milliseconds(100))
-        load.cancel()
-        await #expect { try await load.value } throws: { ($0 as? URLError)?.code == .cancelled }
+        let task = load.withLock { load in
+            let task = Task { try await session.data(from: url(server, "/slow")) }
+            load = task
+            return task
+        }
+        await #expect { try await task.value } throws: { ($0 as? URLError)?.code == .cancelled }
+        #expect(server.requestCount == 1)
     }
 
     @Test func cancelBeforeResumeCompletesWithCancelled() throws {
@@ -216,17 +227,30 @@ import TestSupport
         let server = try Self.makeServer()
         defer { server.stop() }
         let delegate = RecordingDataDelegate()
-        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: queue)
         defer { session.invalidateAndCancel() }
+        // The delegate queue waits, so the whole response reaches the task before anything is delivered.
+        queue.isSuspended = true
         let task = session.dataTask(with: url(server, "/hello"))
         task.resume()
+        #expect(waitUntil(timeout: 5) { session.connectionPoolCounters(for: url(server, "/")).idle == 1 })
         task.suspend()
         #expect(task.state == .suspended)
-        #expect(waitUntil(timeout: 2) { server.requestCount == 1 })
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(delegate.log.withLock { $0.messages.contains("complete") } == false)
-        task.resume()
+        // A second request on that connection: once the server has it, the loop iteration that ended the first
+        // response, and handed its last events to the task, is over.
+        let second = session.dataTask(with: url(server, "/hello"))
+        second.resume()
+        #expect(waitUntil(timeout: 5) { server.requestCount == 2 })
+        // The delegate queue drains the first task (it queued first), which is held, then the second.
+        queue.isSuspended = false
         #expect(delegate.waitForCompletion())
+        #expect(delegate.log.withLock { $0.messages } == ["response 200", "data", "metrics", "complete"])
+        #expect(task.state == .suspended)
+        task.resume()
+        #expect(waitUntil(timeout: 5) { delegate.log.withLock { $0.messages.count } == 8 })
+        #expect(task.state == .completed)
     }
 
     @Test func metricsDescribeTheExchange() throws {

@@ -48,14 +48,24 @@ import TestSupport
         // Nobody reads: the feed suspends the task, delivery stops, the connection stops reading.
         let task = bytes.task
         #expect(await waitUntilAsync(timeout: 5) { task.state == .suspended })
+        // Every drain scheduled so far has ended (the delegate queue is serial); whatever reached the task
+        // since it was suspended stays held.
+        await Self.drainDelegateQueue(of: session)
         let stalled = task.countOfBytesReceived
-        try await Task.sleep(for: .milliseconds(300))
+        await Self.drainDelegateQueue(of: session)
         #expect(task.countOfBytesReceived == stalled, "no more bytes delivered while the consumer is idle")
         #expect(stalled < Int64(Self.bigBody.count) / 2)
         // Reading again resumes the task.
         for _ in 0..<(2 * 1024 * 1024) { _ = try await iterator.next() }
         #expect(await waitUntilAsync(timeout: 5) { task.countOfBytesReceived > stalled })
         task.cancel()
+    }
+
+    /// Returns once every operation queued on the session's (serial) delegate queue before the call has run.
+    private static func drainDelegateQueue(of session: URLSession) async {
+        await withCheckedContinuation { continuation in
+            session.delegateQueue.addOperation { continuation.resume() }
+        }
     }
 
     @Test func cancellingTheSwiftTaskCancelsTheLoad() async throws {
