@@ -30,7 +30,7 @@ final class ConnectionEstablisher {
     /// Starts resolving. Loop thread.
     func start() {
         loop.preconditionInEventLoop()
-        deadlineTimer = loop.scheduleTimer(at: .now() + timeout) { [self] in
+        deadlineTimer = loop.scheduleTimer(at: loop.now() + timeout) { [self] in
             deadlineTimer = nil
             perform(machine.abandon())
             finish(.failure(.timedOut("connecting to \(key) took longer than \(timeout)")))
@@ -65,7 +65,7 @@ final class ConnectionEstablisher {
                 startAttempt(id, to: address)
             case .scheduleDelay:
                 if let delayTimer { loop.cancelTimer(delayTimer) }
-                delayTimer = loop.scheduleTimer(at: .now() + HappyEyeballsStateMachine.attemptDelay) { [self] in
+                delayTimer = loop.scheduleTimer(at: loop.now() + HappyEyeballsStateMachine.attemptDelay) { [self] in
                     delayTimer = nil
                     perform(machine.delayElapsed())
                 }

@@ -36,7 +36,7 @@ extension HTTP1Connection {
                 endOfStream()
                 return
             case .processed(let count):
-                lastActivity = .now()
+                lastActivity = loop.now()
                 if let tls {
                     if machine.isConnecting { advanceHandshake() } else { decryptAvailable(tls) }
                 }

@@ -14,7 +14,7 @@ import FWWire
 extension HTTP1Connection {
     func startWriting(_ request: PreparedRequest) {
         parser.expectResponse(requestMethod: request.request.head.method)
-        lastActivity = .now()
+        lastActivity = loop.now()
         startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)
         let info = ConnectionInfo(id: id, isReused: machine.isReused, localAddress: addresses.local,
@@ -30,7 +30,7 @@ extension HTTP1Connection {
         if request.request.tracesBytes { post([.headSent(request.encodedHead)], to: request) }
         enqueue(request.encodedHead)
         if request.expectsContinue {
-            continueTimer = loop.scheduleTimer(at: .now() + PreparedRequest.continueTimeout) { [self] in
+            continueTimer = loop.scheduleTimer(at: loop.now() + PreparedRequest.continueTimeout) { [self] in
                 continueTimer = nil
                 releaseBodyAfterContinue()
             }
@@ -88,7 +88,7 @@ extension HTTP1Connection {
                 if !writes.isEmpty {
                     let result = try writes.flush(to: socket) { _ in
                         machine.withRequest { $0.wroteBytes() }
-                        lastActivity = .now()
+                        lastActivity = loop.now()
                     }
                     if result == .wouldBlock { break }
                 }

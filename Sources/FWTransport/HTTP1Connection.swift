@@ -42,8 +42,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     private var timer: TimerID?
     /// Loop thread only: sends a body waiting for `100 Continue` after `PreparedRequest.continueTimeout`.
     var continueTimer: TimerID?
-    /// Loop thread only: when a byte last moved for the current request.
-    var lastActivity = Deadline.now()
+    /// Loop thread only: when a byte last moved for the current request (on the loop's clock).
+    var lastActivity: Deadline
     /// Loop thread only: the buffer ciphertext is read into (HTTPS only; plaintext is read straight into
     /// the parser).
     lazy var cipherBuffer = [UInt8](repeating: 0, count: Self.readSize)
@@ -71,6 +71,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         self.idleConnectionTimeout = idleConnectionTimeout
         self.parser = HTTPResponseParser(limits: limits)
         self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests)
+        self.lastActivity = loop.now()
     }
 
     // MARK: Entry points (loop thread)
@@ -106,7 +107,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         guard machine.activeRequest?.id == request else { return }
         let paused = transport.isReadingPaused(request)
         guard machine.withRequest({ $0.setReadingPaused(paused) }) == true else { return }
-        lastActivity = .now()
+        // The idle timeout stops while paused and starts afresh when reading resumes.
+        lastActivity = loop.now()
+        if let request = machine.activeRequest, !paused { armRequestIdleTimer(request.request.idleTimeout) }
         do throws(IOError) {
             try updateInterest()
         } catch {
@@ -291,7 +294,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     func armTimer(after duration: Duration, _ fire: @escaping () -> Void) {
         cancelTimer()
-        timer = loop.scheduleTimer(at: .now() + duration) { [self] in
+        timer = loop.scheduleTimer(at: loop.now() + duration) { [self] in
             timer = nil
             fire()
         }
@@ -308,13 +311,14 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     }
 
     /// Fails the request when no byte moved for `timeout` while the task wanted the response read;
-    /// rescheduled lazily instead of on every read.
+    /// rescheduled lazily instead of on every read. While reading is paused the timer lapses (it is armed
+    /// again when reading resumes).
     func armRequestIdleTimer(_ timeout: Duration) {
         cancelTimer()
         timer = loop.scheduleTimer(at: lastActivity + timeout) { [self] in
             timer = nil
-            guard machine.activeRequest != nil else { return }
-            if !machine.isReadingPaused, Deadline.now() - lastActivity >= timeout {
+            guard machine.activeRequest != nil, !machine.isReadingPaused else { return }
+            if loop.now() - lastActivity >= timeout {
                 run(machine.failActiveRequest(.timedOut("no bytes for \(timeout)")))
             } else {
                 armRequestIdleTimer(timeout)

@@ -13,7 +13,7 @@ import FWLoop
 extension HTTPTransport {
     /// Records that request `id` waits for a connection, and arms the sweep if its deadline is the earliest.
     func startWaitingLocked(_ id: RequestID, timeout: Duration, in state: inout State) -> [Work] {
-        let deadline = Deadline.now() + timeout
+        let deadline = sweepLoop.now() + timeout
         state.entries[id]?.waitDeadline = deadline
         if let armed = state.waitSweepArmedFor, armed <= deadline { return [] }
         state.waitSweepArmedFor = deadline
@@ -31,7 +31,7 @@ extension HTTPTransport {
 
     /// Fails the waiting requests whose deadline passed; re-arms for the earliest one left (sweep loop).
     private func sweepWaiting() {
-        let now = Deadline.now()
+        let now = sweepLoop.now()
         let work: [Work] = state.withLock { state in
             var work: [Work] = []
             var earliest: Deadline?

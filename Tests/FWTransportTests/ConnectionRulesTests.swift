@@ -172,21 +172,64 @@ import TestSupport
             _ = connection.waitForClose(timeout: 5)
         }
         defer { server.stop() }
-        let fixture = try TransportFixture()
+        let loops = try ManualEventLoopGroup()
+        let fixture = TransportFixture(group: loops.group)
         defer { fixture.close() }
         let delegate = RecordingDelegate()
         let id = fixture.transport.execute(getRequest(port: server.port, idleTimeout: .milliseconds(300)),
                                            delegate: delegate)
         fixture.transport.setReadingPaused(true, for: id, version: 1)
-        // Longer than the idle timeout: a paused request must not time out, and the server must stall
-        // once the socket buffers are full.
-        Thread.sleep(forTimeInterval: 0.8)
-        let writtenWhilePaused = written.withLock { $0 }
-        #expect(writtenWhilePaused < total)
+        #expect(waitUntil(timeout: 5) { written.withLock { $0 } > 0 }, "the server started writing")
+        // Far past the idle timeout: a paused request must not time out, and the server stalls once the
+        // socket buffers are full.
+        try loops.advanceTime(by: .seconds(5))
         #expect(!delegate.recorded.contains { $0.isTerminal })
+        #expect(written.withLock { $0 } < total)
         fixture.transport.setReadingPaused(false, for: id, version: 2)
         let outcome = delegate.outcome(timeout: 10)
         #expect(outcome.error == nil)
         #expect(outcome.body.count == total)
+    }
+
+    @Test func anUnpausedRequestTimesOutOnceItsIdleTimeoutPasses() throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+            _ = connection.waitForClose(timeout: 5)
+        }
+        defer { server.stop() }
+        let loops = try ManualEventLoopGroup()
+        let fixture = TransportFixture(group: loops.group)
+        defer { fixture.close() }
+        let delegate = RecordingDelegate()
+        fixture.transport.execute(getRequest(port: server.port, idleTimeout: .milliseconds(300)), delegate: delegate)
+        #expect(waitUntil(timeout: 5) { delegate.recorded.contains { if case .body = $0 { true } else { false } } })
+        try loops.advanceTime(by: .milliseconds(299))
+        #expect(!delegate.recorded.contains { $0.isTerminal }, "not before the timeout")
+        try loops.advanceTime(by: .milliseconds(1))
+        #expect(delegate.outcome(timeout: 5).error?.isTimedOut == true)
+    }
+
+    @Test func aRequestWaitingForAConnectionTimesOutWithinItsOwnTimeout() throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            _ = connection.waitForClose(timeout: 5)
+        }
+        defer { server.stop() }
+        let loops = try ManualEventLoopGroup()
+        let fixture = TransportFixture(HTTPTransport.Configuration(maxConnectionsPerHost: 1), group: loops.group)
+        defer { fixture.close() }
+        let busy = RecordingDelegate(), queued = RecordingDelegate()
+        fixture.transport.execute(getRequest(port: server.port, idleTimeout: .seconds(60)), delegate: busy)
+        #expect(waitUntil(timeout: 5) { server.connectionCount == 1 })
+        fixture.transport.execute(getRequest(port: server.port, idleTimeout: .milliseconds(300)), delegate: queued)
+        let key = ConnectionKey(scheme: "http", host: "127.0.0.1", port: server.port)
+        #expect(fixture.transport.counters(for: key).waiting == 1)
+        try loops.advanceTime(by: .milliseconds(299))
+        #expect(queued.recorded.isEmpty, "still waiting")
+        try loops.advanceTime(by: .milliseconds(1))
+        #expect(queued.outcome(timeout: 5).error?.isTimedOut == true)
+        #expect(fixture.transport.counters(for: key).waiting == 0)
+        #expect(!busy.recorded.contains { $0.isTerminal }, "the request on the connection is left alone")
     }
 }

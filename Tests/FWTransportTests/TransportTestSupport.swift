@@ -51,7 +51,12 @@ struct TransportFixture {
     let transport: HTTPTransport
 
     init(_ configuration: HTTPTransport.Configuration = HTTPTransport.Configuration()) throws {
-        group = try EventLoopGroup(loopCount: 1, namePrefix: "fw-test")
+        try self.init(configuration, group: EventLoopGroup(loopCount: 1, namePrefix: "fw-test"))
+    }
+
+    /// A transport on `group` (a `ManualEventLoopGroup`'s, for tests that move time by hand).
+    init(_ configuration: HTTPTransport.Configuration = HTTPTransport.Configuration(), group: EventLoopGroup) {
+        self.group = group
         transport = HTTPTransport(configuration: configuration, group: group)
     }
 

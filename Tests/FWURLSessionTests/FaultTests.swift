@@ -43,7 +43,9 @@ import TestSupport
         defer { server.stop() }
         let configuration = URLSessionConfiguration.default
         configuration.httpMaximumConnectionsPerHost = 1
-        configuration.timeoutIntervalForRequest = 0.6
+        // The faulty request's own timeout is short; the queued one keeps the session's, because its timeout
+        // counts the time it waits for the connection the faulty one holds.
+        configuration.timeoutIntervalForRequest = 10
         // The trickle never leaves a byte-free gap as long as the idle timeout: only the total limit ends it.
         configuration.timeoutIntervalForResource = fault == .tricklesAByteASecond ? 1 : 30
         let session = URLSession(configuration: configuration)
@@ -51,7 +53,9 @@ import TestSupport
         let base = "http://127.0.0.1:\(server.port)"
 
         let faulty = LockedBox<URLError?>(nil), queued = LockedBox<Data?>(nil)
-        let faultyTask = session.dataTask(with: URL(string: base + "/fault")!) { _, _, error in
+        var faultyRequest = URLRequest(url: URL(string: base + "/fault")!)
+        faultyRequest.timeoutInterval = 0.6
+        let faultyTask = session.dataTask(with: faultyRequest) { _, _, error in
             faulty.withLock { $0 = (error as? URLError) ?? URLError(.unknown) }
         }
         faultyTask.resume()
