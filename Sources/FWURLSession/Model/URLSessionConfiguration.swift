@@ -4,9 +4,10 @@
 // the same defaults. FoundationNetworking's class is not thread-safe; ours keeps every property in one
 // `Storage` value behind a lock, so a configuration may be read and written from any thread.
 //
-// Later issues add the cookie storage, URL cache, credential storage, protocol classes and TLS-version
-// properties (with them, `ephemeral` starts to differ from `default`). `background(withIdentifier:)`
-// and `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
+// Later issues add the cookie storage, credential storage, protocol classes and TLS-version properties.
+// `ephemeral` differs from `default` in its URL cache: a new memory-only one instead of `URLCache.shared`.
+// `background(withIdentifier:)` and `multipathServiceType` are not provided (FoundationNetworking marks
+// them unavailable on Linux).
 
 import Foundation
 import FWTLS
@@ -45,6 +46,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var tlsMaximumSupportedProtocolVersion = tls_protocol_version_t.TLSv13
         var tlsTrustRoots = TrustRoots.system
         var tlsSessionResumption = true
+        // MARK: Caching
+        var urlCache: URLCache? = URLCache.shared
     }
 
     /// The configuration's properties.
@@ -72,7 +75,9 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
 
     /// A new configuration for a session that keeps nothing on disk (each access returns a new instance).
     open class var ephemeral: URLSessionConfiguration {
-        URLSessionConfiguration(storage: Storage())
+        let configuration = URLSessionConfiguration(storage: Storage())
+        configuration.urlCache = URLCache.makeEphemeral()
+        return configuration
     }
 
     // MARK: NSCopying
@@ -233,6 +238,15 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var tlsSessionResumption: Bool {
         get { withStorage { $0.tlsSessionResumption } }
         set { withStorage { $0.tlsSessionResumption = newValue } }
+    }
+
+    // MARK: Caching
+
+    /// The cache responses are looked up in and stored to, nil for none: `URLCache.shared` by default; for
+    /// `.ephemeral`, a new 4 MiB cache in memory only.
+    open var urlCache: URLCache? {
+        get { withStorage { $0.urlCache } }
+        set { withStorage { $0.urlCache = newValue } }
     }
 
     // MARK: Locking
