@@ -2,7 +2,9 @@
 //
 // What a request does with the cache, as one pure function of the request, its cache policy, the response
 // the cache holds for it (if any) and "now". The outcome: use the stored response without the network;
-// validate it with a conditional request; load from the network; or fail.
+// validate it with a conditional request; load from the network; or fail. The stored response is passed as
+// a lookup closure that is only called when the outcome depends on it, so the cache (and its disk) is not
+// read for a request that cannot use it.
 //
 // The effective policy is the request's, unless that is `.useProtocolCachePolicy`, in which case the
 // session configuration's `requestCachePolicy` applies. A stored response is a candidate only for a GET and
@@ -43,24 +45,31 @@ enum CachePolicyDecision: Equatable, Sendable {
 
     // MARK: Decision
 
-    /// The decision for `request` under `configurationPolicy` (the session's `requestCachePolicy`), with
-    /// `cached` the response the cache holds for the request, at `now`.
-    static func decide(request: URLRequest, configurationPolicy: URLRequest.CachePolicy,
-                       cached: CachedURLResponse?, now: Date) -> CachePolicyDecision {
-        let candidate = cached.flatMap { isCandidate($0, for: request) ? $0 : nil }
+    /// The decision for `request` under `configurationPolicy` (the session's `requestCachePolicy`) at `now`;
+    /// `lookup` reads the response the cache holds for the request, and is called only when the decision
+    /// needs it (never for the reload policies, a method other than GET, a request with its own conditions
+    /// or `no-store`), so that no disk read is wasted.
+    static func decide(request: URLRequest, configurationPolicy: URLRequest.CachePolicy, now: Date,
+                       lookup: () -> CachedURLResponse?) -> CachePolicyDecision {
+        func candidate() -> CachedURLResponse? {
+            guard request.httpMethod == "GET", let cached = lookup(), isCandidate(cached, for: request) else {
+                return nil
+            }
+            return cached
+        }
         switch effectivePolicy(request: request, configurationPolicy: configurationPolicy) {
         case .reloadIgnoringLocalCacheData:
             return .load(request)
         case .reloadIgnoringLocalAndRemoteCacheData:
             return .load(requestingRevalidationFromIntermediaries(request))
         case .returnCacheDataElseLoad:
-            return candidate.map(CachePolicyDecision.useStored) ?? .load(request)
+            return candidate().map(CachePolicyDecision.useStored) ?? .load(request)
         case .returnCacheDataDontLoad:
-            return candidate.map(CachePolicyDecision.useStored) ?? .fail(notCached(request))
+            return candidate().map(CachePolicyDecision.useStored) ?? .fail(notCached(request))
         case .reloadRevalidatingCacheData:
-            return candidate.map { validateOrLoad($0, request: request) } ?? .load(request)
+            return candidate().map { validateOrLoad($0, request: request) } ?? .load(request)
         case .useProtocolCachePolicy:
-            return protocolDecision(request: request, candidate: candidate, now: now)
+            return protocolDecision(request: request, now: now, candidate: candidate)
         }
     }
 
@@ -70,9 +79,8 @@ enum CachePolicyDecision: Equatable, Sendable {
         request.cachePolicy == .useProtocolCachePolicy ? configurationPolicy : request.cachePolicy
     }
 
-    /// Whether `cached` may answer `request` at all: a GET whose Vary fields match.
+    /// Whether `cached` may answer `request` (a GET): its Vary fields match.
     static func isCandidate(_ cached: CachedURLResponse, for request: URLRequest) -> Bool {
-        guard request.httpMethod == "GET" else { return false }
         guard let response = cached.response as? HTTPURLResponse else { return true }
         return CacheVary.matches(request, response: response, storedFields: cached.cacheInfo?.varyingFields)
     }
@@ -80,13 +88,13 @@ enum CachePolicyDecision: Equatable, Sendable {
     // MARK: RFC 9111
 
     /// The decision of `.useProtocolCachePolicy`.
-    private static func protocolDecision(request: URLRequest, candidate: CachedURLResponse?,
-                                         now: Date) -> CachePolicyDecision {
+    private static func protocolDecision(request: URLRequest, now: Date,
+                                         candidate lookup: () -> CachedURLResponse?) -> CachePolicyDecision {
         let directives = CacheControl(request: request)
         if hasOwnConditions(request) || directives.noStore {
             return .load(request)
         }
-        guard let candidate, let stored = candidate.response as? HTTPURLResponse else {
+        guard let candidate = lookup(), let stored = candidate.response as? HTTPURLResponse else {
             return directives.onlyIfCached ? .fail(notCached(request)) : .load(request)
         }
         let storedDirectives = CacheControl(response: stored)

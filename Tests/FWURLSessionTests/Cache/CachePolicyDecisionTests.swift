@@ -8,6 +8,7 @@
 import Foundation
 import Testing
 @testable import FWURLSession
+import TestSupport
 
 @Suite struct CachePolicyDecisionTests {
     /// The kind of a decision.
@@ -151,7 +152,7 @@ import Testing
         let stored = CacheFixtures.cached(CacheFixtures.response(Self.validated + [("Last-Modified", lastModified)]))
         let request = CacheFixtures.request([("Accept", "*/*")])
         let decision = CachePolicyDecision.decide(request: request, configurationPolicy: .useProtocolCachePolicy,
-                                                  cached: stored, now: CacheFixtures.date(Self.stale))
+                                                  now: CacheFixtures.date(Self.stale)) { stored }
         guard case .validate(let candidate, let conditional) = decision else {
             Issue.record("expected validation, got \(decision)")
             return
@@ -165,8 +166,8 @@ import Testing
     @Test func usingTheStoredResponseHandsBackTheEntry() {
         let stored = CacheFixtures.cached(CacheFixtures.response(Self.validated))
         let decision = CachePolicyDecision.decide(request: CacheFixtures.request(),
-                                                  configurationPolicy: .useProtocolCachePolicy, cached: stored,
-                                                  now: CacheFixtures.date(Self.fresh))
+                                                  configurationPolicy: .useProtocolCachePolicy,
+                                                  now: CacheFixtures.date(Self.fresh)) { stored }
         #expect(decision == .useStored(stored))
     }
 
@@ -174,7 +175,7 @@ import Testing
         for (fields, cacheControl) in [([], "no-cache"), ([("Cache-Control", "max-age=0")], "max-age=0")] {
             let request = CacheFixtures.request(fields, policy: .reloadIgnoringLocalAndRemoteCacheData)
             let decision = CachePolicyDecision.decide(request: request, configurationPolicy: .useProtocolCachePolicy,
-                                                      cached: nil, now: CacheFixtures.epoch)
+                                                      now: CacheFixtures.epoch) { nil }
             guard case .load(let sent) = decision else {
                 Issue.record("expected a load, got \(decision)")
                 continue
@@ -187,13 +188,41 @@ import Testing
     @Test func offlineFailureIsResourceUnavailable() {
         let request = CacheFixtures.request(policy: .returnCacheDataDontLoad)
         let decision = CachePolicyDecision.decide(request: request, configurationPolicy: .useProtocolCachePolicy,
-                                                  cached: nil, now: CacheFixtures.epoch)
+                                                  now: CacheFixtures.epoch) { nil }
         guard case .fail(let error) = decision else {
             Issue.record("expected a failure, got \(decision)")
             return
         }
         #expect(error.code == .resourceUnavailable)
         #expect(error.failingURL == request.url)
+    }
+
+    // MARK: Lookup
+
+    static let noLookupRows: [Row] = [
+        Row(rule: "reloadIgnoringLocalCacheData", policy: .reloadIgnoringLocalCacheData, entry: .absent, now: 0,
+            outcome: .load),
+        Row(rule: "reloadIgnoringLocalAndRemoteCacheData", policy: .reloadIgnoringLocalAndRemoteCacheData,
+            entry: .absent, now: 0, outcome: .load),
+        Row(rule: "POST", method: "POST", entry: .absent, now: 0, outcome: .load),
+        Row(rule: "POST offline", policy: .returnCacheDataDontLoad, method: "POST", entry: .absent, now: 0,
+            outcome: .fail),
+        Row(rule: "no-store", requestFields: [("Cache-Control", "no-store")], entry: .absent, now: 0, outcome: .load),
+        Row(rule: "own conditions", requestFields: [("If-Modified-Since", CacheFixtures.httpDate(0))],
+            entry: .absent, now: 0, outcome: .load),
+    ]
+
+    @Test(arguments: noLookupRows)
+    func theCacheIsNotReadWhenTheDecisionCannotUseIt(_ row: Row) {
+        let lookups = LockedBox(0)
+        let request = CacheFixtures.request(method: row.method, row.requestFields, policy: row.policy)
+        let decision = CachePolicyDecision.decide(request: request, configurationPolicy: row.configurationPolicy,
+                                                  now: CacheFixtures.epoch) {
+            lookups.withLock { $0 += 1 }
+            return CacheFixtures.cached(CacheFixtures.response(Self.validated))
+        }
+        #expect(Self.outcome(of: decision) == row.outcome)
+        #expect(lookups.withLock { $0 } == 0)
     }
 
     // MARK: Helpers
@@ -208,7 +237,7 @@ import Testing
                 : CacheFixtures.cached(response, varyingFields: varying)
         }
         return CachePolicyDecision.decide(request: request, configurationPolicy: row.configurationPolicy,
-                                          cached: cached, now: CacheFixtures.date(row.now))
+                                          now: CacheFixtures.date(row.now)) { cached }
     }
 
     static func outcome(of decision: CachePolicyDecision) -> Outcome {
