@@ -56,4 +56,23 @@ import Testing
         #expect(HTTPCookie.requestHeaderFields(with: storage?.cookies ?? []) == ["Cookie": "a=b"])
         #expect(names.count == 2)
     }
+
+    @Test func cacheNamesResolveToFWNetworking() {
+        let configuration: URLSessionConfiguration = .default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .returnCacheDataElseLoad
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fw-import-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache: URLCache = URLCache(memoryCapacity: 1024, diskCapacity: 0, directory: directory)
+        let response: URLResponse = URLResponse(url: URL(string: "http://example.invalid/")!, mimeType: nil,
+                                                expectedContentLength: 0, textEncodingName: nil)
+        let cached: CachedURLResponse = CachedURLResponse(response: response, data: Data(),
+                                                          storagePolicy: URLCache.StoragePolicy.allowedInMemoryOnly)
+        let request = URLRequest(url: URL(string: "http://example.invalid/")!)
+        cache.storeCachedResponse(cached, for: request)
+
+        #expect(configuration.urlCache == nil)
+        #expect(cache.cachedResponse(for: request) == cached)
+        #expect(URLSessionConfiguration.default.urlCache === URLCache.shared)
+    }
 }

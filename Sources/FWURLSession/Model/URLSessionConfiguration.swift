@@ -4,9 +4,9 @@
 // the same defaults. FoundationNetworking's class is not thread-safe; ours keeps every property in one
 // `Storage` value behind a lock, so a configuration may be read and written from any thread.
 //
-// `ephemeral` differs from `default` in its cookie and credential storages (new, in memory). Later issues
-// add the URL cache and protocol classes. `background(withIdentifier:)`
-// and `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
+// `ephemeral` differs from `default` in its cookie and credential storages (new, in memory) and its URL
+// cache (a new memory-only one instead of `URLCache.shared`). `background(withIdentifier:)` and
+// `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
 
 import Foundation
 import FWTLS
@@ -49,6 +49,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var httpCookieStorage: HTTPCookieStorage? = .shared
         var httpCookieAcceptPolicy = HTTPCookie.AcceptPolicy.onlyFromMainDocumentDomain
         var urlCredentialStorage: URLCredentialStorage? = .shared
+        // Caching (its MARK block below).
+        var urlCache: URLCache? = URLCache.shared
     }
 
     /// The configuration's properties.
@@ -75,11 +77,12 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     }
 
     /// A new configuration for a session that keeps nothing on disk (each access returns a new instance):
-    /// its cookie and credential storages are new, in-memory ones.
+    /// its cookie and credential storages and its URL cache are new, in-memory ones.
     open class var ephemeral: URLSessionConfiguration {
         var storage = Storage()
         storage.httpCookieStorage = .ephemeral()
         storage.urlCredentialStorage = URLCredentialStorage()
+        storage.urlCache = URLCache.makeEphemeral()
         return URLSessionConfiguration(storage: storage)
     }
 
@@ -264,6 +267,15 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var urlCredentialStorage: URLCredentialStorage? {
         get { withStorage { $0.urlCredentialStorage } }
         set { withStorage { $0.urlCredentialStorage = newValue } }
+    }
+
+    // MARK: Caching
+
+    /// The cache responses are looked up in and stored to, nil for none: `URLCache.shared` by default; for
+    /// `.ephemeral`, a new 4 MiB cache in memory only.
+    open var urlCache: URLCache? {
+        get { withStorage { $0.urlCache } }
+        set { withStorage { $0.urlCache = newValue } }
     }
 
     // MARK: Locking

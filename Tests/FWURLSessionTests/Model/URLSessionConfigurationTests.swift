@@ -169,4 +169,33 @@ import Testing
         #expect((0..<4).map { $0 * 1000 + 499 }.contains(configuration.httpMaximumConnectionsPerHost))
         #expect(configuration.httpAdditionalHeaders?["X-Worker"] is Int)
     }
+
+    // MARK: Caching
+
+    @Test func defaultUsesTheSharedCache() {
+        #expect(URLSessionConfiguration.default.urlCache === URLCache.shared)
+    }
+
+    @Test func ephemeralUsesANewMemoryOnlyCache() throws {
+        let cache = try #require(URLSessionConfiguration.ephemeral.urlCache)
+        #expect(cache !== URLCache.shared)
+        #expect(cache.disk.directory == nil)
+        #expect(cache.memoryCapacity == 4 * 1024 * 1024)
+        #expect(URLSessionConfiguration.ephemeral.urlCache !== cache)
+    }
+
+    @Test func cacheAndCachePolicySurviveACopyAndStayIndependent() throws {
+        let original = URLSessionConfiguration.default
+        let cache = URLCache.makeEphemeral()
+        original.urlCache = cache
+        original.requestCachePolicy = .returnCacheDataDontLoad
+        let copy = try #require(original.copy() as? URLSessionConfiguration)
+        #expect(copy.urlCache === cache)
+        #expect(copy.requestCachePolicy == .returnCacheDataDontLoad)
+        copy.urlCache = nil
+        copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+        #expect(original.urlCache === cache)
+        #expect(original.requestCachePolicy == .returnCacheDataDontLoad)
+        #expect(copy.urlCache == nil)
+    }
 }
