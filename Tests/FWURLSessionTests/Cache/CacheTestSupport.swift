@@ -94,29 +94,9 @@ final class ManualCacheClock: Sendable {
 
 // MARK: - TemporaryDirectory
 
-/// A new directory under the system's temporary directory, for one test.
-struct TemporaryDirectory {
-    /// The directory (created).
-    let url: URL
-
-    /// Creates a uniquely named directory.
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("fw-cache-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// The names of the files in the directory, sorted.
-    var fileNames: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
-    }
-
+extension TemporaryDirectory {
     /// The entry files in the directory (`*.fwcache`), sorted.
     var entryFiles: [String] {
         fileNames.filter { $0.hasSuffix(".fwcache") }
-    }
-
-    /// Deletes the directory and everything in it.
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
     }
 }

@@ -5,6 +5,7 @@
 
 import Foundation
 import Testing
+import TestSupport
 @testable import FWURLSession
 
 @Suite struct DiskCacheFilesTests {

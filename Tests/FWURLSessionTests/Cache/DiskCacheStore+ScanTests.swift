@@ -6,6 +6,7 @@
 
 import Foundation
 import Testing
+import TestSupport
 @testable import FWURLSession
 
 @Suite struct DiskCacheStoreScanTests {

@@ -8,6 +8,7 @@
 import Foundation
 @testable import FWURLSession
 import Testing
+import TestSupport
 
 @Suite struct HTTPCookieStoragePersistenceTests {
     static let suffixes = PublicSuffixList(rules: "com\n")
@@ -81,7 +82,7 @@ import Testing
         storage.setCookies(fromSetCookieFields: ["a=1"], for: try #require(URL(string: "http://example.com/")),
                            mainDocumentURL: nil, policy: .always)
         #expect(storage.cookies?.count == 1)
-        #expect(try directory.names().isEmpty)
+        #expect(directory.fileNames.isEmpty)
     }
 
     @Test func theFileIsPrivateAndReplacedAtomically() throws {

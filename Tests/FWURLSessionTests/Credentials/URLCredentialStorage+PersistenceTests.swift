@@ -7,6 +7,7 @@
 import Foundation
 @testable import FWURLSession
 import Testing
+import TestSupport
 
 @Suite struct URLCredentialStoragePersistenceTests {
     static let space = URLProtectionSpace(host: "api.fw.test", port: 443, protocol: "https", realm: "users",
@@ -38,7 +39,7 @@ import Testing
         #expect(restoredSpace == Self.proxy)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect(attributes[.posixPermissions] as? Int == 0o600)
-        #expect(try directory.names() == ["credentials.json"])
+        #expect(directory.fileNames == ["credentials.json"])
     }
 
     @Test func removalReachesTheFile() throws {
@@ -60,7 +61,7 @@ import Testing
         let identity = URLCredential(identity: try URLCredentialTests.clientIdentity(), certificates: nil,
                                      persistence: .permanent)
         storage.setDefaultCredential(identity, for: Self.space)
-        #expect(try directory.names().isEmpty)
+        #expect(directory.fileNames.isEmpty)
         #expect(storage.defaultCredential(for: Self.space) == identity)
     }
 

@@ -6,6 +6,7 @@
 import Foundation
 @testable import FWURLSession
 import Testing
+import TestSupport
 
 @Suite struct PersistentFileTests {
     @Test(arguments: [

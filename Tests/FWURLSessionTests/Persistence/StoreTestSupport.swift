@@ -1,36 +1,12 @@
 // StoreTestSupport.swift
 //
-// Helpers for the cookie and credential storage tests: a temporary directory removed at the end, a log
+// Helpers for the cookie and credential storage tests (the temporary directory is TestSupport's): a log
 // that records lines instead of writing them to stderr, a clock moved by hand, and a recorder of the
 // notifications a storage posts.
 
 import Foundation
 @testable import FWURLSession
 import TestSupport
-
-// MARK: - TemporaryDirectory
-
-/// A new empty directory, removed with its contents when the value is released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "fw-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// The path of `name` inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
-
-    /// The names in the directory, sorted.
-    func names() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-    }
-}
 
 // MARK: - LogRecorder
 
