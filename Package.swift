@@ -34,7 +34,7 @@ let package = Package(
 
         // MARK: Test support and tests
 
-        .target(name: "TestSupport", dependencies: ["FWWire", "FWLoop"]),
+        .target(name: "TestSupport", dependencies: ["FWWire", "FWLoop", "FWTLS"]),
         .testTarget(name: "FWWireTests", dependencies: ["FWWire", "TestSupport"]),
         .testTarget(name: "FWLoopTests", dependencies: ["FWLoop", "TestSupport"]),
         .testTarget(name: "FWTLSTests", dependencies: ["FWTLS", "TestSupport"]),

@@ -2,9 +2,9 @@
 # Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
 # (content decoding), media-types (/etc/mime.types, the MIME types of multipart file parts),
 # publicsuffix (the public suffix list cookies are checked against; without it FWURLSession falls back to
-# refusing single-label cookie domains), the test peers python3, openssl (s_server) and nginx, and
-# faketime for Scripts/time-travel.sh. As root it installs what is missing with apt-get; otherwise it
-# prints the exact command to run and fails.
+# refusing single-label cookie domains), the test peers python3, openssl (s_server), nginx and Apache
+# (apache2-bin, for HTTP Digest), and faketime for Scripts/time-travel.sh. As root it installs what is
+# missing with apt-get; otherwise it prints the exact command to run and fails.
 set -euo pipefail
 
 missing=()
@@ -16,6 +16,7 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 [ -f /usr/share/publicsuffix/public_suffix_list.dat ] || missing+=(publicsuffix)
+[ -x /usr/sbin/apache2 ] || missing+=(apache2-bin)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
 done

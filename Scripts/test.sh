@@ -7,6 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 Scripts/install-deps.sh
+# The shared cookie, credential and URL cache stores persist under the XDG directories: give the tests
+# their own, so no run sees what an earlier one stored.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export XDG_DATA_HOME="$scratch/data" XDG_CACHE_HOME="$scratch/cache"
 swift build --build-tests
 swift test --skip-build
 Scripts/time-travel.sh

@@ -6,8 +6,9 @@ import FWTransport
 // A task's undelivered events. Events reach a task on a loop thread (from the transport) or on the
 // caller's thread (cancel); they are queued under the task's lock and delivered on the session's delegate
 // queue by at most one drain at a time, so a task's messages arrive in order even on a concurrent
-// delegate queue. Three things hold delivery: `suspend()`, a data delegate that has not yet answered
-// `didReceive response`, and a redirect decision. Undelivered body bytes are counted: above
+// delegate queue. Delivery waits while something holds it: `suspend()`, a data delegate that has not yet
+// answered `didReceive response`, a redirect decision, an authentication challenge, or the delegate's
+// `willCacheResponse` answer. Undelivered body bytes are counted: above
 // `highWater` the task asks the connection to stop reading until the drain brings them under `lowWater`,
 // so a slow delegate (or a slow disk) holds the server back instead of filling memory. They are counted
 // by the memory they hold (array capacity): a short read still occupies its whole read buffer.
@@ -18,6 +19,15 @@ enum TaskEvent {
     case transport(TransportEvent)
     /// The session layer failed the task before or instead of the transport.
     case fail(URLError)
+    /// A step of a response the URL cache serves without the network.
+    case cached(CachedDelivery)
+}
+
+/// A stored response delivered in the steps a network response is: head, body, end.
+enum CachedDelivery {
+    case response(HTTPURLResponse)
+    case body(Data)
+    case end
 }
 
 /// A task's undelivered events and what holds them.
@@ -27,6 +37,8 @@ struct DeliveryQueue {
         case suspended
         case awaitingDisposition
         case awaitingRedirectDecision
+        case awaitingAuthentication
+        case awaitingCacheDecision
     }
 
     static let highWater = 2 * 1024 * 1024

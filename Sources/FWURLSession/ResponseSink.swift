@@ -26,11 +26,20 @@ protocol ResponseSink: AnyObject, Sendable {
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError?
     /// The completion itself: a completion handler or the delegate's `didCompleteWithError`.
     func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask)
+    /// The complete response may be stored in the URL cache as `proposal`: `decide` gets what to store.
+    func willCache(_ proposal: CachedURLResponse, for task: URLSessionTask,
+                   decide: @escaping @Sendable (CachedURLResponse?) -> Void)
 }
 
 extension ResponseSink {
     /// Nothing to settle by default.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? { error }
+
+    /// Stores the proposal as it is by default (nobody to ask).
+    func willCache(_ proposal: CachedURLResponse, for task: URLSessionTask,
+                   decide: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        decide(proposal)
+    }
 }
 
 extension URLSessionTask {
@@ -63,6 +72,11 @@ final class DataDelegateSink: ResponseSink {
 
     func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
         DelegateRouter.didComplete(task: task, error: error)
+    }
+
+    func willCache(_ proposal: CachedURLResponse, for task: URLSessionTask,
+                   decide: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        DelegateRouter.willCacheResponse(proposal, dataTask: task.asTask(URLSessionDataTask.self), decide: decide)
     }
 }
 

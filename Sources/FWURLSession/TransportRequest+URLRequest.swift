@@ -3,14 +3,37 @@ import FWTransport
 
 // MARK: - TransportRequest from URLRequest
 
-extension TransportRequest {
+extension URLRequest {
     /// The `User-Agent` sent when the request and the configuration name none.
     static let defaultUserAgent = "FWNetworking/0.1"
 
-    /// Translates a `URLRequest` under `configuration`: target from the URL, fields in the order the
-    /// caller set them, then the configuration's additional fields, then `User-Agent`, `Accept` and
-    /// `Accept-Encoding` defaults (gzip and deflate bodies are decoded whoever asked for them). Throws
-    /// `badURL` or `unsupportedURL` for URLs the engine cannot carry.
+    /// The request as the session sends it, on every hop: its own fields in order; the configuration's
+    /// additional fields it does not set; `User-Agent`, `Accept` and `Accept-Encoding` defaults; and the
+    /// stored `cookies` for its URL, after a `Cookie` field of its own (a request's own cookies are kept).
+    /// The cache judges `Vary` against this request, and the transport writes it.
+    func outgoing(configuration: URLSessionConfiguration, cookies: String?) -> URLRequest {
+        var request = self
+        for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
+            guard let name = name.base as? String, request.value(forHTTPHeaderField: name) == nil else { continue }
+            request.appendField(name, "\(value)")
+        }
+        for (name, value) in [("User-Agent", Self.defaultUserAgent), ("Accept", "*/*"),
+                              ("Accept-Encoding", "gzip, deflate")] where request.value(forHTTPHeaderField: name) == nil {
+            request.appendField(name, value)
+        }
+        if let cookies {
+            let own = request.value(forHTTPHeaderField: "Cookie")
+            request.setValue(own.map { $0 + "; " + cookies } ?? cookies, forHTTPHeaderField: "Cookie")
+        }
+        return request
+    }
+}
+
+extension TransportRequest {
+    /// Translates an outgoing `URLRequest` (`URLRequest.outgoing(configuration:cookies:)`) under
+    /// `configuration`: target from the URL, fields in the order the request has them (gzip and deflate
+    /// bodies are decoded whoever asked for them). Throws `badURL` or `unsupportedURL` for URLs the engine
+    /// cannot carry.
     init(_ request: URLRequest, configuration: URLSessionConfiguration,
          priority: Float = URLSessionTask.defaultPriority, tracing: Bool) throws(URLError) {
         guard let url = request.url else {
@@ -34,13 +57,6 @@ extension TransportRequest {
         let method = request.httpMethod ?? "GET"
         var headers = HTTPHeaders()
         for field in request.orderedHeaderFields { headers.add(name: field.name, value: field.value) }
-        for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
-            guard let name = name.base as? String, !headers.contains(name: name) else { continue }
-            headers.add(name: name, value: "\(value)")
-        }
-        if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: Self.defaultUserAgent) }
-        if !headers.contains(name: "Accept") { headers.add(name: "Accept", value: "*/*") }
-        if !headers.contains(name: "Accept-Encoding") { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
 
         var body = request.httpBody.map { [UInt8]($0) }
         if body == nil, ["POST", "PUT", "PATCH"].contains(method) { body = [] }

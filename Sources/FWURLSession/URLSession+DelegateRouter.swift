@@ -69,6 +69,16 @@ enum DelegateRouter {
         return true
     }
 
+    /// A task-level challenge (a 401): to the task's delegate, else the session's; nobody to ask answers
+    /// `performDefaultHandling` at once.
+    static func didReceive(_ challenge: URLAuthenticationChallenge, task: URLSessionTask,
+                           answer: @escaping ChallengeAnswer) {
+        guard let delegate = delegate(of: task, (any URLSessionTaskDelegate).self) else {
+            return answer(.performDefaultHandling, nil)
+        }
+        delegate.urlSession(task.session, task: task, didReceive: challenge, completionHandler: answer)
+    }
+
     static func didFinishCollecting(task: URLSessionTask, _ metrics: URLSessionTaskMetrics) {
         let session = task.session
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, task: task,
@@ -95,6 +105,15 @@ enum DelegateRouter {
         let session = dataTask.session
         delegate(of: dataTask, (any URLSessionDataDelegate).self)?.urlSession(session, dataTask: dataTask,
                                                                               didReceive: data)
+    }
+
+    /// The response about to be cached; `decide` gets what to store (nil: nothing), at once without a data
+    /// delegate.
+    static func willCacheResponse(_ proposed: CachedURLResponse, dataTask: URLSessionDataTask,
+                                  decide: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        guard let delegate = delegate(of: dataTask, (any URLSessionDataDelegate).self) else { return decide(proposed) }
+        delegate.urlSession(dataTask.session, dataTask: dataTask, willCacheResponse: proposed,
+                            completionHandler: decide)
     }
 
     static func didBecome(_ downloadTask: URLSessionDownloadTask, dataTask: URLSessionDataTask) {
@@ -132,7 +151,8 @@ enum DelegateRouter {
         delegate(of: task, (any URLSessionTaskTraceDelegate).self) != nil
     }
 
-    private static func trace(_ task: URLSessionTask, _ message: (any URLSessionTaskTraceDelegate, URLSession) -> Void) {
+    private static func trace(_ task: URLSessionTask,
+                              _ message: (any URLSessionTaskTraceDelegate, URLSession) -> Void) {
         guard let delegate = delegate(of: task, (any URLSessionTaskTraceDelegate).self) else { return }
         message(delegate, task.session)
     }

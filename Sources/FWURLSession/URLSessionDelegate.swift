@@ -66,6 +66,11 @@ public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
     /// file) and every later message; the data task sends none.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
                     didBecome downloadTask: URLSessionDownloadTask)
+    /// The complete response is about to be stored in the URL cache, after the last body piece and before
+    /// the completion: answer with what to store (`proposedResponse`, a changed one) or nil for nothing.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
+                    willCacheResponse proposedResponse: CachedURLResponse,
+                    completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void)
 }
 
 /// FWNetworking addition: observe the connection a task uses and the exact bytes exchanged (what
@@ -225,6 +230,15 @@ extension URLSessionDataDelegate {
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
                            didBecome downloadTask: URLSessionDownloadTask) {
         dataFallback(session, dataTask)?.urlSession(session, dataTask: dataTask, didBecome: downloadTask)
+    }
+
+    /// The session delegate's answer when this is the task's own delegate; else stores the proposed response.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
+                           willCacheResponse proposedResponse: CachedURLResponse,
+                           completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        guard let next = dataFallback(session, dataTask) else { return completionHandler(proposedResponse) }
+        next.urlSession(session, dataTask: dataTask, willCacheResponse: proposedResponse,
+                        completionHandler: completionHandler)
     }
 
     private func dataFallback(_ session: URLSession, _ task: URLSessionDataTask) -> (any URLSessionDataDelegate)? {

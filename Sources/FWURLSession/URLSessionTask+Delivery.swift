@@ -65,14 +65,20 @@ extension URLSessionTask: TransportTaskDelegate {
             successor.enqueue(event)
             return
         }
-        let following = transfer.withLock { $0.followingRedirect != nil }
+        let following = transfer.withLock { $0.nextHop != nil }
         if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
-            endRedirectHop(transportEvent)
+            endReplacedHop(transportEvent)
             return
         }
         switch event {
         case .fail(let error):
             finish(error: error)
+        case .cached(.end):
+            finish(error: nil)
+        case .cached(.response(let response)):
+            if !ending { deliverResponse(response) }
+        case .cached(.body(let data)):
+            if !ending { deliverBody([UInt8](data)) }
         case .transport(.end), .transport(.failed):
             handleTransport(event)
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
@@ -104,7 +110,8 @@ extension URLSessionTask: TransportTaskDelegate {
         case .head(let head):
             receivedHead(head)
         case .body(let bytes):
-            receivedBody(bytes)
+            cacheBody(bytes)
+            deliverBody(bytes)
         case .encodedBodyBytes(let count):
             counts.withLock { counts in
                 counts.received += Int64(count)
@@ -114,7 +121,7 @@ extension URLSessionTask: TransportTaskDelegate {
             if !trailers.isEmpty {
                 DelegateRouter.didReceiveTrailers(task: self, trailers.map { ($0.name, $0.value) })
             }
-            finish(error: nil)
+            finishCachedOrStored()
         case .failed(let error):
             finish(error: URLError(error, url: currentRequest?.url))
         }
@@ -125,6 +132,9 @@ extension URLSessionTask: TransportTaskDelegate {
         guard let request = currentRequest, let url = request.url else { return }
         let response = HTTPURLResponse(url: url, head: head)
         transfer.withLock { $0.hopResponse = response }
+        storeCookies(from: response, for: request)
+        authenticationSucceeded(response)
+        if cacheReceived(response) || considerAuthentication(response, for: request) { return }
         if !considerRedirect(response, from: request) { deliverResponse(response) }
     }
 
@@ -140,7 +150,8 @@ extension URLSessionTask: TransportTaskDelegate {
         }
     }
 
-    private func receivedBody(_ bytes: [UInt8]) {
+    /// A piece of the body, from the network or the cache: counted, then handed to the sink.
+    func deliverBody(_ bytes: [UInt8]) {
         // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
         counts.withLock { counts in
             if !counts.bodyIsEncoded { counts.received += Int64(bytes.count) }

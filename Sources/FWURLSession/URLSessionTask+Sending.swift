@@ -47,10 +47,34 @@ extension URLSessionTask {
         enqueue(.fail(URLError(.timedOut, url: currentRequest?.url, description: "the resource timeout elapsed")))
     }
 
-    /// Sends one request (the first, or the next after a redirect).
-    final func send(_ request: URLRequest) {
+    /// Sends one request (the first, or the next after a redirect or an answered challenge): with its
+    /// cookies and the session's default fields, through the URL cache (which may serve it, validate it or
+    /// fail it), to the transport. `bypassingCache` sends it to the network as it is.
+    final func send(_ request: URLRequest, bypassingCache: Bool = false) {
+        let outgoing = request.outgoing(configuration: session.configuration, cookies: storedCookies(for: request))
+        let decision = bypassingCache ? .load(outgoing) : cacheDecision(for: outgoing)
+        transfer.withLock { state in
+            state.hopStart = Date()
+            state.cache = TaskCacheState(outgoing: outgoing)
+        }
+        switch decision {
+        case .useStored(let cached):
+            serveFromCache(cached, for: outgoing)
+        case .fail(let error):
+            enqueue(.fail(error))
+        case .validate(let cached, let conditional):
+            transfer.withLock { $0.cache.validating = cached }
+            transmit(conditional)
+        case .load(let request):
+            transmit(request)
+        }
+    }
+
+    /// Hands the outgoing request to the transport.
+    private func transmit(_ request: URLRequest) {
         guard let transport = session.transport else {
-            enqueue(.fail(URLError(.unknown, url: request.url, description: "FWURLSession could not start its event loops")))
+            enqueue(.fail(URLError(.unknown, url: request.url,
+                                   description: "FWURLSession could not start its event loops")))
             return
         }
         var transportRequest: TransportRequest
@@ -62,7 +86,6 @@ extension URLSessionTask {
             enqueue(.fail(error))
             return
         }
-        transfer.withLock { $0.hopStart = Date() }
         // Each request sends its body from the first byte (a redirect hop replays it).
         counts.withLock { $0.reportedBodyBytesSent = 0 }
         let id = transport.execute(transportRequest, delegate: self)

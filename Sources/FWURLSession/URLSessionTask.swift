@@ -206,14 +206,34 @@ struct TaskTransfer {
     /// The current hop: when its request was sent, and its response (3xx included).
     var hopStart: Date?
     var hopResponse: HTTPURLResponse?
-    /// Redirects followed so far, and the request the current hop's 3xx is being followed with (the rest
-    /// of that hop's events are dropped).
+    /// Redirects followed so far.
     var redirectCount = 0
-    var followingRedirect: URLRequest?
+    /// The request the current hop is being replaced with (a redirect followed, a challenge answered): the
+    /// rest of the hop's events are dropped and the request is sent when the hop ends.
+    var nextHop: NextHop?
+    /// The current hop's dealings with the URL cache.
+    var cache = TaskCacheState()
+    /// The challenge the task answered, while it is answering one.
+    var authentication: TaskAuthentication?
     /// The request body of upload tasks (and of data tasks with an `httpBodyStream`).
     var upload: UploadBody?
     /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).
     var usedOriginalBodyStream = false
+}
+
+/// A request that replaces the current hop, and why.
+struct NextHop {
+    enum Reason {
+        /// A 3xx the task follows (it counts towards `RedirectPolicy.maxRedirects`).
+        case redirect
+        /// A 401 answered with a credential.
+        case authentication
+        /// A 304 that did not match the stored response: the request goes again, without conditions.
+        case unconditional
+    }
+
+    var request: URLRequest
+    var reason: Reason
 }
 
 /// A task's byte counts and the `Progress` made from them.

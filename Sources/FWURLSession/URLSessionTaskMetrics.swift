@@ -114,8 +114,10 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// selected none or the connection is plain HTTP.
     public let fwNegotiatedALPNProtocol: String?
 
+    /// A transaction from the transport's metrics of one attempt (nil: the request never reached a
+    /// connection). `fetchType` is `.localCache` for a response the cache served without the network.
     init(request: URLRequest, response: URLResponse?, fetchStart: Date, transport: TransportMetrics?,
-         clock: MetricsClock, decodedBodyBytes: Int64) {
+         clock: MetricsClock, decodedBodyBytes: Int64, fetchType: URLSessionTaskMetrics.ResourceFetchType? = nil) {
         self.request = request
         self.response = response
         fetchStartDate = fetchStart
@@ -132,7 +134,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         networkProtocolName = transport == nil ? nil : "http/1.1"
         isProxyConnection = false
         isReusedConnection = transport?.isReusedConnection ?? false
-        resourceFetchType = transport == nil ? .unknown : .networkLoad
+        resourceFetchType = fetchType ?? (transport == nil ? .unknown : .networkLoad)
         countOfRequestHeaderBytesSent = transport?.requestHeaderBytes ?? 0
         countOfRequestBodyBytesSent = transport?.requestBodyBytes ?? 0
         countOfRequestBodyBytesBeforeEncoding = transport?.requestBodyBytes ?? 0

@@ -84,7 +84,9 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
     /// `http://127.0.0.1:PORT` of the first block.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// The access log so far: one line per request, `"$request" $status range=… if-range=…`.
+    /// The access log so far: one line per request,
+    /// `"$request" $status range=… if-range=… inm=… ims=… cookie=… user=…` (`-` for a field the request
+    /// lacks).
     public var accessLog: [String] {
         ((try? String(contentsOfFile: workspace + "/access.log", encoding: .utf8)) ?? "")
             .split(separator: "\n").map(String.init)
@@ -130,7 +132,9 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
         error_log \(workspace)/error.log warn;
         events { worker_connections 128; }
         http {
-            log_format probe '"$request" $status range=$http_range if-range=$http_if_range';
+            log_format probe '"$request" $status range=$http_range if-range=$http_if_range '
+                             'inm=$http_if_none_match ims=$http_if_modified_since '
+                             'cookie=$http_cookie user=$remote_user';
             access_log \(workspace)/access.log probe;
             default_type application/octet-stream;
             types { text/plain txt; application/json json; }

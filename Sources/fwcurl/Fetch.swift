@@ -5,7 +5,10 @@ import FWNetworking
 
 /// Fetches the URLs of `options` one after another on one session (so connections are reused).
 func fetch(_ options: Options) async -> Int32 {
-    let configuration = URLSessionConfiguration.default
+    // Like curl: no cache, and no cookies unless asked for.
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    configuration.httpCookieStorage = nil
     if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
     if let path = options.caCertificateFile {
         do {

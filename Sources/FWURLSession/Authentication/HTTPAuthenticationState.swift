@@ -42,6 +42,14 @@ struct HTTPAuthenticationState: Sendable, Equatable {
 
     private(set) var scheme: Scheme
 
+    /// The scheme's name as challenges spell it ("Basic", "Digest").
+    var schemeName: String {
+        switch scheme {
+        case .basic: "Basic"
+        case .digest: "Digest"
+        }
+    }
+
     /// The state for answering `challenge`; nil when it is neither an answerable Digest nor a Basic
     /// challenge.
     init?(challenge: HTTPAuthenticationChallenge) {

@@ -42,7 +42,11 @@ enum CacheValidation {
 
     // MARK: 304
 
-    /// Whether the 304 `notModified` selects `stored` for an update (§4.3.4).
+    /// Whether the 304 `notModified` selects `stored` — the one response its conditional request validated —
+    /// for an update (§4.3.4): no validator, or the same entity tag by the weak comparison (RFC 9110
+    /// §8.8.3.2). Weak, not strong, because the stored tag was only ever compared with this one: servers that
+    /// weaken a tag when they compress the body (nginx) answer the validation with the strong tag of the
+    /// same representation.
     static func selects(_ notModified: HTTPURLResponse, stored: HTTPURLResponse) -> Bool {
         guard let newTag = notModified.firstValue(forHTTPHeaderField: "ETag").flatMap(EntityTag.init) else {
             return true
@@ -50,7 +54,7 @@ enum CacheValidation {
         guard let storedTag = stored.firstValue(forHTTPHeaderField: "ETag").flatMap(EntityTag.init) else {
             return false
         }
-        return newTag.isWeak ? newTag.opaqueTag == storedTag.opaqueTag : newTag == storedTag
+        return newTag.opaqueTag == storedTag.opaqueTag
     }
 
     /// `cached` refreshed by the 304 `notModified` of an exchange sent at `requestDate` and received at

@@ -88,6 +88,14 @@ extension URLRequest {
         headerFields = fields
     }
 
+    /// Appends a field the session itself adds (a default, a configured field), without the capitalisation
+    /// and checks `setValue` makes: its name is reported as given.
+    mutating func appendField(_ name: String, _ value: String) {
+        var fields = headerFields ?? []
+        fields.append(HeaderField(name: name, key: name, value: value))
+        headerFields = fields
+    }
+
     // MARK: Validation
 
     /// Whether `value` may be stored: no NUL, no bare CR or LF; a CRLF only when SP or HTAB follows it
