@@ -31,6 +31,9 @@ let client = "fw"
 let arguments = ClientArguments.parseOrExit(client: "bench-\(client)")
 let configuration = URLSessionConfiguration.default
 configuration.httpMaximumConnectionsPerHost = arguments.maxConnections
+// Every request goes to the network, as curl's and AsyncHTTPClient's do (URLSession would otherwise serve
+// nginx's static files from its cache).
+configuration.urlCache = nil
 #if FOUNDATION_NETWORKING
 if arguments.url.scheme == "https" {
     do {
