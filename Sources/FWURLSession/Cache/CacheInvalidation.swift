@@ -30,13 +30,6 @@ enum CacheInvalidation {
 
     /// Whether `url` and `other` have the same scheme, host and port (a missing port is the scheme's).
     static func isSameOrigin(_ url: URL, _ other: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == other.scheme?.lowercased(),
-              let host = url.host?.lowercased(), host == other.host?.lowercased() else { return false }
-        return effectivePort(url, scheme: scheme) == effectivePort(other, scheme: scheme)
-    }
-
-    /// The port of `url`, or the default port of `scheme` when it has none.
-    private static func effectivePort(_ url: URL, scheme: String) -> Int? {
-        url.port ?? ["http": 80, "https": 443, "ws": 80, "wss": 443][scheme]
+        RedirectPolicy.isSameOrigin(url, other)
     }
 }

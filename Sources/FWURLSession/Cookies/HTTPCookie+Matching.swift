@@ -7,6 +7,7 @@
 // name the port; longer paths first, then earlier creation. Pure functions.
 
 import Foundation
+import FWTransport
 
 // MARK: - Rules
 
@@ -59,14 +60,12 @@ extension HTTPCookie {
             || requestPath.utf8.dropFirst(cookiePath.utf8.count).first == UInt8(ascii: "/")
     }
 
-    /// The port of `url`, or its scheme's default (80, 443; 0 when unknown).
+    /// The port of `url`, or its scheme's default (`ConnectionKey`'s rule) for the HTTP and WebSocket
+    /// schemes; 0 for another scheme without a port.
     static func port(of url: URL) -> Int {
         if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "https", "wss": return 443
-        case "http", "ws": return 80
-        default: return 0
-        }
+        guard let scheme = url.scheme?.lowercased(), ["http", "https", "ws", "wss"].contains(scheme) else { return 0 }
+        return ConnectionKey.defaultPort(forScheme: scheme)
     }
 
     // MARK: Matching a request
