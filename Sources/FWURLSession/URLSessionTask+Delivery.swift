@@ -116,6 +116,7 @@ extension URLSessionTask: TransportTaskDelegate {
             }
             finish(error: nil)
         case .failed(let error):
+            if error.isNoRoute, waitForConnectivity() { return }
             finish(error: URLError(error, url: currentRequest?.url))
         }
     }
@@ -185,6 +186,7 @@ extension URLSessionTask: TransportTaskDelegate {
         }
         guard action == .complete else { return }
         session.resourceTimeouts.remove(taskIdentifier)
+        endConnectivityWait()
         let error = sink.settle(decidedError, response: response, for: self)
         control.withLock { $0.error = error }
         counts.withLock { $0.succeeded = error == nil }
