@@ -59,5 +59,6 @@ func runWaitScenarios() {
     emit("nowait \(fetch(url, waits: false, resourceTimeout: 60))")
     emit("timeout \(fetch(url, waits: true, resourceTimeout: 1))")
     emit("waited \(fetch(url, waits: true, resourceTimeout: 60))")
+    emit("requests=\(server.requestCount)")
     server.stop()
 }

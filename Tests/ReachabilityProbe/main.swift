@@ -12,7 +12,7 @@
 //       timeout ("timeout RESULT"), and with it and a long timeout ("waiting" when the delegate hears
 //       taskIsWaitingForConnectivity, then "waited RESULT" once the test brought the loopback interface
 //       up). RESULT: "status=CODE body=TEXT" or "error=CODE", then "messages=N" (how often the delegate
-//       heard taskIsWaitingForConnectivity). Exits when done.
+//       heard taskIsWaitingForConnectivity). Then "requests=N", the requests the server received. Exits.
 
 import Dispatch
 import FWNetworking
