@@ -79,7 +79,9 @@ extension NetworkMonitor {
         let id = state.withLock { state in
             let id = state.nextWatchID
             state.nextWatchID += 1
-            state.watches[id] = Watch(destination: destination, onUpdate: onUpdate)
+            if !state.stopped {
+                state.watches[id] = Watch(destination: destination, onUpdate: onUpdate)
+            }
             return id
         }
         loop.execute { [self] in

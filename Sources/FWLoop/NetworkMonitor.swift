@@ -54,6 +54,9 @@ public final class NetworkMonitor: @unchecked Sendable { // socket, registration
 
     /// Starts monitoring the calling thread's network namespace on `loop`. `sysfsClassNet` is where the
     /// interfaces' attributes are read (see `NetworkInterface.Kind`); tests point it at a fake tree.
+    ///
+    /// The loop holds the monitor until `shutdown()` (or the loop's own shutdown). Fails when the kernel
+    /// refuses the netlink socket or its dump.
     public init(loop: EventLoop, sysfsClassNet: String = "/sys/class/net") throws(IOError) {
         let classifier = InterfaceClassifier(root: sysfsClassNet)
         let socket = try NetlinkSocket(groups: FW_RTMGRP_MONITOR)
@@ -134,7 +137,7 @@ public final class NetworkMonitor: @unchecked Sendable { // socket, registration
 
     /// Replaces the view with a fresh dump (every barrier counts as passed: the dump is newer); stops
     /// monitoring when even that fails.
-    private func resynchronize() {
+    func resynchronize() {
         do throws(IOError) {
             let view = try NetlinkSocket.dumpView(classify: classifier.kind(of:))
             let updates = state.withLock { state in

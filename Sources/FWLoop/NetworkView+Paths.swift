@@ -27,11 +27,11 @@ extension NetworkView {
 
     /// The path to `address`.
     func path(to address: IPAddress) -> NetworkPath {
+        let candidates = routes.filter { address.matches($0.destination, prefixLength: $0.prefixLength) }
         for table in Self.addressTables {
-            let matching = routes.filter {
-                $0.table == table && address.matches($0.destination, prefixLength: $0.prefixLength)
-            }.sorted { ($1.prefixLength, $0.priority) < ($0.prefixLength, $1.priority) }
-            if let decision = decide(matching, family: address.family, allowLoopback: true) {
+            let ordered = candidates.filter { $0.table == table }
+                .sorted { ($1.prefixLength, $0.priority, $0.tos) < ($0.prefixLength, $1.priority, $1.tos) }
+            if let decision = decide(ordered, family: address.family, allowLoopback: true) {
                 return decision
             }
         }
@@ -40,12 +40,13 @@ extension NetworkView {
 
     /// The path to any network: the first usable default route, IPv4 before IPv6.
     func defaultPath() -> NetworkPath {
+        let defaults = routes.filter { $0.prefixLength == 0 }
         for family in [SocketAddress.Family.ipv4, .ipv6] {
-            let defaults = Self.defaultTables.flatMap { table in
-                routes.filter { $0.table == table && $0.prefixLength == 0 && $0.destination.family == family }
-                    .sorted { $0.priority < $1.priority }
+            let ordered = Self.defaultTables.flatMap { table in
+                defaults.filter { $0.table == table && $0.destination.family == family }
+                    .sorted { ($0.priority, $0.tos) < ($1.priority, $1.tos) }
             }
-            if let decision = decide(defaults, family: family, allowLoopback: false), decision.isReachable {
+            if let decision = decide(ordered, family: family, allowLoopback: false), decision.isReachable {
                 return decision
             }
         }

@@ -4,10 +4,11 @@
 // (NetworkView+Paths.swift); tests build them from messages.
 //
 // Applying is idempotent (adding what is there, or removing what is not, changes nothing), so a dump and
-// the notifications that raced it can be applied in any overlap. Two kernel behaviours are mirrored
-// because the kernel sends no message for them: when an interface is set down (IFF_UP cleared), it drops
-// the IPv4 routes through it except the local ones of its addresses; when an interface is removed, it
-// drops its addresses and routes.
+// the notifications that raced it can be applied in any overlap; each message costs a dictionary lookup, so
+// a dump of a large table stays linear. Only the tables the path rules search (local, main, default) are
+// kept. Two kernel behaviours are mirrored because the kernel sends no message for them: when an interface
+// is set down (IFF_UP cleared), it drops the IPv4 routes through it except the local ones of its addresses;
+// when an interface is removed, it drops its addresses and routes.
 
 import CFWShims
 
@@ -29,12 +30,20 @@ struct NetworkView: Equatable, Sendable {
     private(set) var links: [Int32: Link] = [:]
     /// The addresses of every interface.
     private var addressTable: [AddressKey: NetlinkAddress] = [:]
-    /// The routes of every table, in the order they were learnt.
-    private(set) var routes: [NetlinkRoute] = []
+    /// The routes of the tables searched, by key; routes of one key in the order they were learnt.
+    private var routeTable: [NetlinkRoute.Key: [NetlinkRoute]] = [:]
+
+    /// The tables whose routes are kept: local, main and default (NetworkView+Paths.swift searches no other).
+    static let keptTables: Set<UInt32> = [FW_RT_TABLE_LOCAL, FW_RT_TABLE_MAIN, FW_RT_TABLE_DEFAULT]
 
     /// The addresses of every interface, in no particular order.
     var addresses: [NetlinkAddress] {
         Array(addressTable.values)
+    }
+
+    /// The routes of the tables searched; those of one key in the order they were learnt.
+    var routes: [NetlinkRoute] {
+        routeTable.values.flatMap { $0 }
     }
 
     /// Applies one message; true when the view changed. `classify` names the kind of an interface from its
@@ -66,7 +75,7 @@ struct NetworkView: Equatable, Sendable {
             return false
         }
         if let old, old.link.flags & FW_IFF_UP != 0, link.flags & FW_IFF_UP == 0 {
-            routes.removeAll { $0.type != FW_RTN_LOCAL && $0.isOnlyThrough(link.index) }
+            _ = removeRoutes { $0.type != FW_RTN_LOCAL && $0.isOnlyThrough(link.index) }
         }
         return true
     }
@@ -74,36 +83,50 @@ struct NetworkView: Equatable, Sendable {
     private mutating func removeLink(_ index: Int32) -> Bool {
         let hadLink = links.removeValue(forKey: index) != nil
         let addressCount = addressTable.count
-        let routeCount = routes.count
         addressTable = addressTable.filter { $0.key.index != index }
-        routes.removeAll { $0.isOnlyThrough(index) }
-        return hadLink || addressTable.count != addressCount || routes.count != routeCount
+        let removedRoutes = removeRoutes { $0.isOnlyThrough(index) }
+        return hadLink || addressTable.count != addressCount || removedRoutes
     }
 
     // MARK: Routes
 
     private mutating func addRoute(_ route: NetlinkRoute, replacing: Bool) -> Bool {
-        var changed = false
+        guard Self.keptTables.contains(route.table) else {
+            return false
+        }
+        let bucket = routeTable[route.key] ?? []
         if replacing {
-            let count = routes.count
-            routes.removeAll { $0.key == route.key && $0 != route }
-            changed = routes.count != count
+            routeTable[route.key] = [route]
+            return bucket != [route]
         }
-        guard !routes.contains(route) else {
-            return changed
+        guard !bucket.contains(route) else {
+            return false
         }
-        routes.append(route)
+        routeTable[route.key] = bucket + [route]
         return true
     }
 
     /// Removes `route`, or when no route is exactly it, the first of its key (a deletion message may not
     /// repeat every attribute).
     private mutating func removeRoute(_ route: NetlinkRoute) -> Bool {
-        guard let index = routes.firstIndex(of: route) ?? routes.firstIndex(where: { $0.key == route.key }) else {
+        guard var bucket = routeTable[route.key], !bucket.isEmpty else {
             return false
         }
-        routes.remove(at: index)
+        bucket.remove(at: bucket.firstIndex(of: route) ?? 0)
+        routeTable[route.key] = bucket.isEmpty ? nil : bucket
         return true
+    }
+
+    /// Removes every route `shouldRemove` picks; true when there was one.
+    private mutating func removeRoutes(where shouldRemove: (NetlinkRoute) -> Bool) -> Bool {
+        var removed = false
+        for (key, bucket) in routeTable {
+            let kept = bucket.filter { !shouldRemove($0) }
+            guard kept.count != bucket.count else { continue }
+            routeTable[key] = kept.isEmpty ? nil : kept
+            removed = true
+        }
+        return removed
     }
 
     private func key(_ address: NetlinkAddress) -> AddressKey {

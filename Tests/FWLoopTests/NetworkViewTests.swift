@@ -58,7 +58,7 @@ import Testing
         var view = Self.view(Self.fw0Up + [.route(route("10.7.0.0", 16, via: [2, 1]), replacing: false)])
         let changed = Self.apply(.link(link(2, "fw0", flags: downFlags)), to: &view)
         #expect(changed)
-        #expect(view.routes == [
+        #expect(Set(view.routes) == [
             route("127.0.0.1", 32, table: 255, type: 2, via: [1]),
             route("10.1.0.2", 32, table: 255, type: 2),
             route("10.7.0.0", 16, via: [2, 1]),
@@ -92,11 +92,18 @@ import Testing
         #expect(view.routes.filter { $0.prefixLength == 0 } == [replacement])
     }
 
+    @Test func routesOfOtherTablesAreNotKept() {
+        var view = Self.view(Self.fw0Up)
+        let changed = Self.apply(.route(route("10.8.0.0", 16, table: 100), replacing: false), to: &view)
+        #expect(!changed)
+        #expect(view.routes.count == 4)
+    }
+
     @Test func anAppendedRouteOfTheSameKeyIsKept() {
         var view = Self.view(Self.fw0Up)
         let changed = Self.apply(.route(route("0.0.0.0", 0, gateway: "10.1.0.254"), replacing: false), to: &view)
         #expect(changed)
-        #expect(view.routes.filter { $0.prefixLength == 0 }.count == 2)
+        #expect(view.routes.filter { $0.prefixLength == 0 }.map(\.gateway) == [ip("10.1.0.1"), ip("10.1.0.254")])
     }
 
     @Test func aDeletionThatDoesNotRepeatTheRouteRemovesTheFirstOfItsKey() {
