@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
 # (content decoding), media-types (/etc/mime.types, the MIME types of multipart file parts), the test
-# peers python3, openssl (s_server) and nginx, and faketime for Scripts/time-travel.sh. As root it installs what is missing with apt-get; otherwise it prints the
-# exact command to run and fails.
+# peers python3, openssl (s_server) and nginx, faketime for Scripts/time-travel.sh, and iproute2 (ip) and
+# util-linux (unshare, nsenter) for the network-namespace tests of reachability. As root it installs what
+# is missing with apt-get; otherwise it prints the exact command to run and fails.
 set -euo pipefail
 
 missing=()
@@ -13,6 +14,8 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+{ command -v unshare && command -v nsenter; } >/dev/null 2>&1 || missing+=(util-linux)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
 done
