@@ -107,6 +107,11 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var isCannotFindHost: Bool { code == .cannotFindHost }
     /// See `cannotConnect(_:)`.
     public var isCannotConnectToHost: Bool { code == .cannotConnectToHost }
+    /// Name resolution failed for now (`EAI_AGAIN`: no name server answered), as it does when the host is
+    /// offline; a later lookup may succeed.
+    public var isTemporaryLookupFailure: Bool {
+        code == .cannotFindHost && (underlying as? ResolverError)?.isTemporaryFailure == true
+    }
     /// The connection could not be made because there was no route to the host (see
     /// `cannotConnect(_:)`): the host is offline, or not on any network the host can reach.
     public var isNoRoute: Bool { code == .noRoute }

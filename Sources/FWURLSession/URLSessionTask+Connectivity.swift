@@ -3,14 +3,22 @@ import FWTransport
 
 // MARK: - Waiting for connectivity
 //
-// A task whose connection could not be made because there was no route to its host
-// (`TransportError.isNoRoute`: ENETUNREACH or EHOSTUNREACH) fails at once with `notConnectedToInternet` —
-// unless its session's configuration `waitsForConnectivity`. Then it tells the delegate
-// `taskIsWaitingForConnectivity` (once in the task's life), watches the path to its URL's host on the
-// process's network-change monitor (`NetworkMonitor.shared`), and sends its request again when the path
-// becomes reachable (`ConnectivityRetryRule`). Its resource timeout keeps running: when it elapses while
-// the task waits, the task fails with `notConnectedToInternet`. Cancelling or finishing the task ends the
-// watch. Without a monitor (a sandbox without netlink) the task fails as if it did not wait.
+// A task whose request failed for want of a route — its connection could not be made because there was no
+// route to the host (`TransportError.isNoRoute`: ENETUNREACH or EHOSTUNREACH on every address), or its host
+// name could not be resolved for now (`isTemporaryLookupFailure`) while the network-change monitor knows no
+// route to any network — fails at once with `notConnectedToInternet`, unless its session's configuration
+// `waitsForConnectivity`. Then it tells the delegate `taskIsWaitingForConnectivity` (once in the task's
+// life), watches the path to its URL's host on the process's monitor (`NetworkMonitor.shared`), and sends
+// its request again when the path becomes reachable (`ConnectivityRetryRule`). Its resource timeout keeps
+// running: when it elapses while the task waits, the task fails with `notConnectedToInternet`. Cancelling
+// or finishing the task ends the watch. Without a monitor (a sandbox without netlink) the task fails as if
+// it did not wait, and a failed lookup stays `cannotFindHost`.
+
+/// Whether a transport failure means "no route": a connect without a route, or a lookup that failed for
+/// now while there is no route to any network (`defaultRouteReachable`, nil when no monitor can tell).
+func isForWantOfRoute(_ error: TransportError, defaultRouteReachable: Bool?) -> Bool {
+    error.isNoRoute || (error.isTemporaryLookupFailure && defaultRouteReachable == false)
+}
 
 /// When a waiting task sends its request again: when the path is reachable, and not over the very path
 /// the last attempt already failed on (the kernel disagreed with the view, or the neighbour did not
@@ -46,8 +54,26 @@ struct ConnectivityWait {
 }
 
 extension URLSessionTask {
-    /// The transport found no route to the host (delegate queue): true when the task now waits for one
-    /// instead of failing, false when it must fail.
+    /// What the task completes with after the transport failed with `error` (delegate queue): nil when it
+    /// waits for connectivity instead.
+    final func failure(after error: TransportError) -> URLError? {
+        let url = currentRequest?.url
+        guard error.isNoRoute || error.isTemporaryLookupFailure else {
+            return URLError(error, url: url)
+        }
+        let defaultRoute = error.isNoRoute ? nil : (try? NetworkMonitor.shared.get())?.currentPath(to: .defaultRoute)
+        guard isForWantOfRoute(error, defaultRouteReachable: defaultRoute?.isReachable) else {
+            return URLError(error, url: url)
+        }
+        if waitForConnectivity() {
+            return nil
+        }
+        return URLError(.notConnectedToInternet, url: url, description: "not connected: \(error)",
+                        underlying: error.underlying ?? error)
+    }
+
+    /// The request failed for want of a route: true when the task now waits for one instead of failing,
+    /// false when it must fail.
     final func waitForConnectivity() -> Bool {
         guard session.configuration.waitsForConnectivity, !control.withLock({ $0.isEnding }),
               let host = currentRequest?.url?.host, let monitor = try? NetworkMonitor.shared.get() else {

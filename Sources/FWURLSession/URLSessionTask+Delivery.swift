@@ -116,8 +116,7 @@ extension URLSessionTask: TransportTaskDelegate {
             }
             finish(error: nil)
         case .failed(let error):
-            if error.isNoRoute, waitForConnectivity() { return }
-            finish(error: URLError(error, url: currentRequest?.url))
+            if let failure = failure(after: error) { finish(error: failure) }
         }
     }
 

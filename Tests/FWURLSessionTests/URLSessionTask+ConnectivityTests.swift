@@ -1,6 +1,8 @@
 import Foundation
+import FWLoop
 import FWTransport
 @testable import FWURLSession
+import Glibc
 import Testing
 
 // URLSessionTask+Connectivity: when a waiting task retries (ConnectivityRetryRule), who hears
@@ -23,6 +25,31 @@ import Testing
     func retryRule(_ name: String, paths: [NetworkPath], retries: [Bool]) {
         var rule = ConnectivityRetryRule()
         #expect(paths.map { rule.shouldRetry(on: $0) } == retries, "\(name)")
+    }
+
+    // MARK: For want of a route
+
+    static let noRoute = TransportError.cannotConnect(IOError(errno: ENETUNREACH, call: "connect"))
+    static let refused = TransportError.cannotConnect(IOError(errno: ECONNREFUSED, call: "connect"))
+    static let lookupLater = TransportError.cannotFindHost("later", underlying: .temporaryFailure("example.org"))
+    static let noSuchHost = TransportError.cannotFindHost("no such host", underlying: .hostNotFound("example.org"))
+
+    @Test(arguments: [
+        (noRoute, nil, true), (noRoute, true, true),
+        (lookupLater, false, true), (lookupLater, true, false), (lookupLater, nil, false),
+        (noSuchHost, false, false), (refused, false, false), (TransportError.timedOut("slow"), false, false),
+    ] as [(TransportError, Bool?, Bool)])
+    func whatCountsAsNoRoute(_ error: TransportError, defaultRouteReachable: Bool?, noRoute: Bool) {
+        #expect(isForWantOfRoute(error, defaultRouteReachable: defaultRouteReachable) == noRoute)
+    }
+
+    @Test func aTaskThatDoesNotWaitFailsWithNotConnectedToInternet() throws {
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: try #require(URL(string: "http://127.0.0.1:9/")))
+        #expect(task.failure(after: Self.noRoute)?.code == .notConnectedToInternet)
+        #expect(task.failure(after: Self.refused)?.code == .cannotConnectToHost)
+        #expect(task.failure(after: Self.noSuchHost)?.code == .cannotFindHost)
     }
 
     // MARK: Who hears taskIsWaitingForConnectivity

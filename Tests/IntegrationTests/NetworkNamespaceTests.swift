@@ -68,7 +68,8 @@ struct NetworkNamespaceTests {
     @Test func tasksWaitForARouteOnlyWhenTheSessionWaitsForConnectivity() throws {
         let probe = try NamespacedProbe(["waits"])
         let expectedBeforeRoute = [
-            "nowait error=-1009 messages=0", "waiting", "timeout error=-1009 messages=1", "waiting",
+            "nowait error=-1009 messages=0", "nowait-name error=-1009 messages=0", "waiting",
+            "timeout error=-1009 messages=1", "waiting",
         ]
         let waiting = waitUntil(timeout: 60) { probe.lines.count >= expectedBeforeRoute.count }
         #expect(waiting, "\(probe.output)")

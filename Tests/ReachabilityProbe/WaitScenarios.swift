@@ -57,6 +57,9 @@ func runWaitScenarios() {
         return
     }
     emit("nowait \(fetch(url, waits: false, resourceTimeout: 60))")
+    if let named = URL(string: "http://example.com:\(server.port)/") {
+        emit("nowait-name \(fetch(named, waits: false, resourceTimeout: 60))")
+    }
     emit("timeout \(fetch(url, waits: true, resourceTimeout: 1))")
     emit("waited \(fetch(url, waits: true, resourceTimeout: 60))")
     emit("requests=\(server.requestCount)")

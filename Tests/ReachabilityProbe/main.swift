@@ -8,7 +8,8 @@
 //       (STATUS: unknown, notReachable, reachable(ethernetOrWiFi), reachable(cellular)). Runs until killed.
 //   ReachabilityProbe waits
 //       With no route to 127.0.0.1 (the namespace's loopback interface is down), fetches from a loopback
-//       server three times: without waitsForConnectivity ("nowait RESULT"), with it and a 1 s resource
+//       server: without waitsForConnectivity ("nowait RESULT"), by a name no name server can be asked
+//       about without a network ("nowait-name RESULT"), with waitsForConnectivity and a 1 s resource
 //       timeout ("timeout RESULT"), and with it and a long timeout ("waiting" when the delegate hears
 //       taskIsWaitingForConnectivity, then "waited RESULT" once the test brought the loopback interface
 //       up). RESULT: "status=CODE body=TEXT" or "error=CODE", then "messages=N" (how often the delegate
