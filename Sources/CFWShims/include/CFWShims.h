@@ -60,7 +60,6 @@ static const uint32_t FW_RTMGRP_MONITOR = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTM
 static const uint16_t FW_NLMSG_NOOP = NLMSG_NOOP;
 static const uint16_t FW_NLMSG_ERROR = NLMSG_ERROR;
 static const uint16_t FW_NLMSG_DONE = NLMSG_DONE;
-static const uint16_t FW_NLMSG_OVERRUN = NLMSG_OVERRUN;
 static const uint16_t FW_RTM_NEWLINK = RTM_NEWLINK;
 static const uint16_t FW_RTM_DELLINK = RTM_DELLINK;
 static const uint16_t FW_RTM_GETLINK = RTM_GETLINK;
