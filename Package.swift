@@ -42,5 +42,10 @@ let package = Package(
         .testTarget(name: "FWURLSessionTests", dependencies: ["FWURLSession", "TestSupport"]),
         .testTarget(name: "FWNetworkingTests", dependencies: ["FWNetworking", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["FWNetworking", "TestSupport"]),
+        // Run by IntegrationTests inside network namespaces they create: reports reachability transitions
+        // and waitsForConnectivity outcomes as lines (Tests/ReachabilityProbe/main.swift).
+        .executableTarget(
+            name: "ReachabilityProbe", dependencies: ["FWNetworking", "TestSupport"], path: "Tests/ReachabilityProbe"
+        ),
     ]
 )

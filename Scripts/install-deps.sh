@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
-# (content decoding), media-types (/etc/mime.types, the MIME types of multipart file parts),
-# publicsuffix (the public suffix list cookies are checked against; without it FWURLSession falls back to
-# refusing single-label cookie domains), the test peers python3, openssl (s_server), nginx and Apache
-# (apache2-bin, for HTTP Digest), and faketime for Scripts/time-travel.sh. As root it installs what is
-# missing with apt-get; otherwise it prints the exact command to run and fails.
+# Installs the system packages FWNetworking needs to build and test, when run as root (otherwise it prints
+# the exact apt-get command and fails):
+#   libssl-dev, zlib1g-dev    TLS and content decoding
+#   media-types               /etc/mime.types: the MIME types of multipart file parts
+#   publicsuffix              the public suffix list cookies are checked against (without it, single-label
+#                             cookie domains are refused)
+#   python3, openssl, nginx   test peers (http.server, s_server, nginx)
+#   apache2-bin               a test peer for HTTP Digest
+#   faketime                  Scripts/time-travel.sh
+#   iproute2, util-linux      ip, unshare and nsenter for the network-namespace tests of reachability
 set -euo pipefail
 
 missing=()
@@ -17,6 +21,8 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 [ -f /usr/share/publicsuffix/public_suffix_list.dat ] || missing+=(publicsuffix)
 [ -x /usr/sbin/apache2 ] || missing+=(apache2-bin)
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+{ command -v unshare && command -v nsenter; } >/dev/null 2>&1 || missing+=(util-linux)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
 done

@@ -34,6 +34,12 @@ public struct IOError: Error, Hashable, CustomStringConvertible {
     public var isConnectionRefused: Bool {
         errno == ECONNREFUSED
     }
+
+    /// True when the kernel had no route to the address (`ENETUNREACH`), or the route says the host is
+    /// unreachable or its neighbour did not answer (`EHOSTUNREACH`).
+    public var isNoRoute: Bool {
+        errno == ENETUNREACH || errno == EHOSTUNREACH
+    }
 }
 
 // MARK: - IOResult

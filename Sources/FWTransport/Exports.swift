@@ -1,6 +1,7 @@
 // The lower layers' types that appear in FWTransport's public API, re-exported so that the session layer
 // reaches FWWire and FWLoop only through this module (ARCHITECTURE.md's layer table;
-// Scripts/check-deps.sh enforces it).
+// Scripts/check-deps.sh enforces it). The network-change monitor's types are re-exported too: a task of a
+// session that `waitsForConnectivity` watches the route to its host with them.
 
 @_exported import struct FWWire.HTTPHeaders
 @_exported import struct FWWire.HTTPLimits
@@ -10,3 +11,8 @@
 @_exported import struct FWWire.HTTPResponseHead
 @_exported import struct FWWire.HTTPVersion
 @_exported import class FWLoop.LockedBox
+@_exported import class FWLoop.NetworkMonitor
+@_exported import class FWLoop.NetworkWatch
+@_exported import struct FWLoop.NetworkDestination
+@_exported import struct FWLoop.NetworkInterface
+@_exported import struct FWLoop.NetworkPath

@@ -7,7 +7,10 @@ import FWLoop
 //
 //   resolving ──resolved──▶ racing ──an attempt connected──▶ done(winner)
 //                              │
-//                              └──every address tried and every attempt failed──▶ failed(last error)
+//                              └──every address tried and every attempt failed──▶ failed(reason)
+//
+// The reason is the last error, except that "no route" (`IOError.isNoRoute`) never replaces another
+// error: a host that refused on one address is not offline because another address had no route.
 //
 // Addresses are ordered IPv6 first, then alternating families (v6, v4, v6, v4, ...), so that a broken
 // IPv6 path costs at most one `attemptDelay`. One attempt starts at once; the next starts when the
@@ -29,7 +32,7 @@ struct HappyEyeballsStateMachine {
         case closeAttempts([AttemptID])
         /// Adopt this attempt's socket: the connection is established.
         case succeed(AttemptID)
-        /// Every attempt failed; the last error explains why.
+        /// Every attempt failed; the error explains why (the last, unless that was "no route").
         case fail(IOError)
     }
 
@@ -68,13 +71,16 @@ struct HappyEyeballsStateMachine {
 
     /// An attempt failed: start the next one now, or fail when nothing is left.
     mutating func attemptFailed(_ id: AttemptID, error: IOError) -> [Action] {
-        guard case .racing(let pending, let nextID, var inFlight, _) = state, inFlight.contains(id) else { return [] }
+        guard case .racing(let pending, let nextID, var inFlight, let previous) = state, inFlight.contains(id) else {
+            return []
+        }
         inFlight.remove(id)
-        state = .racing(pending: pending, nextID: nextID, inFlight: inFlight, lastError: error)
+        let reason = error.isNoRoute ? (previous ?? error) : error
+        state = .racing(pending: pending, nextID: nextID, inFlight: inFlight, lastError: reason)
         if pending.isEmpty {
             guard inFlight.isEmpty else { return [] }
             state = .done
-            return [.fail(error)]
+            return [.fail(reason)]
         }
         return startNext()
     }

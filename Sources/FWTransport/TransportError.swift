@@ -11,6 +11,7 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         case timedOut
         case cannotFindHost
         case cannotConnectToHost
+        case noRoute
         case connectionLost
         case badResponse
         case cannotDecodeContent
@@ -49,9 +50,11 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         TransportError(.cannotFindHost, detail, underlying: underlying)
     }
 
-    /// Every address refused or failed the connection.
+    /// Every address refused or failed the connection. When the reason is that there was no route
+    /// (`IOError.isNoRoute`), the error is `isNoRoute` rather than `isCannotConnectToHost`.
     public static func cannotConnect(_ error: IOError) -> TransportError {
-        TransportError(.cannotConnectToHost, "cannot connect: \(error)", underlying: error)
+        TransportError(error.isNoRoute ? .noRoute : .cannotConnectToHost, "cannot connect: \(error)",
+                       underlying: error)
     }
 
     /// The connection ended (reset, or closed before the response was complete).
@@ -104,6 +107,14 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var isCannotFindHost: Bool { code == .cannotFindHost }
     /// See `cannotConnect(_:)`.
     public var isCannotConnectToHost: Bool { code == .cannotConnectToHost }
+    /// Name resolution failed for now (`EAI_AGAIN`: no name server answered), as it does when the host is
+    /// offline; a later lookup may succeed.
+    public var isTemporaryLookupFailure: Bool {
+        code == .cannotFindHost && (underlying as? ResolverError)?.isTemporaryFailure == true
+    }
+    /// The connection could not be made because there was no route to the host (see
+    /// `cannotConnect(_:)`): the host is offline, or not on any network the host can reach.
+    public var isNoRoute: Bool { code == .noRoute }
     /// See `connectionLost(_:underlying:)`.
     public var isConnectionLost: Bool { code == .connectionLost }
     /// See `badResponse(_:)`.

@@ -24,6 +24,8 @@ extension URLError {
             code = .cannotFindHost
         } else if error.isCannotConnectToHost {
             code = .cannotConnectToHost
+        } else if error.isNoRoute {
+            code = .notConnectedToInternet
         } else if error.isConnectionLost {
             code = .networkConnectionLost
         } else if error.isBadResponse {

@@ -85,6 +85,11 @@ enum DelegateRouter {
                                                                           didFinishCollecting: metrics)
     }
 
+    static func taskIsWaitingForConnectivity(_ task: URLSessionTask) {
+        let session = task.session
+        delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, taskIsWaitingForConnectivity: task)
+    }
+
     static func didComplete(task: URLSessionTask, error: URLError?) {
         let session = task.session
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, task: task,

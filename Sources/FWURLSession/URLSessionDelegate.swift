@@ -51,6 +51,9 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
                     needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void)
     /// The task's metrics, delivered just before `didCompleteWithError`.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics)
+    /// The session `waitsForConnectivity` and the task found no route to its host: it waits for one (until
+    /// `timeoutIntervalForResource`) instead of failing. Sent at most once per task.
+    func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask)
     /// The task finished; `error` is nil on success, a `URLError` otherwise.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?)
 }
@@ -166,6 +169,12 @@ extension URLSessionTaskDelegate {
                            didFinishCollecting metrics: URLSessionTaskMetrics) {
         DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionTaskDelegate).self)?
             .urlSession(session, task: task, didFinishCollecting: metrics)
+    }
+
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {
+        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionTaskDelegate).self)?
+            .urlSession(session, taskIsWaitingForConnectivity: task)
     }
 
     /// Tells the session delegate when this is the task's own delegate; else does nothing.

@@ -123,7 +123,7 @@ extension URLSessionTask: TransportTaskDelegate {
             }
             finishCachedOrStored()
         case .failed(let error):
-            finish(error: URLError(error, url: currentRequest?.url))
+            if let failure = failure(after: error) { finish(error: failure) }
         }
     }
 
@@ -196,6 +196,7 @@ extension URLSessionTask: TransportTaskDelegate {
         }
         guard action == .complete else { return }
         session.resourceTimeouts.remove(taskIdentifier)
+        endConnectivityWait()
         let error = sink.settle(decidedError, response: response, for: self)
         control.withLock { $0.error = error }
         counts.withLock { $0.succeeded = error == nil }

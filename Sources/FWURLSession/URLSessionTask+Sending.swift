@@ -39,12 +39,17 @@ extension URLSessionTask {
         session.resourceTimeouts.add(taskIdentifier, deadline: deadline)
     }
 
-    /// `timeoutIntervalForResource` passed: the task ends with `timedOut`, wherever it is.
+    /// `timeoutIntervalForResource` passed: the task ends with `timedOut` wherever it is, or with
+    /// `notConnectedToInternet` when it was waiting for connectivity (`URLSessionTask+Connectivity.swift`).
     final func resourceTimeoutElapsed() {
         if let requestID = control.withLock({ $0.requestID }) {
             session.transport?.cancel(requestID, error: .timedOut("the resource timeout elapsed"))
         }
-        enqueue(.fail(URLError(.timedOut, url: currentRequest?.url, description: "the resource timeout elapsed")))
+        let error = isWaitingForConnectivity
+            ? URLError(.notConnectedToInternet, url: currentRequest?.url,
+                       description: "no route to the host before the resource timeout elapsed")
+            : URLError(.timedOut, url: currentRequest?.url, description: "the resource timeout elapsed")
+        enqueue(.fail(error))
     }
 
     /// Sends one request (the first, or the next after a redirect or an answered challenge): with its

@@ -219,6 +219,8 @@ struct TaskTransfer {
     var upload: UploadBody?
     /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).
     var usedOriginalBodyStream = false
+    /// Waiting for a route after a connection failed for want of one (`URLSessionTask+Connectivity.swift`).
+    var connectivity = ConnectivityWait()
 }
 
 /// A request that replaces the current hop, and why.

@@ -58,6 +58,11 @@ import Testing
         #expect(IOError(errno: EPIPE, call: "send").isConnectionReset)
     }
 
+    @Test(arguments: [(ENETUNREACH, true), (EHOSTUNREACH, true), (ECONNREFUSED, false), (ETIMEDOUT, false)])
+    func noRouteIsNetworkOrHostUnreachable(errno: Int32, isNoRoute: Bool) {
+        #expect(IOError(errno: errno, call: "connect").isNoRoute == isNoRoute)
+    }
+
     @Test func eventfdSignalsAndDrains() throws {
         let fd = try Syscall.eventfdCreate()
         defer {

@@ -44,6 +44,23 @@ import TestSupport
         #expect(machine.attemptFailed(0, error: timedOut) == [.fail(timedOut)])
     }
 
+    /// Which error a race whose attempts all failed reports: the last, unless it is "no route" and another
+    /// failure came first.
+    @Test(arguments: [
+        ([111, 101], 111), // refused, then no route (ENETUNREACH): refused
+        ([101, 111], 111), // no route, then refused: refused
+        ([101, 113], 101), // no route twice (ENETUNREACH, EHOSTUNREACH): the first
+        ([113, 101], 113),
+        ([110, 111], 111), // timed out, then refused: the last
+    ] as [([Int32], Int32)])
+    func noRouteNeverHidesAnotherFailure(errnos: [Int32], reported: Int32) {
+        var machine = HappyEyeballsStateMachine()
+        _ = machine.resolved([v4a, v4b])
+        _ = machine.attemptFailed(0, error: IOError(errno: errnos[0], call: "connect"))
+        let final = machine.attemptFailed(1, error: IOError(errno: errnos[1], call: "connect"))
+        #expect(final == [.fail(IOError(errno: reported, call: "connect"))])
+    }
+
     @Test func abandoningClosesWhatIsInFlight() {
         var machine = HappyEyeballsStateMachine()
         _ = machine.resolved([v6a, v4a])
