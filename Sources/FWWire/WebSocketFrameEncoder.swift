@@ -153,3 +153,5 @@ extension WebSocketFrameEncoder where KeyGenerator == SystemRandomNumberGenerato
         self.init(role: role, maskingKeys: SystemRandomNumberGenerator())
     }
 }
+
+extension WebSocketFrameEncoder: Sendable where KeyGenerator: Sendable {}

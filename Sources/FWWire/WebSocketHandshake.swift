@@ -30,6 +30,12 @@ public struct WebSocketHandshake: Sendable, Hashable {
         /// The permessage-deflate parameters, or nil when the server did not accept the offer (or none
         /// was made).
         public var deflate: WebSocketDeflateParameters?
+
+        /// An agreement from its parts.
+        public init(subprotocol: String?, deflate: WebSocketDeflateParameters?) {
+            self.subprotocol = subprotocol
+            self.deflate = deflate
+        }
     }
 
     /// A handshake with `key` (base64 of 16 random bytes), requesting `protocols` and offering `deflate`.
