@@ -52,6 +52,11 @@ extension WebSocketDeflate {
                 compressed.append(contentsOf: UnsafeBufferPointer(start: slice, count: produced))
             } while stream.pointee.avail_out == 0
             stream.pointee.next_in = nil
+            if compressed.isEmpty {
+                // An empty message right after a flush: zlib has nothing to write and refuses a second
+                // flush. The first byte of an empty stored block says the same (§7.2.3.6).
+                compressed = [0x00] + WebSocketDeflate.tail
+            }
             precondition(compressed.suffix(4).elementsEqual(WebSocketDeflate.tail), "Z_SYNC_FLUSH without its tail")
             compressed.removeLast(4)
             if resetsAfterMessage {
