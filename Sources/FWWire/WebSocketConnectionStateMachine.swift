@@ -8,7 +8,8 @@
 //   open ──the peer's close, reported as .closeReceived──▶ closeReceived
 //   closeReceived ──close(_:) returns the echo of the peer's code, once──▶ closed
 //   closeSent ──the peer's close, reported as .closeReceived──▶ closed
-//   closeSent: data frames, pings and pongs are still decoded but dropped; only a close is awaited
+//   closeSent: frames are still decoded (framing and fragment order checked) but data, pings and pongs
+//              are dropped unchecked; only a close is awaited
 //   closeReceived, closed: nothing more is read (bytes after a close frame are ignored)
 //   end of stream: in open or closeSent ──▶ unexpectedEndOfStream (1006); in closeReceived or closed: fine
 //   any error ──▶ failed: rethrown forever; close(_:) returns one close frame for it unless a close was
@@ -16,12 +17,14 @@
 //
 // Reading, on the frame decoder's outputs (frame rules are WebSocketFrameDecoder's):
 //
-//   header   text/binary, no message open ──▶ message opens (compressed when RSV1); its size is checked
+//   header   text/binary, no message open ──▶ message opens (compressed when RSV1)
 //            text/binary, a message open  ──▶ expectedContinuation (1002)
-//            continuation, a message open ──▶ its size is checked;  none open ──▶ unexpectedContinuation
+//            continuation, no message open ──▶ unexpectedContinuation (1002)
+//            then, for an uncompressed message: the size it would reach is checked (1009)
 //            close/ping/pong ──▶ control payload collected (≤ 125 bytes; allowed between fragments)
-//   payload  message ──▶ unmasked, inflated when compressed, checked (size: 1009; text: UTF-8 as it
-//            arrives: 1007) and appended;  control ──▶ collected
+//   payload  message ──▶ unmasked, inflated when compressed, checked (text: UTF-8 as it arrives, 1007;
+//            compressed: the size as it inflates, 1009; the earlier byte's error wins) and appended
+//            control ──▶ collected
 //   end      a FIN message frame ──▶ .text / .binary, message closes;  ping ──▶ .ping (write that pong);
 //            pong ──▶ .pong;  close ──▶ payload checked (1002, 1007) ──▶ .closeReceived
 //
@@ -199,16 +202,15 @@ public struct WebSocketConnectionStateMachine {
         case .text, .binary:
             guard message == nil else { throw .expectedContinuation }
             message = WebSocketMessageBuffer(header: header, maxSize: limits.maxMessageSize)
-            try withMessage { (message) throws(WebSocketError) in
-                try message.expectFrame(payloadLength: header.payloadLength)
-            }
         case .continuation:
             guard message != nil else { throw .unexpectedContinuation }
-            try withMessage { (message) throws(WebSocketError) in
-                try message.expectFrame(payloadLength: header.payloadLength)
-            }
         default:
             control.removeAll(keepingCapacity: true)
+            return
+        }
+        guard case .open = state else { return }
+        try withMessage { (message) throws(WebSocketError) in
+            try message.expectFrame(payloadLength: header.payloadLength)
         }
     }
 

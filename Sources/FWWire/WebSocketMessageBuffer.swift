@@ -28,25 +28,29 @@ struct WebSocketMessageBuffer {
         }
     }
 
-    /// Appends message bytes, unmasking them with `maskingKey` from `payloadOffset` first.
+    /// Appends message bytes, unmasking them with `maskingKey` from `payloadOffset` first. The error is
+    /// the one at the earliest byte: text is checked up to the limit before `messageTooBig`, so where a
+    /// piece is cut does not change which error a message gets.
     mutating func append(
         _ piece: UnsafeRawBufferPointer,
         maskingKey: WebSocketMaskingKey? = nil,
         payloadOffset: Int = 0
     ) throws(WebSocketError) {
-        guard piece.count <= maxSize - bytes.count else { throw .messageTooBig }
+        let fitting = min(piece.count, maxSize - bytes.count)
         let start = bytes.count
-        bytes.append(contentsOf: piece)
+        bytes.append(contentsOf: piece.prefix(upTo: fitting))
         let isText = isText
-        guard maskingKey != nil || isText else { return }
-        var validator = validator
-        let valid = bytes.withUnsafeMutableBytes { storage in
-            let appended = UnsafeMutableRawBufferPointer(rebasing: storage[start...])
-            maskingKey?.apply(to: appended, payloadOffset: payloadOffset)
-            return !isText || validator.validate(UnsafeRawBufferPointer(appended))
+        if maskingKey != nil || isText {
+            var validator = validator
+            let valid = bytes.withUnsafeMutableBytes { storage in
+                let appended = UnsafeMutableRawBufferPointer(rebasing: storage[start...])
+                maskingKey?.apply(to: appended, payloadOffset: payloadOffset)
+                return !isText || validator.validate(UnsafeRawBufferPointer(appended))
+            }
+            guard valid else { throw .invalidUTF8 }
+            self.validator = validator
         }
-        guard valid else { throw .invalidUTF8 }
-        self.validator = validator
+        guard fitting == piece.count else { throw .messageTooBig }
     }
 
     /// The complete message as an event; `invalidUTF8` when a text message ends inside a scalar.

@@ -77,6 +77,50 @@ private let messageCases: [ConnectionCase] = [
           [.ping(bytes("pingpong")), .binary([1, 2, 3, 4, 5])], limits: messages(upTo: 5)),
 ]
 
+// MARK: - Compressed messages and our close
+
+private func compressed(
+    _ name: String, _ input: [UInt8], _ events: [WebSocketEvent], _ error: WebSocketError? = nil,
+    limits: WebSocketLimits = WebSocketLimits()
+) -> ConnectionCase {
+    ConnectionCase(
+        name: name, input: input, limits: limits, compression: true, events: events, error: error,
+        closeCode: error?.closeCode)
+}
+
+private func afterOurClose(_ name: String, _ input: [UInt8], _ events: [WebSocketEvent]) -> ConnectionCase {
+    ConnectionCase(name: name, input: input, limits: messages(upTo: 4), closeFirst: true, events: events)
+}
+
+private let compressionCases: [ConnectionCase] = [
+    compressed("a compressed text message", frame(0xC1, "Hello"), [.text("Hello")]),
+    compressed("compressed fragments with a pong between", frame(0x42, [1, 2]) + frame(0x8a, []) + frame(0x80, [3]),
+               [.pong([]), .binary([1, 2, 3])]),
+    compressed("compressed at the size limit", frame(0xC2, [1, 2, 3, 4, 5]), [.binary([1, 2, 3, 4, 5])],
+               limits: messages(upTo: 5)),
+    compressed("compressed over the size limit, counted as it inflates", frame(0xC2, [1, 2, 3, 4, 5, 6]), [],
+               .messageTooBig, limits: messages(upTo: 5)),
+    compressed("invalid UTF-8 before the limit wins over the size", frame(0xC1, bytes("ab") + [0xFF] + bytes("cdef")),
+               [], .invalidUTF8, limits: messages(upTo: 5)),
+    compressed("the size wins over invalid UTF-8 after the limit", frame(0xC1, bytes("abcdef") + [0xFF]), [],
+               .messageTooBig, limits: messages(upTo: 5)),
+    compressed("a compressed text ending inside a scalar", frame(0xC1, hex("e2 82")), [], .invalidUTF8),
+]
+
+private let afterOurCloseCases: [ConnectionCase] = [
+    afterOurClose("a message over the limit is dropped unchecked", frame(0x82, [1, 2, 3, 4, 5]) + frame(0x88, []),
+                  [closed(nil)]),
+    afterOurClose("invalid UTF-8 is dropped unchecked", frame(0x81, hex("ff")) + frame(0x88, closePayload(1000)),
+                  [closed(1000)]),
+    afterOurClose("pings and pongs are dropped", frame(0x89, "a") + frame(0x8a, "b") + frame(0x88, []), [closed(nil)]),
+    ConnectionCase(
+        name: "fragment order is still checked", input: frame(0x80, "x"), closeFirst: true, events: [],
+        error: .unexpectedContinuation, closeCode: .protocolError),
+    ConnectionCase(
+        name: "the peer's close is still checked", input: frame(0x88, [3]), closeFirst: true, events: [],
+        error: .invalidClosePayload, closeCode: .protocolError),
+]
+
 // MARK: - UTF-8
 
 private let utf8Cases: [ConnectionCase] = [
@@ -170,6 +214,11 @@ private let endOfStreamCases: [ConnectionCase] = [
 @Suite struct WebSocketConnectionStateMachineTests {
     @Test(arguments: messageCases)
     func messages(_ testCase: ConnectionCase) {
+        testCase.check()
+    }
+
+    @Test(arguments: compressionCases + afterOurCloseCases)
+    func compressionAndOurClose(_ testCase: ConnectionCase) {
         testCase.check()
     }
 

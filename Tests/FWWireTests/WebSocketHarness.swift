@@ -189,6 +189,10 @@ struct ConnectionCase: Sendable, CustomTestStringConvertible {
     var role: WebSocketRole = .client
     var limits = WebSocketLimits()
     var endOfStream = false
+    /// Reads with a PassThroughInflater, so RSV1 marks a "compressed" message.
+    var compression = false
+    /// Sends a close before reading: only the peer's close is awaited.
+    var closeFirst = false
     var events: [WebSocketEvent]
     var error: WebSocketError?
     /// The close code the error must carry (stated separately so each row names it).
@@ -208,7 +212,11 @@ struct ConnectionCase: Sendable, CustomTestStringConvertible {
 
     /// Feeds `chunks` to a fresh state machine, pulling every event after each feed.
     func run(_ chunks: [[UInt8]]) -> ConnectionOutcome {
-        var machine = WebSocketConnectionStateMachine(role: role, limits: limits)
+        var machine = WebSocketConnectionStateMachine(
+            role: role, limits: limits, inflater: compression ? PassThroughInflater() : nil)
+        if closeFirst {
+            _ = machine.close(WebSocketCloseFrame(code: .normalClosure))
+        }
         var outcome = ConnectionOutcome()
         for chunk in chunks {
             machine.feed(chunk)
@@ -248,4 +256,26 @@ struct ConnectionOutcome: Equatable, CustomStringConvertible {
         Issue.record("the state machine kept producing events")
         return false
     }
+}
+
+// MARK: - Pass-through inflater
+
+/// An "inflater" that hands the payload on unchanged in slices of at most three bytes, so the state
+/// machine's compressed path (sizes counted as output arrives, slices checked one by one) runs without
+/// zlib.
+final class PassThroughInflater: WebSocketMessageInflater {
+    func inflate(
+        _ compressed: UnsafeRawBufferPointer,
+        output: (UnsafeRawBufferPointer) throws(WebSocketError) -> Void
+    ) throws(WebSocketError) {
+        var start = 0
+        while start < compressed.count {
+            let end = min(start + 3, compressed.count)
+            try output(UnsafeRawBufferPointer(rebasing: compressed[start..<end]))
+            start = end
+        }
+    }
+
+    /// Nothing is held back, so nothing remains at the end of a message.
+    func finishMessage(output: (UnsafeRawBufferPointer) throws(WebSocketError) -> Void) {}
 }
