@@ -149,6 +149,9 @@ public struct WebSocketConnectionStateMachine {
     /// The next event, or nil when more input is needed (or nothing more will be read).
     /// Errors are sticky: after a throw, every later call throws the same error.
     public mutating func next() throws(WebSocketError) -> WebSocketEvent? {
+        if case .failed(let error, _) = state {
+            throw error
+        }
         do throws(WebSocketError) {
             return try advance()
         } catch {
@@ -162,12 +165,12 @@ public struct WebSocketConnectionStateMachine {
 
     private mutating func advance() throws(WebSocketError) -> WebSocketEvent? {
         switch state {
-        case .failed(let error, _):
-            throw error
         case .closeReceived, .closed:
             return nil
         case .open, .closeSent:
             break
+        case .failed:
+            preconditionFailure("advance() in state \(state)")
         }
         while true {
             var decoder = decoder

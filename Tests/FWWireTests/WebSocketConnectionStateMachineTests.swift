@@ -318,6 +318,17 @@ private let endOfStreamCases: [ConnectionCase] = [
         #expect(throws: error) { try machine.next() }
     }
 
+    /// Fuzzing finding (Fixtures/fuzz/crashers/websocket-decoder-close-after-rethrow): rethrowing the error
+    /// forgot that a close had been sent, and close(_:) offered a second one.
+    @Test func aProtocolErrorAfterOurCloseGetsNoSecondCloseEvenOnceRethrown() {
+        var machine = WebSocketConnectionStateMachine()
+        _ = machine.close(WebSocketCloseFrame(code: .normalClosure))
+        machine.feed(hex("ff"))
+        #expect(throws: WebSocketError.reservedOpcode) { try machine.next() }
+        #expect(throws: WebSocketError.reservedOpcode) { try machine.next() }
+        #expect(machine.close(WebSocketCloseFrame(code: .protocolError)) == nil)
+    }
+
     @Test func aPrematureEndSendsNoClose() {
         var machine = WebSocketConnectionStateMachine()
         machine.feedEndOfStream()
