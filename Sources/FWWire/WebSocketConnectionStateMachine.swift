@@ -33,7 +33,7 @@
 
 /// The protocol core of one WebSocket connection: feed received bytes, pull events, ask for closes.
 ///
-/// Not Sendable when it holds an inflater (a zlib stream belongs to one connection's loop).
+/// Not Sendable: it may hold an inflater, whose zlib stream belongs to one connection's loop.
 public struct WebSocketConnectionStateMachine {
     private enum State {
         case open
@@ -208,7 +208,8 @@ public struct WebSocketConnectionStateMachine {
         case .continuation:
             guard message != nil else { throw .unexpectedContinuation }
         default:
-            control.removeAll(keepingCapacity: true)
+            control = []
+            control.reserveCapacity(header.payloadLength)
             return
         }
         guard case .open = state else { return }
