@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes one FWWire target with libFuzzer and AddressSanitizer (Scripts/fuzz, Fixtures/fuzz/README.md).
 #
-#   Scripts/fuzz.sh TARGET SECONDS      TARGET: response-parser | chunked-decoder
+#   Scripts/fuzz.sh TARGET SECONDS      TARGET: response-parser | chunked-decoder | websocket-decoder
 #
 # Builds the target with `-sanitize=fuzzer,address` into Scripts/fuzz/.build (FUZZ_SCRATCH_PATH to move
 # it), copies the seeds of Fixtures/fuzz/TARGET into a temporary working corpus (the repository is never
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: Scripts/fuzz.sh response-parser|chunked-decoder SECONDS" >&2
+    echo "usage: Scripts/fuzz.sh response-parser|chunked-decoder|websocket-decoder SECONDS" >&2
     exit 2
 }
 
@@ -24,7 +24,7 @@ usage() {
 target=$1
 duration=$2
 case "$target" in
-    response-parser | chunked-decoder) ;;
+    response-parser | chunked-decoder | websocket-decoder) ;;
     *) usage ;;
 esac
 [[ "$duration" =~ ^[0-9]+$ ]] || usage

@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "response-parser", targets: ["response-parser"]),
         .executable(name: "chunked-decoder", targets: ["chunked-decoder"]),
+        .executable(name: "websocket-decoder", targets: ["websocket-decoder"]),
     ],
     dependencies: [
         .package(name: "FWNetworking", path: "../.."),
@@ -21,6 +22,7 @@ let package = Package(
 
         .executableTarget(name: "response-parser", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "chunked-decoder", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "websocket-decoder", dependencies: ["FuzzSupport"]),
 
         // MARK: Shared harness
 
