@@ -21,11 +21,17 @@ enum TaskEvent {
     case fail(URLError)
     /// A step of a response the URL cache serves without the network.
     case cached(CachedDelivery)
+    /// What the URL protocol of a load reported (`URLSessionTask+Protocol.swift`).
+    case loaded(ProtocolLoad, URLProtocolEvent)
+    /// The task was made: `didCreateTask` (`URLSessionTask+Scheduling.swift`).
+    case created
+    /// A task with an earliest begin date may begin: `willBeginDelayedRequest` (`URLSessionTask+Scheduling.swift`).
+    case begin
 }
 
 /// A stored response delivered in the steps a network response is: head, body, end.
 enum CachedDelivery {
-    case response(HTTPURLResponse)
+    case response(URLResponse)
     case body(Data)
     case end
 }

@@ -85,7 +85,7 @@ enum DelegateRouter {
                                                                           didFinishCollecting: metrics)
     }
 
-    static func didComplete(task: URLSessionTask, error: URLError?) {
+    static func didComplete(task: URLSessionTask, error: (any Error)?) {
         let session = task.session
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, task: task,
                                                                           didCompleteWithError: error)
