@@ -154,7 +154,8 @@ import TestSupport
         request.setValue("r", forHTTPHeaderField: "X-Request")
         let text = String(decoding: load(session, request).data ?? Data(), as: UTF8.self)
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.first == "X-Request: r")
+        // Host first (RFC 9110 §7.2), then the request's own fields in order.
+        #expect(Array(lines.prefix(2)) == ["Host: 127.0.0.1:\(server.port)", "X-Request: r"])
         #expect(lines.contains("X-Session: s"))
         #expect(lines.contains("Accept: text/plain"))
         #expect(lines.contains("User-Agent: FWNetworking/0.1"))

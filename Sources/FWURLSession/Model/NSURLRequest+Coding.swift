@@ -43,7 +43,7 @@ extension URLRequest {
     }
 
     /// Reads a request `encode(with:)` wrote; nil when `coder` is not keyed or a value has the wrong type.
-    init?(coder: NSCoder) {
+    static func decoded(from coder: NSCoder) -> URLRequest? {
         guard coder.allowsKeyedCoding,
               let cachePolicy = CachePolicy(rawValue: UInt(clamping: coder.decodeInt64(
                 forKey: ArchiveKey.cachePolicy.rawValue))),
@@ -52,21 +52,23 @@ extension URLRequest {
               let flags = coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: ArchiveKey.flags.rawValue)
                 as? [Bool], flags.count == Self.flagKeyPaths.count
         else { return nil }
-        let url = Self.decodeURL(coder, .url)
+        let url = decodeURL(coder, .url)
         let timeout = coder.decodeDouble(forKey: ArchiveKey.timeoutInterval.rawValue)
-        self.init(url: url ?? URL(fileURLWithPath: "/"), cachePolicy: cachePolicy, timeoutInterval: timeout)
-        self.url = url
+        var request = URLRequest(url: url ?? URL(fileURLWithPath: "/"), cachePolicy: cachePolicy,
+                                 timeoutInterval: timeout)
+        request.url = url
         // Assigned again only when it was assigned: that takes precedence over the session's timeout.
-        if coder.decodeBool(forKey: ArchiveKey.timeoutIntervalIsSet.rawValue) { timeoutInterval = timeout }
-        mainDocumentURL = Self.decodeURL(coder, .mainDocumentURL)
-        httpMethod = coder.decodeObject(of: NSString.self, forKey: ArchiveKey.method.rawValue) as String?
+        if coder.decodeBool(forKey: ArchiveKey.timeoutIntervalIsSet.rawValue) { request.timeoutInterval = timeout }
+        request.mainDocumentURL = decodeURL(coder, .mainDocumentURL)
+        request.httpMethod = coder.decodeObject(of: NSString.self, forKey: ArchiveKey.method.rawValue) as String?
         let fields = coder.decodeObject(of: [NSArray.self, NSString.self], forKey: ArchiveKey.headerFields.rawValue)
-        headerFields = (fields as? [[String]])?.compactMap { triple in
+        request.headerFields = (fields as? [[String]])?.compactMap { triple in
             triple.count == 3 ? HeaderField(name: triple[0], key: triple[1], value: triple[2]) : nil
         }
-        httpBody = coder.decodeObject(of: NSData.self, forKey: ArchiveKey.body.rawValue) as Data?
-        networkServiceType = serviceType
-        for (keyPath, value) in zip(Self.flagKeyPaths, flags) { self[keyPath: keyPath] = value }
+        request.httpBody = coder.decodeObject(of: NSData.self, forKey: ArchiveKey.body.rawValue) as Data?
+        request.networkServiceType = serviceType
+        for (keyPath, value) in zip(flagKeyPaths, flags) { request[keyPath: keyPath] = value }
+        return request
     }
 
     private static func decodeURL(_ coder: NSCoder, _ key: ArchiveKey) -> URL? {

@@ -48,7 +48,7 @@ open class NSURLRequest: NSObject, NSSecureCoding, NSCopying, NSMutableCopying {
 
     /// Decodes a request archived by `encode(with:)`; nil when the coder is not keyed or holds no request.
     public required init?(coder aDecoder: NSCoder) {
-        guard let request = URLRequest(coder: aDecoder) else { return nil }
+        guard let request = URLRequest.decoded(from: aDecoder) else { return nil }
         self.request = request
         super.init()
     }
