@@ -203,17 +203,6 @@ public final class HTTPTransport: Sendable {
         perform(work)
     }
 
-    /// Ends the connections open now, so that later requests use new ones (URLSession's `flush` and
-    /// `reset`): idle connections close at once, connections in use close when their request ends. The
-    /// transport keeps running; connections still being opened are kept for the requests waiting for them.
-    public func retireConnections() {
-        perform(state.withLock { state in
-            state.pool.retireConnections().compactMap { id in
-                state.connections.removeValue(forKey: id).map(Work.close)
-            }
-        })
-    }
-
     /// Changes the per-host limit: new connections respect it, open ones are never closed for it.
     public func setMaxConnectionsPerHost(_ limit: Int) {
         perform(state.withLock { state in

@@ -12,6 +12,11 @@ import Foundation
 // does not implement goes nowhere.
 
 extension DelegateRouter {
+    /// Whether anybody hears `task`'s `didCreateTask` (asked when the task is made).
+    static func hearsDidCreateTask(_ task: URLSessionTask) -> Bool {
+        delegate(of: task, (any URLSessionTaskDelegate).self) != nil
+    }
+
     /// `didCreateTask`, to the task's delegate, else the session's.
     static func didCreateTask(_ task: URLSessionTask) {
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(task.session, didCreateTask: task)

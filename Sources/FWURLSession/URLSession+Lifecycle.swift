@@ -3,7 +3,7 @@ import Foundation
 // MARK: - Session lifecycle: announcing tasks, flush, reset
 //
 // Every task a session makes is announced to the delegate that hears `didCreateTask` (the first event of
-// its delivery queue). The async methods give their delegate to the task before it is announced
+// its delivery queue), when there is one as the task is made. The async methods give their delegate to the task before it is announced
 // (`delegateAtCreation`), so that delegate hears it too. `flush` and `reset` work off the caller's thread
 // and answer on the delegate queue; both retire the transport's connections (FWTransport's
 // `HTTPTransport.retireConnections()`): idle ones close now, busy ones when their request ends.
@@ -12,10 +12,11 @@ extension URLSession {
     /// The delegate the async methods give the task they make, set for the duration of the making.
     @TaskLocal static var delegateAtCreation: (any URLSessionTaskDelegate)?
 
-    /// Gives `task` the delegate of the async call making it, if any, then announces it.
+    /// Gives `task` the delegate of the async call making it, if any, then announces it when a delegate
+    /// hears `didCreateTask` (a session nobody listens to spends nothing on it).
     final func announce(_ task: URLSessionTask) {
         if let delegate = Self.delegateAtCreation { task.delegate = delegate }
-        task.announceCreation()
+        if DelegateRouter.hearsDidCreateTask(task) { task.announceCreation() }
     }
 
     /// `flush(completionHandler:)`: storages are written as they change; connections are retired.

@@ -15,6 +15,9 @@ public let NSURLSessionTransferSizeUnknown: Int64 = -1
 
 extension URLSessionTask: NSCopying {}
 
+/// A task reports its `progress` (as FoundationNetworking's tasks declare).
+extension URLSessionTask: ProgressReporting {}
+
 extension URLSessionTask {
     /// Announces the task to the delegate that hears `didCreateTask` (the task's own when set at creation,
     /// as the async methods do, else the session's).

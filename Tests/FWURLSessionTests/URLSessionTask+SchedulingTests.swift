@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 // Task creation (`didCreateTask`), the earliest begin date (`willBeginDelayedRequest` and its dispositions),
-// the client's transfer-size hints and copying.
+// the client's transfer-size hints, copying and progress reporting.
 @Suite struct URLSessionTaskSchedulingTests {
     /// A server that notes when each request arrived.
     private static func makeServer(arrivals: LockedBox<[(String, Date)]>) throws -> LoopbackHTTPServer {
@@ -139,5 +139,6 @@ import TestSupport
         let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
         #expect(task.copy() as AnyObject === task)
         #expect(task.copy(with: nil) as AnyObject === task)
+        #expect((task as any ProgressReporting).progress === task.progress)
     }
 }

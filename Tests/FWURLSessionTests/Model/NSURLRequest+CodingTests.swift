@@ -32,8 +32,8 @@ import Testing
     }
 
     @Test func whatCannotBeArchivedIsLeftOut() throws {
-        let mutable = NSMutableURLRequest(url: URL(string: "http://example.test/")!, cachePolicy: .useProtocolCachePolicy,
-                                          timeoutInterval: 30)
+        let mutable = NSMutableURLRequest(url: URL(string: "http://example.test/")!,
+                                          cachePolicy: .useProtocolCachePolicy, timeoutInterval: 30)
         mutable.httpBodyStream = InputStream(data: Data("x".utf8))
         URLProtocol.setProperty("v", forKey: "k", in: mutable)
         let back = try #require(try Self.archive(mutable))

@@ -186,7 +186,8 @@ import TestSupport
         #expect(recorder.waitForCompletion())
         #expect(recorder.lines == ["created", "response 200", "data 5", "willCache allowedInMemoryOnly", "metrics",
                                    "complete"])
-        let stored = try #require(session.configuration.urlCache?.cachedResponse(for: URLRequest(url: host.url("/doc"))))
+        let cache = try #require(session.configuration.urlCache)
+        let stored = try #require(cache.cachedResponse(for: URLRequest(url: host.url("/doc"))))
         #expect(stored.data == Data("fresh".utf8))
 
         let second = ProtocolRecorder()
@@ -216,7 +217,8 @@ import TestSupport
 }
 
 /// The sender of a stub's challenge: records each answer and goes on as `then` says.
-final class StubChallengeSender: NSObject, URLAuthenticationChallengeSender, @unchecked Sendable { // LockedBoxes
+final class StubChallengeSender: NSObject, URLAuthenticationChallengeSender,
+    @unchecked Sendable { // state: LockedBoxes
     let answers = LockedBox<[String]>([])
     let answeredOffTheDelegateQueue = LockedBox(true)
     private let then: @Sendable (String, URLCredential?) -> Void

@@ -160,7 +160,8 @@ final class ProtocolRecorder: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willBeginDelayedRequest request: URLRequest,
-                    completionHandler: @escaping @Sendable (URLSession.DelayedRequestDisposition, URLRequest?) -> Void) {
+                    completionHandler: @escaping @Sendable
+                        (URLSession.DelayedRequestDisposition, URLRequest?) -> Void) {
         record("delayed \(request.url?.path ?? "")")
         let (disposition, replacement) = answers.withLock { $0.delayed }
         completionHandler(disposition, replacement)
