@@ -3,8 +3,8 @@ import FWTransport
 
 // MARK: - DeliveryQueue
 //
-// A task's undelivered events. Events reach a task on a loop thread (from the transport) or on the
-// caller's thread (cancel); they are queued under the task's lock and delivered on the session's delegate
+// A task's undelivered events. Events reach a task on a loop thread (from the transport), on a URL
+// protocol's thread (its client) or on the caller's thread (cancel); they are queued under the task's lock and delivered on the session's delegate
 // queue by at most one drain at a time, so a task's messages arrive in order even on a concurrent
 // delegate queue. Delivery waits while something holds it: `suspend()`, a data delegate that has not yet
 // answered `didReceive response`, a redirect decision, an authentication challenge, or the delegate's

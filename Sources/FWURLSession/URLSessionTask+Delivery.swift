@@ -202,11 +202,11 @@ extension URLSessionTask: TransportTaskDelegate {
     /// Completes the task (once): the sink settles the outcome, the metrics go out, then the completion.
     /// `error` is a `URLError`, except a URL protocol's own error, which the task completes with as it is.
     func finish(error: (any Error)?) {
+        let url = currentRequest?.url
         let (action, decidedError, response) = control.withLock { state in
             // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
             let overridden = state.lifecycle.publicState == .canceling && (error as? URLError)?.code != .cancelled
-            let decided: (any Error)? = overridden
-                ? URLError(.cancelled, url: currentRequest?.url, description: "cancelled") : error
+            let decided: (any Error)? = overridden ? URLError(.cancelled, url: url, description: "cancelled") : error
             return (state.lifecycle.finish(), decided, state.response)
         }
         guard action == .complete else { return }
