@@ -32,6 +32,11 @@
 //
 // After `shutdown()` nothing new starts: idle connections are closed, connections that finish are
 // closed instead of parked, and enqueued requests are refused.
+//
+// `retireConnections()` (URLSession's `flush` and `reset`) keeps the pool running but ends the connections
+// open now: idle ones are closed at once, leased ones when their request ends (they serve no other), so
+// that later requests get new connections. Connections still connecting are not retired: they were opened
+// for requests that already wait.
 
 /// The pool's state machine: per-host limits, FIFO waiters, LIFO idle connections.
 struct ConnectionPoolStateMachine {
@@ -105,6 +110,8 @@ struct ConnectionPoolStateMachine {
 
     private var state = State.running
     private var hosts: [ConnectionKey: HostPool] = [:]
+    /// Leased connections that close when their request ends (`retireConnections()`).
+    private var retiring: Set<ConnectionID> = []
     private var keyOfConnection: [ConnectionID: ConnectionKey] = [:]
     private var nextConnectionNumber: UInt64 = 1
     private var maxConnectionsPerHost: Int
@@ -182,11 +189,19 @@ struct ConnectionPoolStateMachine {
         guard case .leased = pool.connections[connection] else {
             preconditionFailure("requestFinished(on: \(connection)) in state \(pool.describe(connection))")
         }
-        if reusable {
+        if reusable, !retiring.contains(connection) {
             return serveOrPark(connection, in: &pool, key: key)
         }
         forget(connection, in: &pool)
-        return Action(request: .none, connection: createIfNeeded(in: &pool, key: key))
+        let creation = createIfNeeded(in: &pool, key: key)
+        guard reusable else { return Action(request: .none, connection: creation) }
+        // A retired connection that could have been reused is closed by the owner.
+        switch creation {
+        case .create(let created, let key):
+            return Action(request: .none, connection: .closeAndCreate(close: connection, create: created, key: key))
+        default:
+            return Action(request: .none, connection: .close(connection))
+        }
     }
 
     /// An established connection closed on its own (peer close while idle, error). A request it was
@@ -239,6 +254,22 @@ struct ConnectionPoolStateMachine {
             store(pool, for: key)
         }
         return result
+    }
+
+    /// Retires the connections open now (see the opening comment); returns the idle ones, which have left
+    /// the pool, for the owner to close.
+    mutating func retireConnections() -> [ConnectionID] {
+        var closing: [ConnectionID] = []
+        for (key, var pool) in hosts {
+            for connection in pool.idle { forget(connection, in: &pool) }
+            closing += pool.idle
+            pool.idle.removeAll()
+            for (connection, state) in pool.connections {
+                if case .leased = state { retiring.insert(connection) }
+            }
+            store(pool, for: key)
+        }
+        return closing
     }
 
     /// Changes the per-host limit for connections created from now on; open connections stay.
@@ -320,6 +351,7 @@ struct ConnectionPoolStateMachine {
     private mutating func forget(_ connection: ConnectionID, in pool: inout HostPool) {
         pool.connections[connection] = nil
         keyOfConnection[connection] = nil
+        retiring.remove(connection)
     }
 
     private mutating func serveOrPark(_ connection: ConnectionID, in pool: inout HostPool,

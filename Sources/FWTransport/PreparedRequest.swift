@@ -18,14 +18,16 @@ struct PreparedRequest: Sendable {
     /// Hands out the producers of a streamed body, one per attempt (nil for other bodies).
     let bodyProducers: RequestBodyProducers?
 
-    /// Completes the head (`Host`; `Content-Length`, or `Transfer-Encoding: chunked` for a stream of
-    /// unknown length; `Expect: 100-continue` for large or unknown-length bodies) and encodes it; throws
+    /// Completes the head (`Host`, as the first field; `Content-Length`, or `Transfer-Encoding: chunked` for
+    /// a stream of unknown length; `Expect: 100-continue` for large or unknown-length bodies) and encodes it; throws
     /// before any connection is involved when the request would put invalid bytes on the wire.
     init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
         var head = request.head
         if !head.headers.contains(name: "Host") {
             head.headers.add(name: "Host", value: Self.hostFieldValue(for: request.key))
         }
+        // RFC 9110 §7.2: Host goes first (servers and proxies that read it by position exist).
+        head.headers.moveToFront(name: "Host")
         if let body = request.body {
             let length = body.length
             if let length {

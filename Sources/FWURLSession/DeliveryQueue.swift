@@ -3,8 +3,8 @@ import FWTransport
 
 // MARK: - DeliveryQueue
 //
-// A task's undelivered events. Events reach a task on a loop thread (from the transport) or on the
-// caller's thread (cancel); they are queued under the task's lock and delivered on the session's delegate
+// A task's undelivered events. Events reach a task on a loop thread (from the transport), on a URL
+// protocol's thread (its client) or on the caller's thread (cancel); they are queued under the task's lock and delivered on the session's delegate
 // queue by at most one drain at a time, so a task's messages arrive in order even on a concurrent
 // delegate queue. Delivery waits while something holds it: `suspend()`, a data delegate that has not yet
 // answered `didReceive response`, a redirect decision, an authentication challenge, or the delegate's
@@ -21,11 +21,17 @@ enum TaskEvent {
     case fail(URLError)
     /// A step of a response the URL cache serves without the network.
     case cached(CachedDelivery)
+    /// What the URL protocol of a load reported (`URLSessionTask+Protocol.swift`).
+    case loaded(ProtocolLoad, URLProtocolEvent)
+    /// The task was made: `didCreateTask` (`URLSessionTask+Scheduling.swift`).
+    case created
+    /// A task with an earliest begin date may begin: `willBeginDelayedRequest` (`URLSessionTask+Scheduling.swift`).
+    case begin
 }
 
 /// A stored response delivered in the steps a network response is: head, body, end.
 enum CachedDelivery {
-    case response(HTTPURLResponse)
+    case response(URLResponse)
     case body(Data)
     case end
 }

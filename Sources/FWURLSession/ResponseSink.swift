@@ -19,19 +19,26 @@ import FWTransport
 protocol ResponseSink: AnyObject, Sendable {
     /// The final response (redirects resolved). A thrown error ends the task.
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError)
+    /// The final response of a URL protocol that is not HTTP (no status, no fields). A thrown error ends
+    /// the task.
+    func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError)
     /// A piece of the body (decoded). A thrown error ends the task.
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError)
     /// The task is completing with `error` (nil: success), before its metrics go out: the sink may settle
     /// the error it completes with (resume data) and hand over what must precede the metrics.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError?
-    /// The completion itself: a completion handler or the delegate's `didCompleteWithError`.
-    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask)
+    /// The completion itself: a completion handler or the delegate's `didCompleteWithError`. The error is a
+    /// `URLError`, or a URL protocol's own error as it reported it.
+    func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask)
     /// The complete response may be stored in the URL cache as `proposal`: `decide` gets what to store.
     func willCache(_ proposal: CachedURLResponse, for task: URLSessionTask,
                    decide: @escaping @Sendable (CachedURLResponse?) -> Void)
 }
 
 extension ResponseSink {
+    /// Nothing to prepare for a response without HTTP metadata by default.
+    func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {}
+
     /// Nothing to settle by default.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? { error }
 
@@ -58,6 +65,10 @@ final class DataDelegateSink: ResponseSink {
     static let shared = DataDelegateSink()
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
+        try receive(nonHTTP: response, for: task)
+    }
+
+    func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
         let dataTask = task.asTask(URLSessionDataTask.self)
         task.hold(.awaitingDisposition)
         let asked = DelegateRouter.didReceive(response: response, dataTask: dataTask) { disposition in
@@ -70,7 +81,7 @@ final class DataDelegateSink: ResponseSink {
         DelegateRouter.didReceive(data: Data(bytes), dataTask: task.asTask(URLSessionDataTask.self))
     }
 
-    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
+    func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         DelegateRouter.didComplete(task: task, error: error)
     }
 
@@ -109,7 +120,7 @@ final class CollectingSink: ResponseSink {
         body.withLock { $0.append(contentsOf: bytes) }
     }
 
-    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
+    func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         if let error {
             completion(nil, nil, error)
         } else {

@@ -33,11 +33,12 @@ extension TransportRequest {
     /// Translates an outgoing `URLRequest` (`URLRequest.outgoing(configuration:cookies:)`) under
     /// `configuration`: target from the URL, fields in the order the request has them (gzip and deflate
     /// bodies are decoded whoever asked for them). Throws `badURL` or `unsupportedURL` for URLs the engine
-    /// cannot carry.
+    /// cannot carry (`unsupportedURL` for a request without a URL, as FoundationNetworking does).
     init(_ request: URLRequest, configuration: URLSessionConfiguration,
          priority: Float = URLSessionTask.defaultPriority, tracing: Bool) throws(URLError) {
         guard let url = request.url else {
-            throw URLError(.badURL, url: nil, description: "the request has no URL")
+            // FoundationNetworking's code for a request without a URL.
+            throw URLError(.unsupportedURL, url: nil, description: "the request has no URL")
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")

@@ -4,14 +4,19 @@ import FWTransport
 // MARK: - Async API
 //
 // Each call makes a task with a completion handler, resumes it, and suspends until the handler runs.
-// Cancelling the Swift task cancels the URLSession task (the handler then resumes with `cancelled`).
+// Cancelling the Swift task cancels the URLSession task (the handler then resumes with `cancelled`). The
+// delegate given to a call is the task's own delegate from its creation on (it hears `didCreateTask`); for
+// `data` and `upload` it also hears the data messages (`TaskDelegateReportingSink`).
 
 extension URLSession {
     /// Loads `request` and returns the body and response.
     public func data(for request: URLRequest, delegate: (any URLSessionTaskDelegate)? = nil) async throws
         -> (Data, URLResponse) {
         try await run(delegate: delegate) { handler in
-            dataTask(with: request) { data, response, error in handler(data ?? Data(), response, error) }
+            register {
+                URLSessionDataTask(session: self, identifier: $0, request: request, sink: TaskDelegateReportingSink(
+                    collecting: CollectingSink { data, response, error in handler(data ?? Data(), response, error) }))
+            }
         }
     }
 
@@ -25,9 +30,8 @@ extension URLSession {
     public func upload(for request: URLRequest, from bodyData: Data,
                        delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
         try await run(delegate: delegate) { handler in
-            uploadTask(with: request, from: bodyData) { data, response, error in
-                handler(data ?? Data(), response, error)
-            }
+            makeUploadTask(request, body: .data(bodyData), sink: TaskDelegateReportingSink(
+                collecting: CollectingSink { data, response, error in handler(data ?? Data(), response, error) }))
         }
     }
 
@@ -35,9 +39,8 @@ extension URLSession {
     public func upload(for request: URLRequest, fromFile fileURL: URL,
                        delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
         try await run(delegate: delegate) { handler in
-            uploadTask(with: request, fromFile: fileURL) { data, response, error in
-                handler(data ?? Data(), response, error)
-            }
+            makeUploadTask(request, body: .file(fileURL), sink: TaskDelegateReportingSink(
+                collecting: CollectingSink { data, response, error in handler(data ?? Data(), response, error) }))
         }
     }
 
@@ -93,7 +96,7 @@ extension URLSession {
         let box = TaskBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = make { value, response, error in
+                let handler: @Sendable (Value, URLResponse?, (any Error)?) -> Void = { value, response, error in
                     if let error {
                         continuation.resume(throwing: error)
                     } else if let response {
@@ -102,7 +105,8 @@ extension URLSession {
                         continuation.resume(throwing: URLError(.badServerResponse))
                     }
                 }
-                task.delegate = delegate
+                // The delegate is the task's own from its creation on (it hears `didCreateTask`).
+                let task = Self.$delegateAtCreation.withValue(delegate) { make(handler) }
                 box.set(task)
                 task.resume()
             }

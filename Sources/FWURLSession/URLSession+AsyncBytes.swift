@@ -148,11 +148,15 @@ final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `state` is a 
         receive(response)
     }
 
+    func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
+        receive(response)
+    }
+
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
         append(bytes)
     }
 
-    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
+    func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         finish(error: error)
         DelegateRouter.didComplete(task: task, error: error)
     }

@@ -90,7 +90,7 @@ enum DelegateRouter {
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, taskIsWaitingForConnectivity: task)
     }
 
-    static func didComplete(task: URLSessionTask, error: URLError?) {
+    static func didComplete(task: URLSessionTask, error: (any Error)?) {
         let session = task.session
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, task: task,
                                                                           didCompleteWithError: error)

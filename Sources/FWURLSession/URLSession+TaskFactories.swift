@@ -18,8 +18,9 @@ extension URLSession {
         return task
     }
 
-    final func makeDownloadTask(_ request: URLRequest, completion: DownloadSink.Completion?) -> URLSessionDownloadTask {
-        register {
+    final func makeDownloadTask(_ request: URLRequest, completion: DownloadSink.Completion?,
+                                announcing: Bool = true) -> URLSessionDownloadTask {
+        register(announcing: announcing) {
             URLSessionDownloadTask(session: self, identifier: $0, request: request,
                                    downloadSink: DownloadSink(completion: completion))
         }
@@ -54,7 +55,8 @@ extension URLSession {
         let control = dataTask.control.withLock { $0 }
         resourceTimeouts.remove(dataTask.taskIdentifier)
         let request = dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
-        let download = makeDownloadTask(request, completion: nil)
+        // A transfer that changes hands is no new task for the delegate (it hears `didBecome downloadTask`).
+        let download = makeDownloadTask(request, completion: nil, announcing: false)
         download.transfer.withLock { $0 = transfer }
         download.counts.withLock { state in
             state = counts

@@ -209,15 +209,18 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     // MARK: Task registry
 
-    /// Makes a task with the next identifier and registers it until it completes.
-    final func register<Task: URLSessionTask>(_ make: (Int) -> Task) -> Task {
-        registry.withLock { registry in
+    /// Makes a task with the next identifier and registers it until it completes; `announcing` tells the
+    /// delegate (`didCreateTask`, URLSession+Lifecycle.swift).
+    final func register<Task: URLSessionTask>(announcing: Bool = true, _ make: (Int) -> Task) -> Task {
+        let task = registry.withLock { registry in
             let identifier = registry.nextIdentifier
             registry.nextIdentifier += 1
             let task = make(identifier)
             registry.tasks[identifier] = task
             return task
         }
+        if announcing { announce(task) }
+        return task
     }
 
     // MARK: Task bookkeeping
@@ -256,6 +259,24 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         }
         if finishInvalidation { completeInvalidation() }
     }
+
+    // MARK: Flush and reset (URLSession+Lifecycle.swift)
+
+    /// Makes later requests use new connections (idle ones close now, busy ones when their request ends)
+    /// — cookies, credentials and cached responses are written as they change, so there is nothing else to
+    /// write — then calls `completionHandler` on the delegate queue.
+    open func flush(completionHandler: @escaping @Sendable () -> Void) {
+        performFlush(completionHandler)
+    }
+
+    /// Empties the session's cookie storage, credential storage and URL cache and ends its connections as
+    /// `flush` does, then calls `completionHandler` on the delegate queue.
+    open func reset(completionHandler: @escaping @Sendable () -> Void) {
+        performReset(completionHandler)
+    }
+
+    /// Whether this is the shared session (it also consults the registered URL protocol classes).
+    final var isSharedSession: Bool { isShared }
 
     // MARK: Invalidation
 

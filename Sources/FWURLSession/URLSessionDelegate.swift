@@ -27,6 +27,11 @@ public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
     func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable
                         (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+
+    // Additions (defaults: URLSessionDelegate+Lifecycle.swift)
+
+    /// The events of a background session were delivered. Linux has no background sessions: never sent.
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession)
 }
 
 /// Events of any task. Methods are called on the session's `delegateQueue`, in order per task.
@@ -54,8 +59,21 @@ public protocol URLSessionTaskDelegate: URLSessionDelegate {
     /// The session `waitsForConnectivity` and the task found no route to its host: it waits for one (until
     /// `timeoutIntervalForResource`) instead of failing. Sent at most once per task.
     func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask)
-    /// The task finished; `error` is nil on success, a `URLError` otherwise.
+    /// The task finished; `error` is nil on success, a `URLError` otherwise (or the error a URL protocol
+    /// failed with, as it is).
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?)
+
+    // Additions (defaults: URLSessionDelegate+Lifecycle.swift)
+
+    /// The session made `task` (before any other message of the task).
+    func urlSession(_ session: URLSession, didCreateTask task: URLSessionTask)
+    /// A task with an `earliestBeginDate` may begin: go on with `request` (`continueLoading`), load another
+    /// (`useNewRequest` and the request), or `cancel`.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willBeginDelayedRequest request: URLRequest,
+                    completionHandler: @escaping @Sendable (URLSession.DelayedRequestDisposition, URLRequest?) -> Void)
+    /// An interim (1xx) response arrived before the final one.
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    didReceiveInformationalResponse response: HTTPURLResponse)
 }
 
 /// Events of data tasks. Methods are called on the session's `delegateQueue`, in order per task.
@@ -251,6 +269,6 @@ extension URLSessionDataDelegate {
     }
 
     private func dataFallback(_ session: URLSession, _ task: URLSessionDataTask) -> (any URLSessionDataDelegate)? {
-        DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionDataDelegate).self)
+        DelegateRouter.dataFallback(from: self, session: session, task: task)
     }
 }

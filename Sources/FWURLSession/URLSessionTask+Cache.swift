@@ -116,10 +116,16 @@ extension URLSessionTask {
         if let served, !served.data.isEmpty { deliverBody([UInt8](served.data)) }
         guard let proposal, let cache = session.configuration.urlCache,
               let outgoing = transfer.withLock({ $0.cache.outgoing }) else { return finish(error: nil) }
+        offerForStoring(proposal, in: cache, for: outgoing)
+    }
+
+    /// Offers `proposal` to the sink (`willCacheResponse` for a data delegate) with delivery held, stores
+    /// what it chooses for `request`, then completes the task.
+    func offerForStoring(_ proposal: CachedURLResponse, in cache: URLCache, for request: URLRequest) {
         hold(.awaitingCacheDecision)
         sink.willCache(proposal, for: self) { chosen in
             self.session.delegateQueue.addOperation {
-                if let chosen { cache.storeCachedResponse(chosen, for: outgoing) }
+                if let chosen { cache.storeCachedResponse(chosen, for: request) }
                 self.finish(error: nil)
                 self.release(.awaitingCacheDecision)
             }

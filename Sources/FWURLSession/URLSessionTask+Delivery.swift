@@ -79,6 +79,12 @@ extension URLSessionTask: TransportTaskDelegate {
             if !ending { deliverResponse(response) }
         case .cached(.body(let data)):
             if !ending { deliverBody([UInt8](data)) }
+        case .loaded(let load, let loaded):
+            if !ending { handleProtocolEvent(loaded, from: load) }
+        case .created:
+            DelegateRouter.didCreateTask(self)
+        case .begin:
+            if !ending { beginDelayedRequest() }
         case .transport(.end), .transport(.failed):
             handleTransport(event)
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
@@ -105,8 +111,10 @@ extension URLSessionTask: TransportTaskDelegate {
             reportBodyBytesSent(total)
         case .metrics(let metrics):
             recordTransaction(metrics)
-        case .informational:
-            break
+        case .informational(let head):
+            if let url = currentRequest?.url {
+                DelegateRouter.didReceiveInformationalResponse(task: self, HTTPURLResponse(url: url, head: head))
+            }
         case .head(let head):
             receivedHead(head)
         case .body(let bytes):
@@ -138,13 +146,18 @@ extension URLSessionTask: TransportTaskDelegate {
         if !considerRedirect(response, from: request) { deliverResponse(response) }
     }
 
-    /// Makes `response` the task's response and hands it to the sink.
-    func deliverResponse(_ response: HTTPURLResponse) {
+    /// Makes `response` the task's response and hands it to the sink (a URL protocol's response may be
+    /// of another protocol than HTTP).
+    func deliverResponse(_ response: URLResponse) {
         control.withLock { $0.response = response }
         counts.withLock { $0.expectedToReceive = response.expectedContentLength }
         updateProgress()
         do throws(URLError) {
-            try sink.receive(response, for: self)
+            if let response = response as? HTTPURLResponse {
+                try sink.receive(response, for: self)
+            } else {
+                try sink.receive(nonHTTP: response, for: self)
+            }
         } catch {
             abort(with: error)
         }
@@ -187,22 +200,35 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     /// Completes the task (once): the sink settles the outcome, the metrics go out, then the completion.
-    func finish(error: URLError?) {
+    /// `error` is a `URLError`, except a URL protocol's own error, which the task completes with as it is.
+    func finish(error: (any Error)?) {
+        let url = currentRequest?.url
         let (action, decidedError, response) = control.withLock { state in
             // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
-            let error = state.lifecycle.publicState == .canceling && error?.code != .cancelled
-                ? URLError(.cancelled, url: currentRequest?.url, description: "cancelled") : error
-            return (state.lifecycle.finish(), error, state.response)
+            let overridden = state.lifecycle.publicState == .canceling && (error as? URLError)?.code != .cancelled
+            let decided: (any Error)? = overridden ? URLError(.cancelled, url: url, description: "cancelled") : error
+            return (state.lifecycle.finish(), decided, state.response)
         }
         guard action == .complete else { return }
         session.resourceTimeouts.remove(taskIdentifier)
         endConnectivityWait()
-        let error = sink.settle(decidedError, response: response, for: self)
+        stopProtocolLoad()
+        let error = settle(decidedError, response: response)
         control.withLock { $0.error = error }
         counts.withLock { $0.succeeded = error == nil }
         updateProgress()
         if let metrics = collectMetrics() { DelegateRouter.didFinishCollecting(task: self, metrics) }
         sink.complete(with: error, response: response, for: self)
         session.taskDidComplete(self)
+    }
+
+    /// The sink settles a `URLError` (resume data); any other error is settled as `unknown` (so that the sink
+    /// lets go of what it holds) and kept as it is.
+    private func settle(_ error: (any Error)?, response: URLResponse?) -> (any Error)? {
+        guard let error else { return sink.settle(nil, response: response, for: self) }
+        if let error = error as? URLError { return sink.settle(error, response: response, for: self) }
+        _ = sink.settle(URLError(.unknown, url: currentRequest?.url, description: "\(error)"), response: response,
+                        for: self)
+        return error
     }
 }

@@ -3,23 +3,20 @@ import FWTransport
 
 // MARK: - Sending: a task drives its own loads
 //
-// The first `resume()` starts the task: its resource timeout (`timeoutIntervalForResource`, watched by the
-// session's `ResourceTimeouts`) and the first request. Every request the task sends — the first, and the
-// next one after each redirect — is translated for the transport and handed over here; the transport's
-// events come back to the task (`URLSessionTask+Delivery.swift`). The session is only asked whether it
-// still takes work.
+// The first `resume()` starts the task (at its earliest begin date, if it has one): its resource timeout
+// (`timeoutIntervalForResource`, watched by the session's `ResourceTimeouts`) and the first request. Every
+// request the task sends — the first, and the next one after each redirect — goes to a URL protocol that
+// takes it, or is translated for the transport and handed over here; the transport's events come back to
+// the task (`URLSessionTask+Delivery.swift`).
 //
 // An upload task's body (and a data task's `httpBodyStream`) is produced afresh for every request the task
 // sends: bytes are replayed, a file is read again from its start, and a stream is used once — every later
 // send (a 307/308 hop, a resend on a new connection) asks the delegate's `needNewBodyStream`.
 
 extension URLSessionTask {
-    /// The first `resume()`: the resource timeout starts, then the first request.
+    /// The first `resume()`: the task begins at once, or, with an earliest begin date, waits for it and for
+    /// its delegate (`URLSessionTask+Scheduling.swift`).
     final func start() {
-        guard !session.isInvalidated, let request = currentRequest else {
-            enqueue(.fail(URLError(.cancelled, url: currentRequest?.url, description: "the session was invalidated")))
-            return
-        }
         let startFailure = transfer.withLock { transfer in
             transfer.metricsClock = MetricsClock()
             transfer.fetchStart = Date()
@@ -27,6 +24,21 @@ extension URLSessionTask {
         }
         if let startFailure {
             enqueue(.fail(startFailure))
+            return
+        }
+        if let beginDate = earliestBeginDate {
+            scheduleBegin(at: beginDate)
+        } else {
+            begin()
+        }
+    }
+
+    /// The task begins loading: the resource timeout starts, then the first request (`request`, else the
+    /// current one).
+    final func begin(with request: URLRequest? = nil) {
+        if let request { transfer.withLock { $0.currentRequest = request } }
+        guard let request = request ?? currentRequest else {
+            enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
             return
         }
         armResourceTimer(deadline: .now() + session.configuration.timeoutIntervalForResource)
@@ -45,6 +57,7 @@ extension URLSessionTask {
         if let requestID = control.withLock({ $0.requestID }) {
             session.transport?.cancel(requestID, error: .timedOut("the resource timeout elapsed"))
         }
+        stopProtocolLoad()
         let error = isWaitingForConnectivity
             ? URLError(.notConnectedToInternet, url: currentRequest?.url,
                        description: "no route to the host before the resource timeout elapsed")
@@ -52,10 +65,12 @@ extension URLSessionTask {
         enqueue(.fail(error))
     }
 
-    /// Sends one request (the first, or the next after a redirect or an answered challenge): with its
-    /// cookies and the session's default fields, through the URL cache (which may serve it, validate it or
-    /// fail it), to the transport. `bypassingCache` sends it to the network as it is.
+    /// Sends one request (the first, or the next after a redirect or an answered challenge): to the URL
+    /// protocol that takes it, if any (`URLSessionTask+Protocol.swift`); else with its cookies and the
+    /// session's default fields, through the URL cache (which may serve it, validate it or fail it), to the
+    /// transport. `bypassingCache` sends it to the network as it is.
     final func send(_ request: URLRequest, bypassingCache: Bool = false) {
+        if !bypassingCache, startProtocolLoad(for: request) { return }
         let outgoing = request.outgoing(configuration: session.configuration, cookies: storedCookies(for: request))
         let decision = bypassingCache ? .load(outgoing) : cacheDecision(for: outgoing)
         transfer.withLock { state in

@@ -112,10 +112,46 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
         set { control.withLock { $0.delegate = newValue } }
     }
 
+    // MARK: Scheduling hints
+
+    /// The earliest time the task may begin loading: a task resumed before it waits, then asks its delegate
+    /// (`willBeginDelayedRequest`) whether to go on. nil (the default) begins at once.
+    open var earliestBeginDate: Date? {
+        get { control.withLock { $0.earliestBeginDate } }
+        set { control.withLock { $0.earliestBeginDate = newValue } }
+    }
+
+    /// An estimate of the body bytes the task will send, from the app (kept, not used on Linux);
+    /// `NSURLSessionTransferSizeUnknown` by default.
+    open var countOfBytesClientExpectsToSend: Int64 {
+        get { control.withLock { $0.clientExpectsToSend } }
+        set { control.withLock { $0.clientExpectsToSend = newValue } }
+    }
+
+    /// An estimate of the body bytes the task will receive, from the app (kept, not used on Linux);
+    /// `NSURLSessionTransferSizeUnknown` by default.
+    open var countOfBytesClientExpectsToReceive: Int64 {
+        get { control.withLock { $0.clientExpectsToReceive } }
+        set { control.withLock { $0.clientExpectsToReceive = newValue } }
+    }
+
+    // MARK: NSCopying (the conformance: URLSessionTask+Scheduling.swift)
+
+    /// The task itself: a task is an identity, not a value (as in FoundationNetworking).
+    open func copy(with zone: NSZone? = nil) -> Any {
+        self
+    }
+
+    /// The task itself (see `copy(with:)`).
+    open override func copy() -> Any {
+        copy(with: nil)
+    }
+
     // MARK: Control
 
-    /// Starts the task, or resumes a suspended one.
+    /// Starts the task, or resumes a suspended one. Does nothing once the session is invalidated.
     open func resume() {
+        guard !session.isInvalidated else { return }
         let action = control.withLock { $0.lifecycle.resume() }
         switch action {
         case .start:
@@ -147,6 +183,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
         }
         guard action == .cancel else { return }
         if let requestID { session.transport?.cancel(requestID) }
+        stopProtocolLoad()
         // The transport may already have finished (or never started); the task completes with
         // `cancelled` either way, and events still queued are dropped (see `handle`).
         enqueue(.fail(URLError(.cancelled, url: currentRequest?.url, description: "cancelled")))
@@ -187,6 +224,12 @@ struct TaskControl {
     /// A data task that answered `.becomeDownload`: the task that now gets its events.
     var successor: URLSessionDownloadTask?
 
+    // MARK: Scheduling hints (URLSessionTask+Scheduling.swift)
+
+    var earliestBeginDate: Date?
+    var clientExpectsToSend = NSURLSessionTransferSizeUnknown
+    var clientExpectsToReceive = NSURLSessionTransferSizeUnknown
+
     /// Whether the task is cancelled or finished: nothing but its completion is delivered any more.
     var isEnding: Bool { [.canceling, .completed].contains(lifecycle.publicState) }
 }
@@ -221,6 +264,11 @@ struct TaskTransfer {
     var usedOriginalBodyStream = false
     /// Waiting for a route after a connection failed for want of one (`URLSessionTask+Connectivity.swift`).
     var connectivity = ConnectivityWait()
+
+    // MARK: URL protocols (URLSessionTask+Protocol.swift)
+
+    /// The URL protocol loading the current hop, when one took it.
+    var protocolLoad: ProtocolLoad?
 }
 
 /// A request that replaces the current hop, and why.

@@ -87,6 +87,22 @@ public struct HTTPHeaders: Sendable {
         self = kept
     }
 
+    /// Moves every field named `name` (case-insensitive) before all the others, keeping the order within
+    /// each group and every byte as it is.
+    public mutating func moveToFront(name: String) {
+        guard contains(name: name) else { return }
+        var moved = HTTPHeaders()
+        moved.storage.reserveCapacity(storage.count)
+        moved.fields.reserveCapacity(fields.count)
+        for index in fields.indices where nameMatches(at: index, name) {
+            moved.appendField(name: rawName(at: index), value: rawValue(at: index))
+        }
+        for index in fields.indices where !nameMatches(at: index, name) {
+            moved.appendField(name: rawName(at: index), value: rawValue(at: index))
+        }
+        self = moved
+    }
+
     // MARK: Appending raw bytes (parser)
 
     /// Reserves room for `fields` fields taking `bytes` bytes of names and values in all.

@@ -75,4 +75,23 @@ import Testing
         #expect(cache.cachedResponse(for: request) == cached)
         #expect(URLSessionConfiguration.default.urlCache === URLCache.shared)
     }
+
+    /// Foundation declares `URLProtocol` as an unavailable placeholder and nothing for `NSURLRequest`,
+    /// `NSMutableURLRequest`, `URLProtocolClient` or `NSURLSessionTransferSizeUnknown`.
+    @Test func urlProtocolNamesResolveToFWNetworking() {
+        let mutable: NSMutableURLRequest = NSMutableURLRequest(url: URL(string: "http://example.invalid/")!)
+        URLProtocol.setProperty("v", forKey: "k", in: mutable)
+        let request: URLRequest = mutable as URLRequest
+        let reference: NSURLRequest = request as NSURLRequest
+        let protocolType: URLProtocol.Type = URLProtocol.self
+        let client: (any URLProtocolClient)? = nil
+        let configuration: URLSessionConfiguration = .ephemeral
+        configuration.protocolClasses?.insert(protocolType, at: 0)
+
+        #expect(URLProtocol.property(forKey: "k", in: request) as? String == "v")
+        #expect(reference.url == mutable.url)
+        #expect(client == nil)
+        #expect(configuration.protocolClasses?.count == 1)
+        #expect(NSURLSessionTransferSizeUnknown == -1)
+    }
 }

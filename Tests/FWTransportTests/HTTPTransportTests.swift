@@ -26,7 +26,7 @@ import TestSupport
         #expect(outcome.terminalCount == 1)
         let request = try #require(server.requests.first)
         #expect(String(decoding: request.rawHead, as: UTF8.self) ==
-                "POST /a?b=c HTTP/1.1\r\nX-Test: yes\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 4\r\n\r\n")
+                "POST /a?b=c HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-Test: yes\r\nContent-Length: 4\r\n\r\n")
         #expect(request.body == Array("data".utf8))
     }
 

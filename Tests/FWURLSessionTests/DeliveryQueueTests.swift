@@ -126,7 +126,7 @@ import Testing
         case .transport(.encodedBodyBytes(let count)): "encoded \(count)"
         case .transport(.end): "end"
         case .fail: "fail"
-        case .transport, .cached: "other"
+        case .transport, .cached, .loaded, .created, .begin: "other"
         }
     }
 

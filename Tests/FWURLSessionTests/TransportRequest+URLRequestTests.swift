@@ -47,4 +47,13 @@ import Testing
         }
         #expect(error?.code == code)
     }
+
+    @Test func aRequestWithoutURLIsUnsupported() {
+        var request = URLRequest(url: URL(fileURLWithPath: "/"))
+        request.url = nil
+        let error = #expect(throws: URLError.self) {
+            _ = try TransportRequest(request, configuration: .default, tracing: false)
+        }
+        #expect(error?.code == .unsupportedURL)
+    }
 }

@@ -154,7 +154,8 @@ import TestSupport
         request.setValue("r", forHTTPHeaderField: "X-Request")
         let text = String(decoding: load(session, request).data ?? Data(), as: UTF8.self)
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.first == "X-Request: r")
+        // Host first (RFC 9110 §7.2), then the request's own fields in order.
+        #expect(Array(lines.prefix(2)) == ["Host: 127.0.0.1:\(server.port)", "X-Request: r"])
         #expect(lines.contains("X-Session: s"))
         #expect(lines.contains("Accept: text/plain"))
         #expect(lines.contains("User-Agent: FWNetworking/0.1"))
@@ -169,6 +170,7 @@ import TestSupport
         ("refused", .cannotConnectToHost),
         ("unknownHost", .cannotFindHost),
         ("unsupportedScheme", .unsupportedURL),
+        ("noURL", .unsupportedURL),
         ("injection", .badURL),
     ])
     func failuresMapToTheURLErrorUsersExpect(_ scenario: String, _ code: URLError.Code) throws {
@@ -190,6 +192,9 @@ import TestSupport
         case "refused": request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
         case "unknownHost": request = URLRequest(url: URL(string: "http://no-such-host.invalid/")!)
         case "unsupportedScheme": request = URLRequest(url: URL(string: "gopher://127.0.0.1/")!)
+        case "noURL":
+            request = URLRequest(url: url(server, "/hello"))
+            request.url = nil
         default:
             // URLRequest itself drops header values with CR or LF (as FoundationNetworking does), so the
             // way to ask for bytes that must never reach the wire is a method that is not a token.
@@ -198,7 +203,8 @@ import TestSupport
         }
         let result = load(session, request, timeout: 15)
         #expect(result.error?.code == code)
-        #expect(result.error?.errorUserInfo[NSURLErrorFailingURLErrorKey] != nil || scenario == "injection")
+        #expect(result.error?.errorUserInfo[NSURLErrorFailingURLErrorKey] != nil
+                || ["injection", "noURL"].contains(scenario))
         // The session keeps working after any failure.
         #expect(load(session, URLRequest(url: url(server, "/hello"))).data == Data("hello".utf8))
     }

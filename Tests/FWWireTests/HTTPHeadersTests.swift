@@ -59,6 +59,32 @@ func changing() {
     #expect(headers == HTTPHeaders())
 }
 
+let moveToFrontCases: [(HTTPHeaders, String, HTTPHeaders)] = [
+    (["Accept": "a", "Host": "h"], "host", ["Host": "h", "Accept": "a"]),
+    (["Host": "h", "A": "1"], "Host", ["Host": "h", "A": "1"]),
+    (["A": "1", "h": "x", "B": "2", "H": "y"], "H", ["h": "x", "H": "y", "A": "1", "B": "2"]),
+    (["A": "1"], "Missing", ["A": "1"]),
+    (HTTPHeaders(), "Host", HTTPHeaders()),
+]
+
+@Test("moving fields to the front keeps every byte and the order within each group", arguments: moveToFrontCases)
+func movingToFront(_ headers: HTTPHeaders, _ name: String, _ expected: HTTPHeaders) {
+    var moved = headers
+    moved.moveToFront(name: name)
+    #expect(moved == expected)
+}
+
+@Test("moving to the front keeps the bytes of non-ASCII values")
+func movingToFrontKeepsRawBytes() {
+    var headers = HTTPHeaders()
+    headers.add(name: "X", value: "\u{E9}A")
+    headers.add(name: "Host", value: "h")
+    headers.moveToFront(name: "host")
+    #expect(Array(headers.rawName(at: 0)) == Array("Host".utf8))
+    // A round trip through ISO-8859-1 strings would have made four bytes of these three.
+    #expect(Array(headers.rawValue(at: 1)) == [0xC3, 0xA9, 0x41])
+}
+
 @Test("equality compares fields in order, byte for byte")
 func equality() {
     let a1: HTTPHeaders = ["A": "1"]

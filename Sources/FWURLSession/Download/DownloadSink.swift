@@ -39,19 +39,25 @@ final class DownloadSink: ResponseSink {
     // MARK: ResponseSink
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
+        try receive(nonHTTP: response, for: task)
+    }
+
+    /// Any response: an HTTP one may continue a resumed download (206) or restart it (200).
+    func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
         let download = task.asTask(URLSessionDownloadTask.self)
         let contentLength = response.expectedContentLength
         let (file, isResuming) = state.withLock { ($0.file, $0.isResuming) }
         var resumedOffset: Int64?
         var expectedTotal = contentLength
         if let file, isResuming {
-            let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range"))
-            if response.statusCode == 206, let range, range.first == file.length {
+            let http = response as? HTTPURLResponse
+            let range = ContentRange(http?.value(forHTTPHeaderField: "Content-Range"))
+            if http?.statusCode == 206, let range, range.first == file.length {
                 resumedOffset = file.length
                 expectedTotal = range.completeLength ?? (contentLength >= 0 ? file.length + contentLength : -1)
             } else {
                 try file.truncate()
-                if response.statusCode == 200 { resumedOffset = 0 }
+                if http?.statusCode == 200 { resumedOffset = 0 }
             }
         } else {
             let created = try DownloadFile.create()
@@ -84,7 +90,7 @@ final class DownloadSink: ResponseSink {
         return nil
     }
 
-    func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
+    func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         guard let completion else {
             DelegateRouter.didComplete(task: task, error: error)
             return

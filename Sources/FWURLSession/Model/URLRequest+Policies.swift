@@ -1,13 +1,13 @@
 // URLRequest+Policies.swift
 //
-// The cache-policy and network-service-type enums of `URLRequest`. FoundationNetworking declares them as
-// `NSURLRequest.CachePolicy` / `NSURLRequest.NetworkServiceType` and aliases them on `URLRequest`; we have
-// no `NSURLRequest`, so they are nested in `URLRequest` directly, with the same cases and raw values.
-// They stay enums (not structs with static members) because user code switches over them.
+// The cache-policy and network-service-type enums. As in FoundationNetworking they are declared on
+// `NSURLRequest` (`NSURLRequest.CachePolicy`, `NSURLRequest.NetworkServiceType`) and aliased on
+// `URLRequest`, with the same cases and raw values, so code may spell them either way. They stay enums
+// (not structs with static members) because user code switches over them.
 
 import Foundation
 
-extension URLRequest {
+extension NSURLRequest {
     // MARK: Cache policy
 
     /// How a request interacts with the URL cache (FoundationNetworking's cases and raw values).
@@ -46,4 +46,12 @@ extension URLRequest {
         /// Call signalling.
         case networkServiceTypeCallSignaling
     }
+}
+
+extension URLRequest {
+    /// How a request interacts with the URL cache (`NSURLRequest.CachePolicy`).
+    public typealias CachePolicy = NSURLRequest.CachePolicy
+
+    /// The kind of traffic a request carries (`NSURLRequest.NetworkServiceType`).
+    public typealias NetworkServiceType = NSURLRequest.NetworkServiceType
 }

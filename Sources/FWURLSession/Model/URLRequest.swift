@@ -3,7 +3,8 @@
 // The URL load request value, source-compatible with FoundationNetworking's `URLRequest`. Plain stored
 // properties make it a true value type (no shared reference to copy on write). Header fields live in
 // `URLRequest+HeaderFields.swift`, equality and descriptions in `URLRequest+Conformances.swift`, the
-// cache-policy and service-type enums in `URLRequest+Policies.swift`.
+// cache-policy and service-type enums in `URLRequest+Policies.swift`, the bridge to `NSURLRequest` in
+// `URLRequest+Bridging.swift`.
 
 import Foundation
 
@@ -67,6 +68,9 @@ public struct URLRequest: Sendable {
 
     /// The request body: bytes or a stream, never both.
     internal var body: Body?
+
+    /// What `URLProtocol.setProperty(_:forKey:in:)` stored with the request (not part of equality).
+    internal var protocolProperties = ProtocolProperties()
 
     // MARK: Initialisation
 

@@ -51,6 +51,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var urlCredentialStorage: URLCredentialStorage? = .shared
         // Caching (its MARK block below).
         var urlCache: URLCache? = URLCache.shared
+        // URL protocols (their MARK block below).
+        var protocolClasses: [AnyClass]? = []
     }
 
     /// The configuration's properties.
@@ -276,6 +278,17 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var urlCache: URLCache? {
         get { withStorage { $0.urlCache } }
         set { withStorage { $0.urlCache = newValue } }
+    }
+
+    // MARK: URL protocols
+
+    /// The `URLProtocol` subclasses the session's tasks consult, in order, before the URL cache and the
+    /// network on every request: the first whose `canInit(with:)` accepts the task loads it. Empty by
+    /// default; requests no class takes go to FWNetworking's own HTTP engine. (FoundationNetworking lists
+    /// its built-in classes here; insert yours at the front as you would there.)
+    open var protocolClasses: [AnyClass]? {
+        get { withStorage { $0.protocolClasses } }
+        set { withStorage { $0.protocolClasses = newValue } }
     }
 
     // MARK: Locking

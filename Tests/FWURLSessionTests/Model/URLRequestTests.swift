@@ -13,7 +13,9 @@ import Testing
 
     @Test func namesResolveToThisModuleAlongsideFoundation() {
         #expect(String(reflecting: URLRequest.self) == "FWURLSession.URLRequest")
-        #expect(String(reflecting: URLRequest.CachePolicy.self) == "FWURLSession.URLRequest.CachePolicy")
+        // As in FoundationNetworking, the policy enums live on NSURLRequest and are aliased on URLRequest.
+        #expect(String(reflecting: URLRequest.CachePolicy.self) == "FWURLSession.NSURLRequest.CachePolicy")
+        #expect(String(reflecting: NSURLRequest.self) == "FWURLSession.NSURLRequest")
     }
 
     @Test func initUsesFoundationNetworkingDefaults() {

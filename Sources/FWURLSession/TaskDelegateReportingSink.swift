@@ -1,0 +1,57 @@
+import Foundation
+
+// MARK: - TaskDelegateReportingSink
+//
+// The sink of the async `data(for:delegate:)` family: the body is collected for the call's result (by the
+// wrapped sink, a `CollectingSink`), and the delegate given to the call — the task's own delegate — hears
+// the data messages too, as it does with Apple's URLSession: `didReceive response` (delivery waits for its
+// disposition: `.cancel` cancels the task, `.becomeDownload` cannot apply to a collected body and goes on
+// as `.allow`) and every `didReceive data`. The session's delegate hears neither
+// (`DelegateRouter.dataFallback`).
+
+/// Collects the body through `collector` and reports the data messages to the task's own data delegate.
+final class TaskDelegateReportingSink: ResponseSink {
+    private let collector: any ResponseSink
+
+    init(collecting collector: any ResponseSink) {
+        self.collector = collector
+    }
+
+    func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
+        try collector.receive(response, for: task)
+        report(response, for: task)
+    }
+
+    func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
+        try collector.receive(nonHTTP: response, for: task)
+        report(response, for: task)
+    }
+
+    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+        try collector.receive(bytes, for: task)
+        DelegateRouter.didReceive(data: Data(bytes), collectingTask: task.asTask(URLSessionDataTask.self))
+    }
+
+    func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
+        collector.settle(error, response: response, for: task)
+    }
+
+    func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
+        collector.complete(with: error, response: response, for: task)
+    }
+
+    func willCache(_ proposal: CachedURLResponse, for task: URLSessionTask,
+                   decide: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        collector.willCache(proposal, for: task, decide: decide)
+    }
+
+    /// `didReceive response` to the task's own data delegate, with delivery held for its disposition.
+    private func report(_ response: URLResponse, for task: URLSessionTask) {
+        let dataTask = task.asTask(URLSessionDataTask.self)
+        task.hold(.awaitingDisposition)
+        let asked = DelegateRouter.didReceive(response: response, collectingTask: dataTask) { disposition in
+            dataTask.apply(disposition == .becomeDownload ? .allow : disposition)
+        }
+        if !asked { task.release(.awaitingDisposition) }
+    }
+}
