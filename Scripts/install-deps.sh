@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the system packages FWNetworking needs to build and test: libssl-dev (TLS), zlib1g-dev
 # (content decoding), media-types (/etc/mime.types, the MIME types of multipart file parts), the test
-# peers python3, openssl (s_server) and nginx, and faketime for Scripts/time-travel.sh. As root it installs what is missing with apt-get; otherwise it prints the
-# exact command to run and fails.
+# peers python3, openssl (s_server), nginx, squid (an HTTP and CONNECT proxy with its basic_ncsa_auth
+# helper) and microsocks (a SOCKS5 proxy), and faketime for Scripts/time-travel.sh. As root it installs
+# what is missing with apt-get; otherwise it prints the exact command to run and fails. The proxies'
+# packages would start system-wide daemons on install: a temporary policy-rc.d keeps them from starting
+# (the tests start their own, on loopback ports).
 set -euo pipefail
 
 missing=()
@@ -13,6 +16,9 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+[ -x /usr/sbin/squid ] || missing+=(squid)
+[ -x /usr/lib/squid/basic_ncsa_auth ] || missing+=(squid)
+command -v microsocks >/dev/null 2>&1 || missing+=(microsocks)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
 done
@@ -30,4 +36,12 @@ apt-get update -qq
 if [[ " ${missing[*]} " == *" nginx "* ]] && apt-cache show nginx-light >/dev/null 2>&1; then
     missing=("${missing[@]/#nginx/nginx-light}")
 fi
+# No daemon may start during the install: the tests run their own squid and microsocks.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy"
+    chmod +x "$policy"
+    trap 'rm -f "$policy"' EXIT
+fi
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -4,8 +4,8 @@ import FWWire
 
 // MARK: - HTTP1Connection
 
-/// One HTTP/1.1 connection: the executor of its `HTTP1ConnectionStateMachine`. It owns the socket, the TLS
-/// engine (for HTTPS), the response parser, the write queue, the timers and the metering, feeds what
+/// One HTTP/1.1 connection: the executor of its `HTTP1ConnectionStateMachine`. It owns the socket (to the
+/// origin, or to its proxy), the TLS engine (for HTTPS), the response parser, the write queue, the timers and the metering, feeds what
 /// happens on them into the machine, and runs the machine's actions in one place (`run`). Every rule
 /// (establishment, keep-alive, retry safety, the request in flight and its body) lives in the machine.
 ///
@@ -19,6 +19,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     let transport: HTTPTransport
     let connectTimeout: Duration
     private let idleConnectionTimeout: Duration
+    /// The limits responses (and a proxy's answers to CONNECT) must stay within.
+    let limits: HTTPLimits
 
     // MARK: Loop-thread state
 
@@ -69,6 +71,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         self.transport = transport
         self.connectTimeout = connectTimeout
         self.idleConnectionTimeout = idleConnectionTimeout
+        self.limits = limits
         self.parser = HTTPResponseParser(limits: limits)
         self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests)
     }
@@ -128,6 +131,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         switch action {
         case .none:
             break
+        case .writeToProxy(let bytes):
+            writeToProxy(bytes)
         case .startTLS:
             startTLS()
         case .askServerTrust:
@@ -250,7 +255,11 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             run(machine.connectFailed(.cannotConnect(error)))
             return
         }
-        run(machine.tcpConnected(secure: key.scheme == "https"))
+        if let proxy = key.proxy, key.needsTunnel {
+            openTunnel(through: proxy)
+        } else {
+            run(machine.tcpConnected(secure: key.isSecure))
+        }
     }
 
     /// Readable unless the task paused reading; writable while bytes wait to be written.
