@@ -5,9 +5,10 @@ import FWWire
 // MARK: - HTTP1Connection
 
 /// One HTTP/1.1 connection: the executor of its `HTTP1ConnectionStateMachine`. It owns the socket (to the
-/// origin, or to its proxy), the TLS engine (for HTTPS), the response parser, the write queue, the timers and the metering, feeds what
-/// happens on them into the machine, and runs the machine's actions in one place (`run`). Every rule
-/// (establishment, keep-alive, retry safety, the request in flight and its body) lives in the machine.
+/// origin, or to its proxy), the TLS engine (for HTTPS), the response parser, the write queue, the timers
+/// and the metering, feeds what happens on them into the machine, and runs the machine's actions in one
+/// place (`run`). Every rule (establishment, tunnels, keep-alive, retry safety, the request in flight and
+/// its body) lives in the machine.
 ///
 /// Sendable because it only crosses threads as a reference handed to `loop.execute`: every mutable
 /// stored property below is touched on `loop`'s thread only (checked with `preconditionInEventLoop`

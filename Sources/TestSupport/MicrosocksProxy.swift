@@ -17,7 +17,8 @@ public final class MicrosocksProxy: Sendable { // immutable; `process` stops its
     public init(user: String? = nil, password: String? = nil) throws {
         guard let microsocks = ["/usr/bin/microsocks", "/usr/sbin/microsocks"]
             .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw TestSupportError.serverUnavailable("microsocks is not installed (Scripts/install-deps.sh installs it)")
+            throw TestSupportError.serverUnavailable(
+                "microsocks is not installed (Scripts/install-deps.sh installs it)")
         }
         var lastLog = ""
         for _ in 0..<5 {

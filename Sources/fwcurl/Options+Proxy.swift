@@ -36,7 +36,8 @@ extension Options {
             dictionary[kCFNetworkProxiesSOCKSPort] = port
             dictionary[kFWNetworkProxiesSOCKSResolvesNamesLocally] = components.scheme?.lowercased() == "socks5"
         case let other:
-            throw UsageError(description: "-x: the proxy scheme \(other ?? "") is not supported (http, socks5, socks5h)")
+            throw UsageError(
+                description: "-x: the proxy scheme \(other ?? "") is not supported (http, socks5, socks5h)")
         }
         if let (user, password) = credentials(components) {
             dictionary[kCFProxyUsernameKey] = user

@@ -168,8 +168,10 @@ import Testing
                 last: "connectFailed(proxyFailed, discard: false)"),
         Refusal(inputs: [.tunnelled(secure: true, connect), .proxy(connected + "early")],
                 last: "connectFailed(proxyFailed, discard: false)"),
-        Refusal(inputs: [.tunnelled(secure: false, socks), .proxyClosed], last: "connectFailed(proxyFailed, discard: false)"),
-        Refusal(inputs: [.tunnelled(secure: true, connect), .connectFailed], last: "connectFailed(timedOut, discard: false)"),
+        Refusal(inputs: [.tunnelled(secure: false, socks), .proxyClosed],
+                last: "connectFailed(proxyFailed, discard: false)"),
+        Refusal(inputs: [.tunnelled(secure: true, connect), .connectFailed],
+                last: "connectFailed(timedOut, discard: false)"),
     ]
 
     @Test(arguments: tunnelFailures)

@@ -35,7 +35,8 @@ import Testing
                    .established(leftover: [])),
         ]),
         TunnelCase(name: "interim answers are skipped", make: make(), first: connect, steps: [
-            answer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 200 Connection established\r\n\r\n", .established(leftover: [])),
+            answer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 200 Connection established\r\n\r\n",
+                   .established(leftover: [])),
         ]),
         TunnelCase(name: "a Basic challenge is answered once", make: make(credentials: alice), first: connect, steps: [
             answer(challenge(), .write(answered)), TunnelStep(answer: ok, then: .established(leftover: [])),

@@ -23,7 +23,8 @@ import Testing
             head: "GET http://example.org:8080/a?b HTTP/1.1\r\nHost: example.org:8080\r\n"
                 + "Proxy-Authorization: Basic YWxpY2U6c2VjcmV0\r\n\r\n"),
         Row(why: "an HTTP proxy for IPv6, no credentials",
-            key: ConnectionKey(scheme: "http", host: "::1", port: 80, proxy: ProxyServer(kind: .http, host: "p", port: 1)),
+            key: ConnectionKey(scheme: "http", host: "::1", port: 80,
+                               proxy: ProxyServer(kind: .http, host: "p", port: 1)),
             head: "GET http://[::1]/a?b HTTP/1.1\r\nHost: [::1]\r\n\r\n"),
         Row(why: "HTTPS through an HTTP proxy goes in a tunnel: origin form",
             key: ConnectionKey(scheme: "https", host: "example.org", port: 443,
@@ -39,7 +40,8 @@ import Testing
     func headsFollowTheRoute(_ row: Row) throws {
         var headers = HTTPHeaders()
         headers.add(name: "Proxy-Authorization", value: "Basic set-by-the-caller")
-        let request = TransportRequest(key: row.key, head: HTTPRequestHead(method: "GET", target: "/a?b", headers: headers))
+        let head = HTTPRequestHead(method: "GET", target: "/a?b", headers: headers)
+        let request = TransportRequest(key: row.key, head: head)
         let prepared = try PreparedRequest(id: RequestID(1), request: request, delegate: StubRequests.Sink())
         #expect(String(decoding: prepared.encodedHead, as: UTF8.self) == row.head)
     }
@@ -51,7 +53,8 @@ import Testing
         #expect(key.needsTunnel && !key.usesAbsoluteForm)
         #expect(key != ConnectionKey(scheme: "https", host: "example.org", port: 443), "direct and proxied never share")
         #expect(!"\(key) \(socks) \(Self.alice)".contains("secret"))
-        let http = ConnectionKey(scheme: "http", host: "example.org", port: 80, proxy: ProxyServer(kind: .http, host: "p", port: 1))
+        let http = ConnectionKey(scheme: "http", host: "example.org", port: 80,
+                                 proxy: ProxyServer(kind: .http, host: "p", port: 1))
         #expect(http.usesAbsoluteForm && !http.needsTunnel)
     }
 }

@@ -53,7 +53,8 @@ import Testing
             step([5, 5, 0, 1, 0, 0, 0, 0, 0, 0], .failed(.refused("the SOCKS5 proxy answered: connection refused"))),
         ]),
         TunnelCase(name: "not a SOCKS5 proxy", make: make(), first: [5, 1, 0], steps: [
-            step(Array("HTTP/1.1 400".utf8), .failed(.malformedReply("the SOCKS5 method selection has version 72, not 5"))),
+            step(Array("HTTP/1.1 400".utf8),
+                 .failed(.malformedReply("the SOCKS5 method selection has version 72, not 5"))),
         ]),
         TunnelCase(name: "an unknown address type", make: make(), first: [5, 1, 0], steps: [
             step([5, 0], .write(nameRequest)),
@@ -69,7 +70,8 @@ import Testing
     @Test func bytesBeyondAnAnswerBreakTheProtocol() {
         var handshake = SOCKS5Handshake(target: .name("example.org"), port: 80, credentials: nil)
         _ = handshake.start()
-        #expect(handshake.receive([5, 0, 5]) == .failed(.malformedReply("the SOCKS5 proxy sent bytes it was not asked for")))
+        #expect(handshake.receive([5, 0, 5])
+                    == .failed(.malformedReply("the SOCKS5 proxy sent bytes it was not asked for")))
     }
 
     @Test func aCloseBeforeTheReplyIsARefusal() {

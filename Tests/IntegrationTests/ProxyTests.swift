@@ -17,7 +17,8 @@ import TestSupport
     static func session(_ proxies: [AnyHashable: Any], delegate: (any URLSessionDelegate)? = nil) throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.connectionProxyDictionary = proxies
-        configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
+        configuration.tlsTrustRoots = .certificates(
+            try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
         configuration.timeoutIntervalForResource = 20
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
@@ -157,7 +158,8 @@ import TestSupport
         let socks = try MicrosocksProxy()
         let squid = try SquidProxy(users: ["alice": "secret"])
         let secret = ["Proxy-Authorization": "Basic c2VjcmV0"]
-        for proxies in [[:], Self.socksProxy(socks.port), Self.httpProxy(squid.port, user: "alice", password: "secret")] {
+        let squidProxies = Self.httpProxy(squid.port, user: "alice", password: "secret")
+        for proxies in [[:], Self.socksProxy(socks.port), squidProxies] {
             #expect(try await Self.load("\(origin.baseURL)/", proxies, headers: secret).get().body == "seen")
         }
         #expect(origin.requests.count == 3)

@@ -104,7 +104,7 @@ struct SOCKS5Handshake: Sendable {
         default:
             return fail(.malformedReply("the SOCKS5 proxy chose method \(method), which was not offered"))
         }
-        guard buffer.count == 2 else { return fail(.malformedReply("the SOCKS5 proxy sent bytes it was not asked for")) }
+        guard buffer.count == 2 else { return fail(Self.unasked) }
         buffer = []
         return method == 0 ? sendRequest() : sendCredentials()
     }
@@ -127,7 +127,7 @@ struct SOCKS5Handshake: Sendable {
         guard buffer[1] == 0 else {
             return fail(.authenticationRequired("the SOCKS5 proxy rejected the user name and password"))
         }
-        guard buffer.count == 2 else { return fail(.malformedReply("the SOCKS5 proxy sent bytes it was not asked for")) }
+        guard buffer.count == 2 else { return fail(Self.unasked) }
         buffer = []
         return sendRequest()
     }
@@ -181,6 +181,8 @@ struct SOCKS5Handshake: Sendable {
         buffer = []
         return .failed(error)
     }
+
+    private static let unasked = ProxyError.malformedReply("the SOCKS5 proxy sent bytes it was not asked for")
 
     /// RFC 1928 §6's reply codes.
     static func reason(_ code: UInt8) -> String {

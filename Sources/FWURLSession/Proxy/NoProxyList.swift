@@ -63,7 +63,9 @@ struct NoProxyList: Sendable, Equatable {
                   (0...network.count * 8).contains(length) else { return nil }
             return .network(network, prefixLength: length, port: port)
         }
-        if let address = addressBytes(hostPart) { return .network(address, prefixLength: address.count * 8, port: port) }
+        if let address = addressBytes(hostPart) {
+            return .network(address, prefixLength: address.count * 8, port: port)
+        }
         var name = Substring(hostPart)
         if name.hasPrefix("*.") { name = name.dropFirst(2) }
         while name.hasPrefix(".") { name = name.dropFirst() }
