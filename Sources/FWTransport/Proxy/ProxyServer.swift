@@ -19,9 +19,6 @@ public struct ProxyServer: Hashable, Sendable, CustomStringConvertible {
 
         /// The URL scheme of the kind: "http", "socks5" or "socks5h".
         public var description: String { name }
-
-        /// Whether this is one of the SOCKS5 kinds.
-        public var isSOCKS: Bool { self != .http }
     }
 
     /// How the proxy is spoken to.
