@@ -63,6 +63,12 @@ public final class SquidProxy: @unchecked Sendable { // immutable after init; `p
             .split(separator: "\n").map(String.init)
     }
 
+    /// Whether the access log has `line`, waiting for it at most `timeout` seconds: squid writes a request's
+    /// line when the request ends, and a tunnel's when the tunnel closes.
+    public func logged(_ line: String, timeout: Double = 10) -> Bool {
+        waitUntil(timeout: timeout) { accessLog.contains(line) }
+    }
+
     /// Stops squid and removes its directory (idempotent; also in deinit).
     public func stop() {
         process.stop()

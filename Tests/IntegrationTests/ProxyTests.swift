@@ -14,9 +14,11 @@ import TestSupport
         var transaction: URLSessionTaskTransactionMetrics?
     }
 
-    static func session(_ proxies: [AnyHashable: Any], delegate: (any URLSessionDelegate)? = nil) throws -> URLSession {
+    static func session(_ proxies: [AnyHashable: Any], delegate: (any URLSessionDelegate)? = nil,
+                        requestTimeout: TimeInterval = 60) throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.connectionProxyDictionary = proxies
+        configuration.timeoutIntervalForRequest = requestTimeout
         configuration.tlsTrustRoots = .certificates(
             try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
         configuration.timeoutIntervalForResource = 20
@@ -73,7 +75,7 @@ import TestSupport
         #expect(outcome.body == "hello through the proxy\n")
         #expect(outcome.transaction?.isProxyConnection == true)
         #expect(outcome.transaction?.remotePort == "\(squid.port)")
-        #expect(squid.accessLog.contains("GET \(url) 200 alice"), "\(squid.accessLog)")
+        #expect(squid.logged("GET \(url) 200 alice"), "\(squid.accessLog)")
     }
 
     @Test func withoutCredentialsSquidsAnswerIsTheResponse() async throws {
@@ -100,8 +102,8 @@ import TestSupport
         } else {
             #expect(result.failure?.code == .cancelled, "\(result)")
         }
+        #expect(squid.logged("CONNECT 127.0.0.1:\(origin.port) 200 alice"), "\(squid.accessLog)")
         #expect(squid.accessLog.filter { $0.hasPrefix("CONNECT 127.0.0.1:\(origin.port) 407") }.count == 1)
-        #expect(squid.accessLog.contains("CONNECT 127.0.0.1:\(origin.port) 200 alice"), "\(squid.accessLog)")
     }
 
     @Test(arguments: [nil, "wrong"])
@@ -111,6 +113,27 @@ import TestSupport
         let proxies = Self.httpProxy(squid.port, user: password.map { _ in "alice" }, password: password)
         let result = try await Self.load("https://127.0.0.1:\(origin.port)/", proxies)
         #expect(result.failure?.code == .userAuthenticationRequired, "\(result)")
+    }
+
+    @Test func aTunnelIsReusedForTheNextRequestToItsOrigin() async throws {
+        let origin = try NginxServer(files: Self.file, blocks: [NginxServer.Block(
+            tls: (chain: ["valid-ecdsa.pem", "intermediate-ca.pem"], key: "valid-ecdsa.key"))])
+        let squid = try SquidProxy()
+        let session = try Self.session(Self.httpProxy(squid.port))
+        let collector = MetricsCollector()
+        let url = try #require(URL(string: "https://127.0.0.1:\(origin.port)/hello.bin"))
+        for _ in 0..<2 {
+            let (body, _) = try await session.data(for: URLRequest(url: url), delegate: collector)
+            #expect(String(decoding: body, as: UTF8.self) == "hello through the proxy\n")
+        }
+        let transactions = collector.all.compactMap(\.transactionMetrics.last)
+        #expect(transactions.map(\.isReusedConnection) == [false, true])
+        #expect(transactions.count == 2 && transactions.allSatisfy { $0.isProxyConnection })
+        #expect(session.connectionPoolCounters(for: url).idle == 1)
+        // squid logs a tunnel when it closes.
+        session.invalidateAndCancel()
+        _ = waitUntil(timeout: 10) { squid.accessLog.contains { $0.hasPrefix("CONNECT ") } }
+        #expect(squid.accessLog.filter { $0.hasPrefix("CONNECT ") }.count == 1, "\(squid.accessLog)")
     }
 
     // MARK: microsocks
@@ -172,6 +195,21 @@ import TestSupport
         #expect(result.failure?.code == .cannotConnectToHost, "\(result)")
         #expect(result.failure?.localizedDescription.contains("proxy socks5h://127.0.0.1:\(port)") == true,
                 "\(String(describing: result.failure?.localizedDescription))")
+    }
+
+    @Test func aSilentProxyTimesOutAndAGarbledOneIsABadServerResponse() async throws {
+        let silent = try ScriptedServer { connection in _ = connection.waitForClose(timeout: 5) }
+        let garbled = try ScriptedServer { connection in try connection.write("SSH-2.0-OpenSSH_9.2\r\n") }
+        let session = try Self.session(Self.httpProxy(silent.port), requestTimeout: 1)
+        do {
+            _ = try await session.data(from: try #require(URL(string: "https://127.0.0.1:1/")))
+            Issue.record("a silent proxy answered")
+        } catch let error as URLError {
+            #expect(error.code == .timedOut, "\(error)")
+        }
+        session.invalidateAndCancel()
+        let result = try await Self.load("https://127.0.0.1:1/", Self.httpProxy(garbled.port))
+        #expect(result.failure?.code == .badServerResponse, "\(result)")
     }
 
     @Test func aProxyThatCannotReachTheOriginIsCannotConnectToHost() async throws {
