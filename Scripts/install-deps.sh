@@ -9,6 +9,9 @@
 #   apache2-bin               a test peer for HTTP Digest
 #   faketime                  Scripts/time-travel.sh
 #   iproute2, util-linux      ip, unshare and nsenter for the network-namespace tests of reachability
+#   squid, microsocks         HTTP/CONNECT (with basic_ncsa_auth) and SOCKS5 proxies for the proxy tests;
+#                             a temporary policy-rc.d keeps their packages from starting system daemons
+#                             (the tests start their own, on loopback ports)
 set -euo pipefail
 
 missing=()
@@ -23,6 +26,9 @@ command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 [ -x /usr/sbin/apache2 ] || missing+=(apache2-bin)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 { command -v unshare && command -v nsenter; } >/dev/null 2>&1 || missing+=(util-linux)
+[ -x /usr/sbin/squid ] || missing+=(squid)
+[ -x /usr/lib/squid/basic_ncsa_auth ] || missing+=(squid)
+command -v microsocks >/dev/null 2>&1 || missing+=(microsocks)
 for extra in "$@"; do
     dpkg -s "$extra" >/dev/null 2>&1 || missing+=("$extra")
 done
@@ -40,4 +46,12 @@ apt-get update -qq
 if [[ " ${missing[*]} " == *" nginx "* ]] && apt-cache show nginx-light >/dev/null 2>&1; then
     missing=("${missing[@]/#nginx/nginx-light}")
 fi
+# No daemon may start during the install: the tests run their own squid and microsocks.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy"
+    chmod +x "$policy"
+    trap 'rm -f "$policy"' EXIT
+fi
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

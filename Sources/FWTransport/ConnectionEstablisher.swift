@@ -2,10 +2,10 @@ import FWLoop
 
 // MARK: - ConnectionEstablisher
 
-/// Opens the TCP connection for a new `HTTP1Connection`: resolves the host off the loop, then races
-/// attempts as `HappyEyeballsStateMachine` says, within a connect timeout. Reports exactly once, on
-/// the loop, with the winning socket (registered nowhere) or the error, plus the lookup and connect
-/// times. Loop thread only; it keeps itself alive until it has reported.
+/// Opens the TCP connection for a new `HTTP1Connection` (to the origin, or to its proxy): resolves the
+/// host off the loop, then races attempts as `HappyEyeballsStateMachine` says, within a connect timeout.
+/// Reports exactly once, on the loop, with the winning socket (registered nowhere) or the error, plus the
+/// lookup and connect times. Loop thread only; it keeps itself alive until it has reported.
 final class ConnectionEstablisher {
     typealias Completion = (Result<Socket, TransportError>, TransportMetrics) -> Void
 
@@ -38,7 +38,7 @@ final class ConnectionEstablisher {
         times.domainLookupStart = TransportMetrics.now()
         let loop = self.loop
         let resolving = LoopBound(self, loop: loop)
-        Resolver.resolve(host: key.host, port: key.port) { result in
+        Resolver.resolve(host: key.proxy?.host ?? key.host, port: key.proxy?.port ?? key.port) { result in
             loop.execute { resolving.value.resolved(result) }
         }
     }
@@ -50,10 +50,15 @@ final class ConnectionEstablisher {
         case .success(let addresses) where !addresses.isEmpty:
             perform(machine.resolved(addresses))
         case .success:
-            finish(.failure(.cannotFindHost("\(key.host) has no addresses", underlying: nil)))
+            finish(.failure(.cannotFindHost("\(hostDescription) has no addresses", underlying: nil)))
         case .failure(let error):
-            finish(.failure(.cannotFindHost("cannot find host \(key.host): \(error)", underlying: error)))
+            finish(.failure(.cannotFindHost("cannot find \(hostDescription): \(error)", underlying: error)))
         }
+    }
+
+    /// "host example.org", or "the proxy's host proxy.example" when the connection goes through one.
+    private var hostDescription: String {
+        key.proxy.map { "the proxy's host \($0.host)" } ?? "host \(key.host)"
     }
 
     // MARK: Actions
@@ -76,7 +81,7 @@ final class ConnectionEstablisher {
                 times.connectEnd = TransportMetrics.now()
                 finish(.success(winner.release(on: loop)))
             case .fail(let error):
-                finish(.failure(.cannotConnect(error)))
+                finish(.failure(key.proxy.map { .cannotConnect(toProxy: $0, error) } ?? .cannotConnect(error)))
             }
         }
     }

@@ -1,8 +1,10 @@
 // MARK: - ConnectionKey
 
 /// Which connections can serve a request: the pool keeps one per-host limit, one waiter queue and one
-/// idle list for each key. Client identities are not part of the key: as on Apple platforms, tasks that
-/// present different client certificates to one origin may share a connection.
+/// idle list for each key. The key is the origin and the proxy it is reached through (none, or one with
+/// its credentials), so a tunnel to an origin never serves a direct request to it nor one through another
+/// proxy. Client identities are not part of the key: as on Apple platforms, tasks that present different
+/// client certificates to one origin may share a connection.
 public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// "http" or "https", lowercased.
     public var scheme: String
@@ -10,12 +12,15 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     public var host: String
     /// The port, explicit or the scheme's default.
     public var port: Int
+    /// The proxy the origin is reached through, or nil for a direct connection.
+    public var proxy: ProxyServer?
 
     /// Creates a key; scheme and host are lowercased so that equal origins share connections.
-    public init(scheme: String, host: String, port: Int) {
+    public init(scheme: String, host: String, port: Int, proxy: ProxyServer? = nil) {
         self.scheme = scheme.lowercased()
         self.host = host.lowercased()
         self.port = port
+        self.proxy = proxy
     }
 
     /// The port a scheme uses when a URL names none: 443 for https (and wss), 80 otherwise. The one
@@ -30,10 +35,27 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// Whether `port` is the scheme's default (then `Host` and the origin leave it out).
     public var usesDefaultPort: Bool { port == Self.defaultPort(forScheme: scheme) }
 
-    /// "http://host:port".
-    public var description: String {
+    /// Whether the connection speaks TLS with the origin (inside the tunnel, when there is a proxy).
+    public var isSecure: Bool { scheme == "https" || scheme == "wss" }
+
+    /// Whether requests go to an HTTP proxy in absolute form (plain HTTP through an HTTP proxy): no tunnel.
+    public var usesAbsoluteForm: Bool { proxy?.kind == .http && !isSecure }
+
+    /// Whether the connection opens a tunnel through its proxy before anything else (CONNECT for HTTPS
+    /// through an HTTP proxy, every SOCKS5 connection).
+    public var needsTunnel: Bool { proxy != nil && !usesAbsoluteForm }
+
+    /// `host:port` of the origin, IPv6 in brackets: a CONNECT request's target and its `Host`.
+    public var authority: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme)://\(shownHost):\(port)"
+        return "\(shownHost):\(port)"
+    }
+
+    /// "http://host:port", then " via socks5h://proxy:port" through a proxy (credentials never appear).
+    public var description: String {
+        let origin = "\(scheme)://\(authority)"
+        guard let proxy else { return origin }
+        return "\(origin) via \(proxy)"
     }
 }
 

@@ -49,7 +49,9 @@ extension HTTP1Connection {
     /// One read: ciphertext into the engine, or plaintext straight into the parser.
     private func read(from socket: Socket) throws(IOError) -> IOResult<Int> {
         var result = IOResult<Int>.wouldBlock
-        if let tls {
+        if machine.establishment == .tunnelling {
+            result = try readFromProxy(socket)
+        } else if let tls {
             result = try cipherBuffer.withUnsafeMutableBytes { buffer in
                 Result { () throws(IOError) in try socket.read(into: buffer) }
             }.get()
@@ -71,7 +73,9 @@ extension HTTP1Connection {
 
     /// The socket reached end of stream.
     private func endOfStream() {
-        if tls != nil, machine.isConnecting {
+        if machine.establishment == .tunnelling {
+            run(machine.tunnelEndOfStream())
+        } else if tls != nil, machine.isConnecting {
             run(machine.connectFailed(.secureConnectionFailed(
                 .handshakeFailed(reason: "the server closed the connection during the TLS handshake"))))
         } else if let tls, !tls.receivedCloseNotify, machine.activeRequest != nil {
@@ -141,6 +145,7 @@ extension HTTP1Connection {
     func startMetrics(for request: PreparedRequest) {
         metrics = machine.isReused ? TransportMetrics() : establishment
         metrics.isReusedConnection = machine.isReused
+        metrics.isProxyConnection = key.proxy != nil
         metrics.localAddress = establishment.localAddress
         metrics.remoteAddress = establishment.remoteAddress
         metrics.tls = establishment.tls

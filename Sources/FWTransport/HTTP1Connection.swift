@@ -4,10 +4,11 @@ import FWWire
 
 // MARK: - HTTP1Connection
 
-/// One HTTP/1.1 connection: the executor of its `HTTP1ConnectionStateMachine`. It owns the socket, the TLS
-/// engine (for HTTPS), the response parser, the write queue, the timers and the metering, feeds what
-/// happens on them into the machine, and runs the machine's actions in one place (`run`). Every rule
-/// (establishment, keep-alive, retry safety, the request in flight and its body) lives in the machine.
+/// One HTTP/1.1 connection: the executor of its `HTTP1ConnectionStateMachine`. It owns the socket (to the
+/// origin, or to its proxy), the TLS engine (for HTTPS), the response parser, the write queue, the timers
+/// and the metering, feeds what happens on them into the machine, and runs the machine's actions in one
+/// place (`run`). Every rule (establishment, tunnels, keep-alive, retry safety, the request in flight and
+/// its body) lives in the machine.
 ///
 /// Sendable because it only crosses threads as a reference handed to `loop.execute`: every mutable
 /// stored property below is touched on `loop`'s thread only (checked with `preconditionInEventLoop`
@@ -19,6 +20,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     let transport: HTTPTransport
     let connectTimeout: Duration
     private let idleConnectionTimeout: Duration
+    /// The limits responses (and a proxy's answers to CONNECT) must stay within.
+    let limits: HTTPLimits
 
     // MARK: Loop-thread state
 
@@ -69,6 +72,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         self.transport = transport
         self.connectTimeout = connectTimeout
         self.idleConnectionTimeout = idleConnectionTimeout
+        self.limits = limits
         self.parser = HTTPResponseParser(limits: limits)
         self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests)
         self.lastActivity = loop.now()
@@ -131,6 +135,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         switch action {
         case .none:
             break
+        case .writeToProxy(let bytes):
+            writeToProxy(bytes)
         case .startTLS:
             startTLS()
         case .askServerTrust:
@@ -253,7 +259,11 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             run(machine.connectFailed(.cannotConnect(error)))
             return
         }
-        run(machine.tcpConnected(secure: key.scheme == "https"))
+        if let proxy = key.proxy, key.needsTunnel {
+            openTunnel(through: proxy)
+        } else {
+            run(machine.tcpConnected(secure: key.isSecure))
+        }
     }
 
     /// Readable unless the task paused reading; writable while bytes wait to be written.

@@ -8,8 +8,9 @@ import FWWire
 // (`HTTP1Connection.run`).
 //
 //   connecting(tcp) ──tcpConnected, http──────────────────────────────────────────────▶ idle
-//        │ https                                                                         ▲
-//        ▼                                                                               │
+//        │ through a tunnel ──▶ connecting(tunnelling) ──open, http───────────────────────▲
+//        │ https                          │ open, https                                   │
+//        ▼ ◀──────────────────────────────┘                                               │
 //   connecting(handshaking) ──complete──▶ connecting(awaitingTrust) ──trust───────────────┤
 //        │ client certificate requested       ▲          │ trust, identity wanted        │
 //        └────────────────────────────────────┘          ▼                               │
@@ -18,6 +19,12 @@ import FWWire
 //   idle ──startRequest──▶ active(request) ──(write done ∧ response ended ∧ reusable)──▶ idle
 //
 //   any state ──failure, reject, cancel, peer close, not reusable──▶ closed
+//
+// A connection through a SOCKS5 proxy, or to an HTTPS origin through an HTTP proxy, first opens a tunnel:
+// the machine holds the tunnel's own sans-I/O machine (`ProxyTunnel`), hands it what the proxy sends and
+// turns its answers into actions; TLS with the origin (SNI, trust, pinning) starts only inside the open
+// tunnel. Bytes the proxy sends after the tunnel opened, before we sent anything, fail the connection
+// (the origin speaks only when spoken to: TLS and HTTP clients speak first).
 //
 // HTTPS stays `connecting` through the handshake, the server-trust decision and the choice of a client
 // certificate (both may ask a delegate; the handshake pauses for them). The server's trust is decided
@@ -42,59 +49,6 @@ import FWWire
 
 /// The state machine of one HTTP/1.1 connection.
 struct HTTP1ConnectionStateMachine {
-    /// What the owner must do.
-    enum Action {
-        case none
-        /// Start TLS on the connected socket: make the engine, arm the handshake timeout, run the handshake.
-        case startTLS
-        /// Ask whether to trust the server (its chain is known); the handshake waits for `trustDecided`.
-        case askServerTrust
-        /// Ask for the client certificate to send; the handshake waits for `clientIdentityChosen`.
-        case askClientIdentity
-        /// Hand the chosen identity (or none) to the engine, then run the handshake on.
-        case provideClientIdentity(TLSIdentity?)
-        /// Tell the pool the connection is established.
-        case reportEstablished
-        /// The connection could not be established: close it and report the failure to the pool (a
-        /// rejected or cancelled trust decision also drops the TLS session cached during the handshake).
-        case reportConnectFailed(TransportError, discardTLSSession: Bool)
-        /// Start writing the request (the connection is now active).
-        case startWriting(PreparedRequest)
-        /// The request arrived on a connection that had already closed: hand it back for a retry.
-        case bounceRequest(PreparedRequest)
-        /// Hand these events to the request's delegate.
-        case deliver([TransportEvent], to: PreparedRequest)
-        /// A 100 Continue arrived: deliver it and let the waiting body go.
-        case deliverContinue(TransportEvent, to: PreparedRequest)
-        /// The final head arrived: deliver it; the body stops going out (stop its producer, if running).
-        case deliverHead(HTTPResponseHead, to: PreparedRequest, stop: BodyProducer?)
-        /// Queue body bytes (framing included); `payload` of them are body bytes.
-        case writeBody([UInt8], payload: Int)
-        /// Ask the body's producer for up to `maxLength` bytes, answering with `answer`.
-        case produceBody(BodyProducer, maxLength: Int, answer: UInt64)
-        /// The body is complete: stop its producer and queue `bytes` (the last chunk, or nothing).
-        case finishBody([UInt8], stop: BodyProducer?)
-        /// The request succeeded: deliver its end, release the connection to the pool (or close it).
-        case completeRequest(PreparedRequest, trailers: HTTPHeaders, reusable: Bool, stop: BodyProducer?)
-        /// End the request with an error (or retry it) and close the connection.
-        case failRequest(PreparedRequest, TransportError, retry: Bool, stop: BodyProducer?)
-        /// Close the connection and tell the pool it is gone.
-        case closeIdle
-    }
-
-    /// Where establishing the connection is.
-    enum Establishment: Equatable {
-        /// Resolving and connecting the socket.
-        case tcp
-        /// The TLS handshake runs.
-        case handshaking
-        /// The server's chain is known; waiting for the trust decision (then for an identity when the
-        /// server asked for a client certificate).
-        case awaitingTrust(thenIdentity: Bool)
-        /// The server is trusted and asked for a client certificate; waiting for the choice.
-        case awaitingIdentity
-    }
-
     private enum State {
         case connecting(Establishment)
         case idle
@@ -103,6 +57,10 @@ struct HTTP1ConnectionStateMachine {
     }
 
     private var state = State.connecting(.tcp)
+    /// The tunnel's exchange with the proxy, while tunnelling.
+    private var tunnel: ProxyTunnel?
+    /// TLS with the origin follows the TCP connection (or the tunnel).
+    private var secure = false
     private var completedRequests = 0
     private let maxRequests: Int
     /// The server's trust was decided during this handshake (it asked for a client certificate).
@@ -154,9 +112,52 @@ struct HTTP1ConnectionStateMachine {
 
     // MARK: Establishment
 
-    /// The socket connected; `secure` for HTTPS.
-    mutating func tcpConnected(secure: Bool) -> Action {
+    /// The socket connected (to the origin, or to the proxy when there is a `tunnel` to open first);
+    /// `secure` for HTTPS.
+    mutating func tcpConnected(secure: Bool, tunnel: ProxyTunnel? = nil) -> Action {
         guard case .connecting(.tcp) = state else { preconditionFailure("tcpConnected in state \(state)") }
+        self.secure = secure
+        guard var tunnel else { return afterTransport() }
+        state = .connecting(.tunnelling)
+        let action = tunnel.start()
+        self.tunnel = tunnel
+        return run(action)
+    }
+
+    /// Bytes from the proxy while the tunnel opens (ignored otherwise).
+    mutating func tunnelReceived(_ bytes: [UInt8]) -> Action {
+        guard case .connecting(.tunnelling) = state, var tunnel else { return .none }
+        let action = tunnel.receive(bytes)
+        self.tunnel = tunnel
+        return run(action)
+    }
+
+    /// The proxy closed the connection while the tunnel opens (ignored otherwise).
+    mutating func tunnelEndOfStream() -> Action {
+        guard case .connecting(.tunnelling) = state, var tunnel else { return .none }
+        let action = tunnel.receiveEndOfStream()
+        self.tunnel = tunnel
+        return run(action)
+    }
+
+    private mutating func run(_ action: ProxyTunnelAction) -> Action {
+        switch action {
+        case .write(let bytes):
+            return .writeToProxy(bytes)
+        case .waitForMore:
+            return .none
+        case .established(let leftover) where leftover.isEmpty:
+            tunnel = nil
+            return afterTransport()
+        case .established:
+            return connectFailed(.proxyFailed(.malformedReply("the proxy sent bytes before the origin was spoken to")))
+        case .failed(let error):
+            return connectFailed(.proxyFailed(error))
+        }
+    }
+
+    /// The way to the origin is open: TLS for HTTPS, else the connection is established.
+    private mutating func afterTransport() -> Action {
         guard secure else { return established() }
         state = .connecting(.handshaking)
         return .startTLS
@@ -219,6 +220,7 @@ struct HTTP1ConnectionStateMachine {
     mutating func connectFailed(_ error: TransportError) -> Action {
         guard case .connecting = state else { preconditionFailure("connectFailed(\(error)) in state \(state)") }
         state = .closed
+        tunnel = nil
         return .reportConnectFailed(error, discardTLSSession: false)
     }
 

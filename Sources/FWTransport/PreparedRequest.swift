@@ -19,8 +19,9 @@ struct PreparedRequest: Sendable {
     let bodyProducers: RequestBodyProducers?
 
     /// Completes the head (`Host`, as the first field; `Content-Length`, or `Transfer-Encoding: chunked` for
-    /// a stream of unknown length; `Expect: 100-continue` for large or unknown-length bodies) and encodes it; throws
-    /// before any connection is involved when the request would put invalid bytes on the wire.
+    /// a stream of unknown length; `Expect: 100-continue` for large or unknown-length bodies; the proxy's
+    /// form, see `addressProxy`) and encodes it; throws before any connection is involved when the request
+    /// would put invalid bytes on the wire.
     init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
         var head = request.head
         if !head.headers.contains(name: "Host") {
@@ -28,6 +29,7 @@ struct PreparedRequest: Sendable {
         }
         // RFC 9110 §7.2: Host goes first (servers and proxies that read it by position exist).
         head.headers.moveToFront(name: "Host")
+        Self.addressProxy(&head, key: request.key)
         if let body = request.body {
             let length = body.length
             if let length {
@@ -79,6 +81,23 @@ struct PreparedRequest: Sendable {
             delegate.transportTask(id, didReceive: events[0])
         } else {
             delegate.transportTask(id, didReceive: events)
+        }
+    }
+
+    /// `Proxy-Authorization` never reaches an origin: whatever the caller set is dropped (URLSession
+    /// reserves the field). A request sent to an HTTP proxy in absolute form (plain HTTP through it) gets
+    /// the absolute-form target (RFC 9112 §3.2.2) and, when the proxy has credentials, their Basic
+    /// `Proxy-Authorization` (a proxy that consumes it never forwards it).
+    static func addressProxy(_ head: inout HTTPRequestHead, key: ConnectionKey) {
+        head.headers.remove(name: "Proxy-Authorization")
+        guard key.usesAbsoluteForm else { return }
+        if head.target.hasPrefix("/") {
+            let host = key.host.contains(":") ? "[\(key.host)]" : key.host
+            let port = key.usesDefaultPort ? "" : ":\(key.port)"
+            head.target = "\(key.scheme)://\(host)\(port)\(head.target)"
+        }
+        if let credentials = key.proxy?.credentials {
+            head.headers.add(name: "Proxy-Authorization", value: credentials.basicAuthorization)
         }
     }
 

@@ -20,13 +20,14 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         case invalidRequest
         case unsupportedURL
         case bodyStreamFailed
+        case proxyFailed
         case shutDown
     }
 
     private let code: Code
     private let detail: String
     /// The lower-level error this one wraps (an `IOError`, `ResolverError`, `HTTPParseError`,
-    /// `HTTPRequestError`), kept for diagnosis.
+    /// `HTTPRequestError`, `ProxyError`), kept for diagnosis.
     public let underlying: (any Error & Sendable)?
 
     private init(_ code: Code, _ detail: String, underlying: (any Error & Sendable)? = nil) {
@@ -55,6 +56,17 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public static func cannotConnect(_ error: IOError) -> TransportError {
         TransportError(error.isNoRoute ? .noRoute : .cannotConnectToHost, "cannot connect: \(error)",
                        underlying: error)
+    }
+
+    /// Every address of the proxy refused or failed the connection.
+    public static func cannotConnect(toProxy proxy: ProxyServer, _ error: IOError) -> TransportError {
+        TransportError(.cannotConnectToHost, "cannot connect to the proxy \(proxy): \(error)", underlying: error)
+    }
+
+    /// The proxy refused to open the way to the origin, wants credentials, or broke its protocol (the
+    /// `ProxyError` is the underlying error).
+    public static func proxyFailed(_ error: ProxyError) -> TransportError {
+        TransportError(.proxyFailed, "proxy: \(error)", underlying: error)
     }
 
     /// The connection ended (reset, or closed before the response was complete).
@@ -131,6 +143,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var isUnsupportedURL: Bool { code == .unsupportedURL }
     /// See `bodyStreamFailed(_:)`.
     public var isBodyStreamFailed: Bool { code == .bodyStreamFailed }
+    /// See `proxyFailed(_:)`.
+    public var isProxyFailure: Bool { code == .proxyFailed }
     /// See `shutDown`.
     public var isShutDown: Bool { code == .shutDown }
 

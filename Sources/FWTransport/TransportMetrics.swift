@@ -24,6 +24,8 @@ public struct TransportMetrics: Sendable {
     public var responseEnd: UInt64?
     /// Whether the connection carried a request before.
     public var isReusedConnection = false
+    /// Whether the connection goes through a proxy (its addresses are then the proxy's).
+    public var isProxyConnection = false
     /// The connection's local and remote addresses.
     public var localAddress: SocketAddressInfo?
     public var remoteAddress: SocketAddressInfo?

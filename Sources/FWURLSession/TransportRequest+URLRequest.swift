@@ -32,9 +32,11 @@ extension URLRequest {
 extension TransportRequest {
     /// Translates an outgoing `URLRequest` (`URLRequest.outgoing(configuration:cookies:)`) under
     /// `configuration`: target from the URL, fields in the order the request has them (gzip and deflate
-    /// bodies are decoded whoever asked for them). Throws `badURL` or `unsupportedURL` for URLs the engine
-    /// cannot carry (`unsupportedURL` for a request without a URL, as FoundationNetworking does).
-    init(_ request: URLRequest, configuration: URLSessionConfiguration,
+    /// bodies are decoded whoever asked for them); the key names the proxy `proxies` choose for the URL.
+    /// Throws `badURL` or `unsupportedURL` for URLs the engine cannot carry (`unsupportedURL` for a request
+    /// without a URL, as FoundationNetworking does), and `unsupportedURL` when their proxy setting cannot be
+    /// used.
+    init(_ request: URLRequest, configuration: URLSessionConfiguration, proxies: ProxySettings = .direct,
          priority: Float = URLSessionTask.defaultPriority, tracing: Bool) throws(URLError) {
         guard let url = request.url else {
             // FoundationNetworking's code for a request without a URL.
@@ -43,12 +45,13 @@ extension TransportRequest {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
-        guard let key = ConnectionKey(url: url) else {
+        guard var key = ConnectionKey(url: url) else {
             throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
         }
         guard (1...65535).contains(key.port) else {
             throw URLError(.badURL, url: url, description: "invalid port \(key.port)")
         }
+        key.proxy = try proxies.proxy(for: url, scheme: key.scheme, host: key.host, port: key.port)
         // The URL's own accessors (it is parsed already); URLComponents would parse it again per request.
         let absolute = url.baseURL == nil ? url : url.absoluteURL
         let path = absolute.path(percentEncoded: true)

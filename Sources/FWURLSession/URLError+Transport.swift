@@ -35,6 +35,8 @@ extension URLError {
             code = URLError.Code(secureConnectionFailure: error.underlying)
         } else if error.isCannotDecodeContent {
             code = .cannotDecodeContentData
+        } else if error.isProxyFailure {
+            code = URLError.Code(proxyFailure: error.underlying as? ProxyError)
         } else if error.isUnsupportedURL {
             code = .unsupportedURL
         } else if error.isBodyStreamFailed {
@@ -46,5 +48,19 @@ extension URLError {
             code = .badURL
         }
         self.init(code, url: url, description: error.description, underlying: error.underlying ?? error)
+    }
+}
+
+extension URLError.Code {
+    /// A proxy that wants credentials it did not get (or refused them): `userAuthenticationRequired`; one
+    /// that broke its protocol: `badServerResponse`; one that would not connect: `cannotConnectToHost`.
+    init(proxyFailure: ProxyError?) {
+        if proxyFailure?.isAuthenticationRequired == true {
+            self = .userAuthenticationRequired
+        } else if proxyFailure?.isMalformedReply == true {
+            self = .badServerResponse
+        } else {
+            self = .cannotConnectToHost
+        }
     }
 }

@@ -4,9 +4,11 @@ import FWTransport
 // MARK: - Connection pool counters (FWNetworking addition)
 
 extension URLSession {
-    /// The pool's counts for the origin (scheme, host, port) of `url`, for tooling and tests.
+    /// The pool's counts for the origin (scheme, host, port) of `url` and the proxy the session reaches it
+    /// through, for tooling and tests.
     public func connectionPoolCounters(for url: URL) -> ConnectionPoolCounters {
-        guard let transport, let key = ConnectionKey(url: url) else { return ConnectionPoolCounters() }
+        guard let transport, var key = ConnectionKey(url: url) else { return ConnectionPoolCounters() }
+        key.proxy = try? proxySettings.proxy(for: url, scheme: key.scheme, host: key.host, port: key.port)
         return transport.counters(for: key)
     }
 }

@@ -37,6 +37,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let resourceTimeouts: ResourceTimeouts
     /// Runs the tasks' deliveries on `delegateQueue`.
     let deliveryPump: DeliveryPump
+    /// The proxies of the session's requests (from the configuration, else the environment at creation).
+    let proxySettings: ProxySettings
 
     /// A copy of the configuration the session was created with.
     public let configuration: URLSessionConfiguration
@@ -98,6 +100,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             clientIdentityHandler: Self.clientIdentityHandler(reference)
         ))
         self.deliveryPump = DeliveryPump(queue: delegateQueue)
+        self.proxySettings = ProxySettings(configuration: configuration)
         self.resourceTimeouts = ResourceTimeouts { [registry] due in
             let tasks = registry.withLock { registry in due.compactMap { registry.tasks[$0] } }
             tasks.forEach { $0.resourceTimeoutElapsed() }

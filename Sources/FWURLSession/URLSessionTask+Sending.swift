@@ -99,7 +99,8 @@ extension URLSessionTask {
         }
         var transportRequest: TransportRequest
         do {
-            transportRequest = try TransportRequest(request, configuration: session.configuration, priority: priority,
+            transportRequest = try TransportRequest(request, configuration: session.configuration,
+                                                    proxies: session.proxySettings, priority: priority,
                                                     tracing: DelegateRouter.wantsTrace(task: self))
             if let body = try uploadBody(for: request) { transportRequest.body = body }
         } catch {

@@ -66,7 +66,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     public let responseEndDate: Date?
     /// "http/1.1".
     public let networkProtocolName: String?
-    /// Always false: FWNetworking does not use proxies yet.
+    /// Whether the request went through a proxy (the addresses are then the proxy's).
     public let isProxyConnection: Bool
     /// Whether the request went over a connection that carried an earlier request.
     public let isReusedConnection: Bool
@@ -132,7 +132,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         responseStartDate = clock.date(transport?.responseStart)
         responseEndDate = clock.date(transport?.responseEnd)
         networkProtocolName = transport == nil ? nil : "http/1.1"
-        isProxyConnection = false
+        isProxyConnection = transport?.isProxyConnection ?? false
         isReusedConnection = transport?.isReusedConnection ?? false
         resourceFetchType = fetchType ?? (transport == nil ? .unknown : .networkLoad)
         countOfRequestHeaderBytesSent = transport?.requestHeaderBytes ?? 0

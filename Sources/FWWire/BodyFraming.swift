@@ -20,9 +20,10 @@ public enum ResponseFramingRules {
     public static func framing(requestMethod: String, head: HTTPResponseHead) throws(HTTPParseError)
         -> (framing: BodyFraming, forbidsReuse: Bool)
     {
-        // Rule 1: no body whatever the headers say. (Rule 2, interim 1xx, is the parser's loop.)
+        // Rule 1: no body whatever the headers say; a 2xx answer to CONNECT turns the connection into a
+        // tunnel right after the head (RFC 9112 §6.3 rule 2). (Rule 2, interim 1xx, is the parser's loop.)
         if requestMethod == "HEAD" || (100..<200).contains(head.status) || head.status == 204
-            || head.status == 304
+            || head.status == 304 || (requestMethod == "CONNECT" && (200..<300).contains(head.status))
         {
             return (.none, false)
         }

@@ -155,6 +155,18 @@ public struct HTTPResponseParser: Sendable {
         buffer.count - readIndex
     }
 
+    /// Hands over the bytes received after the last message and forgets them: once a 2xx answer to
+    /// CONNECT ended, they belong to the tunnel, not to HTTP. Precondition: idle.
+    public mutating func takeBufferedBytes() -> [UInt8] {
+        guard case .idle = state else {
+            preconditionFailure("takeBufferedBytes() in state \(state)")
+        }
+        let unread = Array(buffer[readIndex...])
+        buffer = []
+        readIndex = 0
+        return unread
+    }
+
     /// The next event, or nil when more input is needed (or when idle: no response expected).
     /// Errors are sticky: after a throw, every later call throws the same error.
     public mutating func next() throws(HTTPParseError) -> HTTPResponseEvent? {

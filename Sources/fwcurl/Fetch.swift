@@ -19,6 +19,12 @@ func fetch(_ options: Options) async -> Int32 {
         }
     }
     if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
+    do throws(Options.UsageError) {
+        try options.applyProxies(to: configuration)
+    } catch {
+        Terminal.error("fwcurl: \(error)")
+        return 2
+    }
     var identity: SecIdentity?
     if let path = options.certificateFile {
         do {

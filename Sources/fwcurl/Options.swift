@@ -39,6 +39,15 @@ struct Options {
     var keyFile: String?
     var urls: [URL] = []
 
+    // MARK: Proxies (Options+Proxy.swift)
+
+    /// `-x URL`: the proxy of every URL ("" for none, whatever the environment says).
+    var proxy: String?
+    /// `-U, --proxy-user USER:PASSWORD`.
+    var proxyUser: String?
+    /// `--noproxy LIST`: hosts that go direct (no_proxy syntax).
+    var noProxy: String?
+
     /// Where `-C` continues from.
     enum ResumePoint {
         /// `-C -`: from the output file's current size.
@@ -57,7 +66,8 @@ struct Options {
                       [-o FILE]... [-C -|OFFSET] [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s]
                       [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
                       [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
-                      [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
+                      [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
+                      URL [URL...]
                fwcurl demo
 
           -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
@@ -73,6 +83,11 @@ struct Options {
           --max-redirs N   with -L, fail after N redirects (default 50; -1: no limit of fwcurl's own)
           --compressed     ask for gzip or deflate and decode it (else Accept-Encoding: identity is sent)
           -s               no progress meter (shown on a terminal for -o and -T); errors are still printed
+          -x URL           use this proxy: http://HOST[:PORT] (CONNECT tunnels for https), socks5:// (names
+                           resolved here) or socks5h:// (by the proxy); port 1080 by default; USER:PASSWORD@
+                           may precede the host; "" for none. Without -x: http_proxy, https_proxy, all_proxy
+          -U USER:PASSWORD the proxy's credentials (--proxy-user), with -x
+          --noproxy LIST   hosts that go direct: names (suffixes), addresses, CIDR ranges, :PORT, or *
         """
 
     /// Parses `arguments` (without the program name).
@@ -124,6 +139,12 @@ struct Options {
                 json = true
             case "--trace-ascii":
                 traceFile = try value(for: argument)
+            case "-x", "--proxy":
+                proxy = try value(for: argument)
+            case "-U", "--proxy-user":
+                proxyUser = try value(for: argument)
+            case "--noproxy":
+                noProxy = try value(for: argument)
             default:
                 try parseTLSOrURL(argument, value: value)
             }
@@ -170,6 +191,8 @@ struct Options {
     /// Combinations the flags cannot express.
     private func validate() throws(UsageError) {
         if urls.isEmpty { throw UsageError(description: "no URL given") }
+        if proxyUser != nil, proxy?.isEmpty ?? true { throw UsageError(description: "--proxy-user needs -x") }
+        _ = try proxyDictionary()
         if keyFile != nil, certificateFile == nil { throw UsageError(description: "--key needs --cert") }
         if outputFiles.count > urls.count { throw UsageError(description: "more -o options than URLs") }
         if resume != nil, outputFiles.count < urls.count {

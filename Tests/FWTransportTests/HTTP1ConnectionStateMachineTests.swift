@@ -12,6 +12,10 @@ import Testing
     /// One input of a script.
     enum Input: CustomStringConvertible {
         case tcp(secure: Bool)
+        case tunnelled(secure: Bool, ProxyTunnel)
+        case proxy(String)
+        case proxyBytes([UInt8])
+        case proxyClosed
         case handshake(TLSEngine.HandshakeState)
         case trust(ServerTrustDecision)
         case identity(ClientIdentityDecision)
@@ -38,6 +42,10 @@ import Testing
             let action: Machine.Action
             switch input {
             case .tcp(let secure): action = machine.tcpConnected(secure: secure)
+            case .tunnelled(let secure, let tunnel): action = machine.tcpConnected(secure: secure, tunnel: tunnel)
+            case .proxy(let text): action = machine.tunnelReceived(Array(text.utf8))
+            case .proxyBytes(let bytes): action = machine.tunnelReceived(bytes)
+            case .proxyClosed: action = machine.tunnelEndOfStream()
             case .handshake(let state): action = machine.handshakeAdvanced(state)
             case .trust(let decision): action = machine.trustDecided(decision)
             case .identity(let decision): action = machine.clientIdentityChosen(decision)
@@ -129,6 +137,55 @@ import Testing
             .tcp(secure: true), .trust(.trust), .identity(.continueWithoutIdentity), .handshake(.inProgress),
         ])
         #expect(actions == ["startTLS", "none", "none", "none"])
+        #expect(machine.establishment == .handshaking)
+    }
+
+    // MARK: Tunnels through a proxy
+
+    static let connect = ProxyTunnel.connect(HTTPConnectTunnel(authority: "example.test:443", credentials: nil))
+    static let socks = ProxyTunnel.socks5(SOCKS5Handshake(target: .name("example.test"), port: 80, credentials: nil))
+    static let connected = "HTTP/1.1 200 Connection established\r\n\r\n"
+
+    @Test func tlsWithTheOriginStartsInsideTheOpenTunnel() {
+        let (machine, actions) = Self.run([
+            .tunnelled(secure: true, Self.connect), .proxy("HTTP/1.1 200 Connection"), .proxy(" established\r\n\r\n"),
+            .handshake(.complete), .trust(.trust),
+        ])
+        #expect(actions == ["writeToProxy(61)", "none", "startTLS", "askServerTrust", "reportEstablished"])
+        #expect(machine.isIdle)
+    }
+
+    @Test func plainHTTPThroughSOCKS5IsEstablishedWhenTheTunnelOpens() {
+        let (machine, actions) = Self.run([
+            .tunnelled(secure: false, Self.socks), .proxyBytes([5, 0]), .proxyBytes([5, 0, 0, 1, 1, 2, 3, 4, 0, 80]),
+        ])
+        #expect(actions == ["writeToProxy(3)", "writeToProxy(19)", "reportEstablished"])
+        #expect(machine.isIdle)
+    }
+
+    static let tunnelFailures = [
+        Refusal(inputs: [.tunnelled(secure: true, connect), .proxy("HTTP/1.1 502 Bad Gateway\r\n\r\n")],
+                last: "connectFailed(proxyFailed, discard: false)"),
+        Refusal(inputs: [.tunnelled(secure: true, connect), .proxy(connected + "early")],
+                last: "connectFailed(proxyFailed, discard: false)"),
+        Refusal(inputs: [.tunnelled(secure: false, socks), .proxyClosed],
+                last: "connectFailed(proxyFailed, discard: false)"),
+        Refusal(inputs: [.tunnelled(secure: true, connect), .connectFailed],
+                last: "connectFailed(timedOut, discard: false)"),
+    ]
+
+    @Test(arguments: tunnelFailures)
+    func aTunnelThatDoesNotOpenClosesTheConnection(_ row: Refusal) {
+        let (machine, actions) = Self.run(row.inputs)
+        #expect(actions.last == row.last)
+        #expect(machine.isClosed)
+    }
+
+    @Test func proxyBytesOutsideTheTunnelStepAreIgnored() {
+        let (machine, actions) = Self.run([
+            .tunnelled(secure: true, Self.connect), .proxy(Self.connected), .proxy(Self.connected), .proxyClosed,
+        ])
+        #expect(actions == ["writeToProxy(61)", "startTLS", "none", "none"])
         #expect(machine.establishment == .handshaking)
     }
 

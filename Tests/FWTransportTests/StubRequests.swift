@@ -43,6 +43,7 @@ extension HTTP1ConnectionStateMachine.Action {
     var summary: String {
         switch self {
         case .none: return "none"
+        case .writeToProxy(let bytes): return "writeToProxy(\(bytes.count))"
         case .startTLS: return "startTLS"
         case .askServerTrust: return "askServerTrust"
         case .askClientIdentity: return "askClientIdentity"
@@ -88,6 +89,8 @@ extension TransportError {
             (isBadResponse, "badResponse"), (isCannotDecodeContent, "cannotDecodeContent"),
             (isSecureConnectionFailed, "secureConnectionFailed"), (isServerTrustRejected, "serverTrustRejected"),
             (isBodyStreamFailed, "bodyStreamFailed"), (isShutDown, "shutDown"),
+            (isProxyFailure, "proxyFailed"), (isCannotConnectToHost, "cannotConnectToHost"),
+            (isCannotFindHost, "cannotFindHost"),
         ]
         return kinds.first { $0.0 }?.1 ?? description
     }

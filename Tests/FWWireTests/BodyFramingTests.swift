@@ -51,6 +51,10 @@ private let framingCases: [FramingCase] = [
     FramingCase("204 with Content-Length", status: 204, ["Content-Length": "5"], .none),
     FramingCase("304 with chunked", status: 304, chunkedTE, .none),
     FramingCase("1xx", status: 103, ["Content-Length": "5"], .none),
+    FramingCase("2xx to CONNECT with Content-Length", method: "CONNECT", ["Content-Length": "5"], .none),
+    FramingCase("2xx to CONNECT with chunked", method: "CONNECT", status: 204, chunkedTE, .none),
+    FramingCase("407 to CONNECT has its body", method: "CONNECT", status: 407, ["Content-Length": "5"],
+                .contentLength(5)),
 
     // MARK: Rule 3: Transfer-Encoding
     FramingCase("chunked", chunkedTE, .chunked),

@@ -242,3 +242,19 @@ func largeChunkRead() throws {
     parser.feed(bytes("\r\n0\r\n\r\n"))
     #expect(try pull(&parser) == [end(keepAlive: true)])
 }
+
+// MARK: - Handing bytes over to a tunnel
+
+@Test("after a 2xx answer to CONNECT, the bytes that follow are handed over and forgotten")
+func bytesAfterConnectAreTakenWhole() throws {
+    let tunnelled = payload(300)
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "CONNECT")
+    parser.feed(bytes("HTTP/1.1 200 Connection established\r\nContent-Length: 9\r\n\r\n") + tunnelled)
+    #expect(try pull(&parser) == [
+        head(200, "Connection established", ["Content-Length": "9"], framing: .none), end(keepAlive: true),
+    ])
+    #expect(parser.takeBufferedBytes() == tunnelled)
+    #expect(parser.bufferedByteCount == 0)
+    #expect(parser.takeBufferedBytes() == [])
+}

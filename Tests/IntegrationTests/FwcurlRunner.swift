@@ -21,10 +21,17 @@ enum Fwcurl {
     }
 
     /// Runs fwcurl with stdout and stderr on pipes (so no progress meter); killed after `timeout` seconds.
-    static func run(_ arguments: [String], timeout: Double = 30) throws -> Run {
+    /// `environment`, when given, replaces the proxy variables of this process's environment.
+    static func run(_ arguments: [String], timeout: Double = 30, environment: [String: String]? = nil) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if let environment {
+            let proxyVariables = ["http_proxy", "https_proxy", "all_proxy", "no_proxy", "REQUEST_METHOD"]
+            var inherited = ProcessInfo.processInfo.environment
+            for name in proxyVariables { inherited[name] = nil; inherited[name.uppercased()] = nil }
+            process.environment = inherited.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

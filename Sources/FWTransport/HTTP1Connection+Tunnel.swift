@@ -1,0 +1,70 @@
+import FWLoop
+import FWWire
+
+// MARK: - HTTP1Connection: the tunnel through a proxy
+//
+// Carries out the machine's tunnelling step: the tunnel's machine (a CONNECT exchange or a SOCKS5
+// handshake) is made once the socket to the proxy connected — after resolving the origin's name here
+// when a socks5:// proxy (not socks5h://) must be given an address — and the machine is told. The connect
+// timeout covers the resolution and the tunnel; TLS with the origin arms its own when the tunnel is open.
+// The proxy's bytes are read raw (`cipherBuffer`) and handed to the machine. Loop thread only.
+
+extension HTTP1Connection {
+    /// The socket to the proxy connected: make the tunnel (maybe after resolving the origin), then start it.
+    func openTunnel(through proxy: ProxyServer) {
+        armTimer(after: connectTimeout) { [self] in
+            run(machine.connectFailed(.timedOut("opening a tunnel to \(key) took longer than \(connectTimeout)")))
+        }
+        if proxy.kind == .http {
+            let tunnel = HTTPConnectTunnel(authority: key.authority, credentials: proxy.credentials, limits: limits)
+            run(machine.tcpConnected(secure: key.isSecure, tunnel: .connect(tunnel)))
+            return
+        }
+        let target = SOCKS5Handshake.Target(host: key.host)
+        guard proxy.kind == .socks5, case .name(let name) = target else {
+            startSOCKS5(target, credentials: proxy.credentials)
+            return
+        }
+        let connection = LoopBound(self, loop: loop)
+        let loop = self.loop
+        Resolver.resolve(host: name, port: key.port) { result in
+            loop.execute { connection.value.originResolved(result, credentials: proxy.credentials) }
+        }
+    }
+
+    private func originResolved(_ result: Result<[SocketAddress], ResolverError>, credentials: ProxyCredentials?) {
+        guard socket != nil, machine.establishment == .tcp else { return }
+        switch result {
+        case .success(let addresses):
+            guard let address = addresses.first else {
+                run(machine.connectFailed(.cannotFindHost("host \(key.host) has no addresses", underlying: nil)))
+                return
+            }
+            startSOCKS5(SOCKS5Handshake.Target(host: address.host), credentials: credentials)
+        case .failure(let error):
+            run(machine.connectFailed(.cannotFindHost("cannot find host \(key.host): \(error)", underlying: error)))
+        }
+    }
+
+    private func startSOCKS5(_ target: SOCKS5Handshake.Target, credentials: ProxyCredentials?) {
+        let handshake = SOCKS5Handshake(target: target, port: key.port, credentials: credentials)
+        run(machine.tcpConnected(secure: key.isSecure, tunnel: .socks5(handshake)))
+    }
+
+    /// Writes bytes of the exchange with the proxy (never traced as a request's: no request runs yet).
+    func writeToProxy(_ bytes: [UInt8]) {
+        writes.append(bytes)
+        flush()
+    }
+
+    /// One read while tunnelling: the proxy's bytes go to the machine.
+    func readFromProxy(_ socket: Socket) throws(IOError) -> IOResult<Int> {
+        let result = try cipherBuffer.withUnsafeMutableBytes { buffer in
+            Result { () throws(IOError) in try socket.read(into: buffer) }
+        }.get()
+        if case .processed(let count) = result, count > 0 {
+            run(machine.tunnelReceived(Array(cipherBuffer[..<count])))
+        }
+        return result
+    }
+}
