@@ -116,7 +116,7 @@ extension URLSessionTask: TransportTaskDelegate {
             }
             finish(error: nil)
         case .failed(let error):
-            finish(error: URLError(error, url: currentRequest?.url))
+            finish(error: session.urlError(error, url: currentRequest?.url))
         }
     }
 

@@ -45,7 +45,7 @@ extension URLSessionTask {
     /// that turned the method into GET drops the upload body.
     func endRedirectHop(_ event: TransportEvent) {
         if case .failed(let error) = event, error.isCancelled || error.isTimedOut || error.isShutDown {
-            finish(error: URLError(error, url: currentRequest?.url))
+            finish(error: session.urlError(error, url: currentRequest?.url))
             return
         }
         let next = transfer.withLock { state -> URLRequest? in
