@@ -3,4 +3,3 @@
 // HTTPSessionManager and reachability.
 
 @_exported import FWURLSession
-@_exported import struct FWTLS.TrustError

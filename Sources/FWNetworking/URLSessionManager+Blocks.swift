@@ -125,8 +125,9 @@ extension URLSessionManager {
         set { blocks.withLock { $0.authenticationChallengeHandler = newValue } }
     }
 
-    /// Called as body bytes are sent (`urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)`);
-    /// an unknown expected total is replaced by the request's `Content-Length` when it has one.
+    /// Called as body bytes are sent
+    /// (`urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)`); the expected total
+    /// is the body's size, the request's `Content-Length` for a stream, else -1.
     public var taskDidSendBodyData: (@Sendable (
         _ session: URLSession, _ task: URLSessionTask, _ bytesSent: Int64, _ totalBytesSent: Int64,
         _ totalBytesExpectedToSend: Int64

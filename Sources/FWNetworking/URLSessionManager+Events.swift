@@ -4,23 +4,21 @@
 import Foundation
 
 extension URLSessionManager {
-    /// Body bytes were sent: the task's upload progress, then `taskDidSendBodyData` with an unknown total
-    /// replaced by the request's `Content-Length` when it has one (as AFNetworking does).
+    /// Body bytes were sent: the task's upload progress, then `taskDidSendBodyData`. (AFNetworking replaces
+    /// an unknown expected total by the request's `Content-Length`; FWURLSession already reports that
+    /// length as the expected total, so the block gets the session's numbers.)
     func taskSentBodyData(_ task: URLSessionTask, session: URLSession, sent: Int64, total: Int64, expected: Int64) {
         taskDelegate(for: task)?.sent(task)
-        guard let block = blocks.withLock({ $0.taskDidSendBodyData }) else { return }
-        var expected = expected
-        if expected < 0,
-           let length = task.originalRequest?.value(forHTTPHeaderField: "Content-Length").flatMap({ Int64($0) }) {
-            expected = length
-        }
-        block(session, task, sent, total, expected)
+        blocks.withLock { $0.taskDidSendBodyData }?(session, task, sent, total, expected)
     }
 
-    /// The task completed: its per-task delegate completes (and is forgotten), then `taskDidComplete`.
+    /// The task completed: `taskDidComplete`, then its per-task delegate completes (and is forgotten). The
+    /// block runs first so that it always precedes the completion handler (AFNetworking calls it just
+    /// after handing the completion to another queue, so the two may run in either order).
     func taskCompleted(_ task: URLSessionTask, session: URLSession, error: (any Error)?) {
-        removeTaskDelegate(for: task)?.complete(task, error: error, manager: self)
+        let delegate = removeTaskDelegate(for: task)
         blocks.withLock { $0.taskDidComplete }?(session, task, error)
+        delegate?.complete(task, error: error, manager: self)
     }
 
     /// A download finished into `location` (removed when this returns): `downloadTaskDidFinishDownloading`

@@ -20,36 +20,39 @@ import FWLoop
 import Foundation
 
 // MARK: - Names and keys
+//
+// The string values are those of FWFramework's Swift port (as the serializers' error domain and keys
+// are), so code that matches on them keeps working.
 
 extension URLSessionManager {
     /// Posted when a task the manager made starts or resumes running; the object is the task.
-    public static let networkingTaskDidResumeNotification = Notification.Name("FWNetworking.task.resume")
+    public static let networkingTaskDidResumeNotification = Notification.Name("site.wuyong.networking.task.resume")
     /// Posted when a task the manager made finishes; the object is the task, the userInfo has the keys below.
-    public static let networkingTaskDidCompleteNotification = Notification.Name("FWNetworking.task.complete")
+    public static let networkingTaskDidCompleteNotification = Notification.Name("site.wuyong.networking.task.complete")
     /// Posted when a running task the manager made is suspended; the object is the task.
-    public static let networkingTaskDidSuspendNotification = Notification.Name("FWNetworking.task.suspend")
+    public static let networkingTaskDidSuspendNotification = Notification.Name("site.wuyong.networking.task.suspend")
     /// Posted when the managed session becomes invalid; the object is the session.
-    public static let urlSessionDidInvalidateNotification = Notification.Name("FWNetworking.session.invalidate")
+    public static let urlSessionDidInvalidateNotification = Notification.Name("site.wuyong.networking.session.invalidate")
     /// Posted when a finished download was moved to its destination; the object is the download task.
     public static let urlSessionDownloadTaskDidMoveFileSuccessfullyNotification =
-        Notification.Name("FWNetworking.session.download.move-succeeded")
+        Notification.Name("site.wuyong.networking.session.download.file-manager-succeed")
     /// Posted when a finished download could not be moved; the object is the download task, the userInfo
     /// that of the file manager's error.
     public static let urlSessionDownloadTaskDidFailToMoveFileNotification =
-        Notification.Name("FWNetworking.session.download.move-failed")
+        Notification.Name("site.wuyong.networking.session.download.file-manager-error")
 
     /// Did-complete userInfo: the response body (`Data`), for a task that is not a download.
-    public static let networkingTaskDidCompleteResponseDataKey = "FWNetworking.task.complete.responsedata"
+    public static let networkingTaskDidCompleteResponseDataKey = "site.wuyong.networking.complete.finish.responsedata"
     /// Did-complete userInfo: the serialized response object (or the download's file URL), when there is one.
-    public static let networkingTaskDidCompleteSerializedResponseKey = "FWNetworking.task.complete.serializedresponse"
+    public static let networkingTaskDidCompleteSerializedResponseKey = "site.wuyong.networking.task.complete.serializedresponse"
     /// Did-complete userInfo: the response serializer that serialized the response.
-    public static let networkingTaskDidCompleteResponseSerializerKey = "FWNetworking.task.complete.responseserializer"
+    public static let networkingTaskDidCompleteResponseSerializerKey = "site.wuyong.networking.task.complete.responseserializer"
     /// Did-complete userInfo: the download's file URL, for a download task.
-    public static let networkingTaskDidCompleteAssetPathKey = "FWNetworking.task.complete.assetpath"
+    public static let networkingTaskDidCompleteAssetPathKey = "site.wuyong.networking.task.complete.assetpath"
     /// Did-complete userInfo: the error of the task or of its serialization, when there is one.
-    public static let networkingTaskDidCompleteErrorKey = "FWNetworking.task.complete.error"
+    public static let networkingTaskDidCompleteErrorKey = "site.wuyong.networking.task.complete.error"
     /// Did-complete userInfo: the task's `URLSessionTaskMetrics`.
-    public static let networkingTaskDidCompleteSessionTaskMetrics = "FWNetworking.task.complete.sessiontaskmetrics"
+    public static let networkingTaskDidCompleteSessionTaskMetrics = "site.wuyong.networking.complete.sessiontaskmetrics"
 }
 
 // MARK: - Posting

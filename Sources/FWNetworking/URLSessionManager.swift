@@ -163,8 +163,8 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
         blocks.withLock { $0.taskDidFinishCollectingMetrics }?(session, task, metrics)
     }
 
-    /// Completes the task's per-task delegate (serialization, completion handler, notification), then
-    /// calls `taskDidComplete`.
+    /// Calls `taskDidComplete`, then completes the task's per-task delegate (serialization, completion
+    /// handler, notification).
     open func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         taskCompleted(task, session: session, error: error)
     }

@@ -1,0 +1,105 @@
+import Foundation
+import FWNetworking
+import Testing
+import TestSupport
+
+// The manager's settings, its task lists (synchronous, even from a delegate message on the operation
+// queue), its completion group, and invalidation with and without a reset.
+
+@Suite struct URLSessionManagerSettingsTests {
+    @Test func settingsKeepWhatIsSet() {
+        let manager = URLSessionManager()
+        let serializer = PropertyListResponseSerializer()
+        let policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [])
+        let queue = DispatchQueue(label: "settings")
+        let group = DispatchGroup()
+        manager.responseSerializer = serializer
+        manager.securityPolicy = policy
+        manager.completionQueue = queue
+        manager.completionGroup = group
+        manager.attemptsToRecreateUploadTasksForBackgroundSessions = true
+        #expect(manager.responseSerializer === serializer && manager.securityPolicy === policy)
+        #expect(manager.completionQueue === queue && manager.completionGroup === group)
+        #expect(manager.attemptsToRecreateUploadTasksForBackgroundSessions)
+    }
+
+    @Test func theTaskListsAreReadSynchronouslyFromTheOperationQueue() throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let manager = ManagerTests.manager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let seen = LockedBox<(all: Int, data: Int, upload: Int, download: Int)?>(nil)
+        manager.dataTaskDidReceiveResponse = { _, _, _ in
+            seen.withLock {
+                $0 = (manager.tasks.count, manager.dataTasks.count, manager.uploadTasks.count,
+                      manager.downloadTasks.count)
+            }
+            return .allow
+        }
+        var upload = URLRequest(url: ManagerTests.url(server, "/echo"))
+        upload.httpMethod = "POST"
+        let slow = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")))
+        let download = manager.downloadTask(request: URLRequest(url: ManagerTests.url(server, "/slow")))
+        let posted = manager.uploadTask(request: upload, fromData: Data("x".utf8))
+        #expect(manager.tasks.map(\.taskIdentifier) == [slow, download, posted].map(\.taskIdentifier))
+        posted.resume()
+        let lists = try #require(ManagerTests.wait(for: seen))
+        #expect(lists.all == 3 && lists.data == 1 && lists.upload == 1 && lists.download == 1)
+    }
+
+    @Test func completionsRunInsideTheCompletionGroup() throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let manager = ManagerTests.manager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let group = DispatchGroup()
+        manager.completionGroup = group
+        let finished = LockedBox(0)
+        let started = LockedBox(0)
+        manager.taskDidComplete = { _, _, _ in started.withLock { $0 += 1 } }
+        for _ in 0..<3 {
+            manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/text")), completionHandler: { _, _, _ in
+                finished.withLock { $0 += 1 }
+            }).resume()
+        }
+        #expect(waitUntil(timeout: 20) { started.withLock { $0 } == 3 })
+        #expect(group.wait(timeout: .now() + 20) == .success)
+        #expect(finished.withLock { $0 } == 3)
+    }
+
+    @Test(arguments: [true, false])
+    func invalidatingEndsOrFinishesTheTasks(_ cancelling: Bool) throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let manager = ManagerTests.manager()
+        let result = LockedBox<ManagerResult?>(nil)
+        manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")), completionHandler: { response, object, error in
+            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
+        }).resume()
+        #expect(waitUntil(timeout: 10) { server.requestCount == 1 })
+        manager.invalidateSessionCancelingTasks(cancelling, resetSession: false)
+        let done = try #require(ManagerTests.wait(for: result))
+        if cancelling {
+            #expect(done.urlError?.code == .cancelled)
+        } else {
+            #expect(done.status == 200 && done.error == nil)
+        }
+    }
+
+    @Test func resettingTheSessionMakesANewOne() throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let manager = ManagerTests.manager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let invalidated = LockedBox<[ObjectIdentifier]>([])
+        manager.sessionDidBecomeInvalid = { session, _ in invalidated.withLock { $0.append(ObjectIdentifier(session)) } }
+        let first = manager.session
+        manager.invalidateSessionCancelingTasks(true, resetSession: true)
+        let second = manager.session
+        #expect(first !== second)
+        #expect(second.delegate === manager)
+        #expect(waitUntil(timeout: 10) { invalidated.withLock { $0 } == [ObjectIdentifier(first)] })
+        let result = try #require(ManagerTests.load(manager, URLRequest(url: ManagerTests.url(server, "/text"))))
+        #expect(result.status == 200)
+    }
+}
