@@ -65,7 +65,9 @@ extension URLSessionManager {
         var dataTaskDidBecomeDownloadTask: (@Sendable (
             _ session: URLSession, _ dataTask: URLSessionDataTask, _ downloadTask: URLSessionDownloadTask
         ) -> Void)?
-        var dataTaskDidReceiveData: (@Sendable (_ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data) -> Void)?
+        var dataTaskDidReceiveData: (@Sendable (
+            _ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data
+        ) -> Void)?
         var didFinishEventsForBackgroundURLSession: (@Sendable (_ session: URLSession) -> Void)?
         var downloadTaskDidFinishDownloading: (@Sendable (
             _ session: URLSession, _ downloadTask: URLSessionDownloadTask, _ location: URL
@@ -138,7 +140,9 @@ extension URLSessionManager {
 
     /// Called as the last message of every task (`urlSession(_:task:didCompleteWithError:)`), with the
     /// session's error; a per-task completion handler runs later, on the completion queue.
-    public var taskDidComplete: (@Sendable (_ session: URLSession, _ task: URLSessionTask, _ error: (any Error)?) -> Void)? {
+    public var taskDidComplete: (@Sendable (
+        _ session: URLSession, _ task: URLSessionTask, _ error: (any Error)?
+    ) -> Void)? {
         get { blocks.withLock { $0.taskDidComplete } }
         set { blocks.withLock { $0.taskDidComplete = newValue } }
     }
@@ -169,7 +173,9 @@ extension URLSessionManager {
     }
 
     /// Called with each piece of a data task's body (`urlSession(_:dataTask:didReceive:)`).
-    public var dataTaskDidReceiveData: (@Sendable (_ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data) -> Void)? {
+    public var dataTaskDidReceiveData: (@Sendable (
+        _ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data
+    ) -> Void)? {
         get { blocks.withLock { $0.dataTaskDidReceiveData } }
         set { blocks.withLock { $0.dataTaskDidReceiveData = newValue } }
     }
@@ -216,7 +222,9 @@ extension URLSessionManager {
 
 extension URLSessionManager {
     /// Sets `sessionDidBecomeInvalid`.
-    public func setSessionDidBecomeInvalidBlock(_ block: (@Sendable (_ session: URLSession, _ error: (any Error)?) -> Void)?) {
+    public func setSessionDidBecomeInvalidBlock(
+        _ block: (@Sendable (_ session: URLSession, _ error: (any Error)?) -> Void)?
+    ) {
         sessionDidBecomeInvalid = block
     }
 
@@ -226,7 +234,9 @@ extension URLSessionManager {
     }
 
     /// Sets `taskNeedNewBodyStream`.
-    public func setTaskNeedNewBodyStreamBlock(_ block: (@Sendable (_ session: URLSession, _ task: URLSessionTask) -> InputStream?)?) {
+    public func setTaskNeedNewBodyStreamBlock(
+        _ block: (@Sendable (_ session: URLSession, _ task: URLSessionTask) -> InputStream?)?
+    ) {
         taskNeedNewBodyStream = block
     }
 
@@ -251,7 +261,9 @@ extension URLSessionManager {
     }
 
     /// Sets `taskDidComplete`.
-    public func setTaskDidCompleteBlock(_ block: (@Sendable (_ session: URLSession, _ task: URLSessionTask, _ error: (any Error)?) -> Void)?) {
+    public func setTaskDidCompleteBlock(
+        _ block: (@Sendable (_ session: URLSession, _ task: URLSessionTask, _ error: (any Error)?) -> Void)?
+    ) {
         taskDidComplete = block
     }
 
@@ -277,7 +289,9 @@ extension URLSessionManager {
     }
 
     /// Sets `dataTaskDidReceiveData`.
-    public func setDataTaskDidReceiveDataBlock(_ block: (@Sendable (_ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data) -> Void)?) {
+    public func setDataTaskDidReceiveDataBlock(
+        _ block: (@Sendable (_ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data) -> Void)?
+    ) {
         dataTaskDidReceiveData = block
     }
 

@@ -32,7 +32,8 @@ extension URLSessionManager {
     /// Posted when a running task the manager made is suspended; the object is the task.
     public static let networkingTaskDidSuspendNotification = Notification.Name("site.wuyong.networking.task.suspend")
     /// Posted when the managed session becomes invalid; the object is the session.
-    public static let urlSessionDidInvalidateNotification = Notification.Name("site.wuyong.networking.session.invalidate")
+    public static let urlSessionDidInvalidateNotification =
+        Notification.Name("site.wuyong.networking.session.invalidate")
     /// Posted when a finished download was moved to its destination; the object is the download task.
     public static let urlSessionDownloadTaskDidMoveFileSuccessfullyNotification =
         Notification.Name("site.wuyong.networking.session.download.file-manager-succeed")
@@ -44,9 +45,11 @@ extension URLSessionManager {
     /// Did-complete userInfo: the response body (`Data`), for a task that is not a download.
     public static let networkingTaskDidCompleteResponseDataKey = "site.wuyong.networking.complete.finish.responsedata"
     /// Did-complete userInfo: the serialized response object (or the download's file URL), when there is one.
-    public static let networkingTaskDidCompleteSerializedResponseKey = "site.wuyong.networking.task.complete.serializedresponse"
+    public static let networkingTaskDidCompleteSerializedResponseKey =
+        "site.wuyong.networking.task.complete.serializedresponse"
     /// Did-complete userInfo: the response serializer that serialized the response.
-    public static let networkingTaskDidCompleteResponseSerializerKey = "site.wuyong.networking.task.complete.responseserializer"
+    public static let networkingTaskDidCompleteResponseSerializerKey =
+        "site.wuyong.networking.task.complete.responseserializer"
     /// Did-complete userInfo: the download's file URL, for a download task.
     public static let networkingTaskDidCompleteAssetPathKey = "site.wuyong.networking.task.complete.assetpath"
     /// Did-complete userInfo: the error of the task or of its serialization, when there is one.

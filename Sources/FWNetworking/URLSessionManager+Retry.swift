@@ -6,8 +6,8 @@
 // (the builder is called each time, so a request can be signed again), and when it ends `shouldRetry`
 // decides, asynchronously, whether another one starts:
 //
-//   attempt n ends ──cancelled──────────────────────────────────────────▶ completion (no retry)
-//        │ retries left?  no ─────────────────────────────────────────▶ completion
+//   attempt n ends ──cancelled─────────────────────────────────────▶ completion (no retry)
+//        │ retries left?  no ────────────────────────────────────────▶ completion
 //        ▼ yes
 //   shouldRetry(response, object, error, decide) ──decide(false)──────▶ completion
 //        │ decide(true)

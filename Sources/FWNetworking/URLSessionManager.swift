@@ -158,7 +158,8 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
     }
 
     /// Keeps the metrics for the did-complete notification, then calls `taskDidFinishCollectingMetrics`.
-    open func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+    open func urlSession(_ session: URLSession, task: URLSessionTask,
+                         didFinishCollecting metrics: URLSessionTaskMetrics) {
         taskDelegate(for: task)?.collected(metrics)
         blocks.withLock { $0.taskDidFinishCollectingMetrics }?(session, task, metrics)
     }

@@ -28,17 +28,18 @@ func fetch(_ options: Options) async -> Int32 {
     }
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
                            showChain: options.showChain, identity: identity)
-    // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing).
-    let session = URLSession(configuration: configuration)
+    // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
+    // `--retry` the session manager is the session's delegate and hands them to the same place.
+    let manager = options.retry.count > 0 ? RetriedFetch.manager(configuration, options: options) : nil
+    let session = manager?.session ?? URLSession(configuration: configuration)
     defer { session.finishTasksAndInvalidate() }
 
     let traceLog = options.traceFile.flatMap(TraceLog.init(path:))
     if let path = options.traceFile, traceLog == nil { Terminal.error("fwcurl: cannot write the trace to \(path)") }
+    let makeTrace = { @Sendable in FetchTrace(verbose: options.verbose, traceLog: traceLog, policy: policy) }
     var results: [FetchResult] = []
     for index in options.urls.indices {
         let plan = options.plan(forURLAt: index)
-        let transfer = Transfer(plan: plan, trace: FetchTrace(verbose: options.verbose, traceLog: traceLog,
-                                                              policy: policy))
         let request: URLRequest
         do {
             request = try options.request(forURLAt: index, resumeOffset: plan.resumeOffset)
@@ -46,7 +47,14 @@ func fetch(_ options: Options) async -> Int32 {
             Terminal.error("fwcurl: (26) \(error.localizedDescription)")
             return 26
         }
-        let result = await transfer.run(request, uploading: options.uploadFile, on: session)
+        let result: FetchResult
+        if let manager {
+            result = await RetriedFetch.fetch(request, index: index, options: options, manager: manager,
+                                              makeTrace: makeTrace)
+        } else {
+            result = await Transfer(plan: plan, trace: makeTrace()).run(request, uploading: options.uploadFile,
+                                                                        on: session)
+        }
         if !options.json, case .failure(let error, let record) = result {
             report(error, record: record, options: options)
         }

@@ -37,6 +37,8 @@ struct Options {
     var certificatePassword: String?
     /// `--key FILE`: the PEM private key (default: the `--cert` file).
     var keyFile: String?
+    /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`.
+    var retry = RetryOptions()
     var urls: [URL] = []
 
     /// Where `-C` continues from.
@@ -57,7 +59,8 @@ struct Options {
                       [-o FILE]... [-C -|OFFSET] [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s]
                       [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
                       [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
-                      [--cert FILE[:PASSWORD]] [--key FILE] URL [URL...]
+                      [--cert FILE[:PASSWORD]] [--key FILE] [--retry N] [--retry-delay SECONDS]
+                      [--retry-max-time SECONDS] [--retry-all-errors] URL [URL...]
                fwcurl demo
 
           -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
@@ -73,6 +76,11 @@ struct Options {
           --max-redirs N   with -L, fail after N redirects (default 50; -1: no limit of fwcurl's own)
           --compressed     ask for gzip or deflate and decode it (else Accept-Encoding: identity is sent)
           -s               no progress meter (shown on a terminal for -o and -T); errors are still printed
+          --retry N        retry a timeout or an HTTP 408, 429, 500, 502, 503, 504, 522, 524 up to N times,
+                           waiting 1 s, then doubling (a 429/503 Retry-After wins); -v tells the attempts
+          --retry-delay S  wait S seconds between retries instead
+          --retry-max-time S  start no retry after S seconds
+          --retry-all-errors  retry every failure, not only the transient ones
         """
 
     /// Parses `arguments` (without the program name).
@@ -125,6 +133,7 @@ struct Options {
             case "--trace-ascii":
                 traceFile = try value(for: argument)
             default:
+                if try parseRetry(argument, value: value) { continue }
                 try parseTLSOrURL(argument, value: value)
             }
         }

@@ -57,17 +57,23 @@ enum ManagerTests {
     /// A configuration that trusts the TLS fixtures' root.
     static func fixtureTrust() throws -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
+        let root = try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem"))
+        configuration.tlsTrustRoots = .certificates(root)
         return configuration
     }
 
     /// Runs a data task made by `manager` for `request` and waits (bounded) for its completion handler.
     static func load(_ manager: URLSessionManager, _ request: URLRequest, timeout: Double = 20) -> ManagerResult? {
         let result = LockedBox<ManagerResult?>(nil)
-        manager.dataTask(request: request, completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        }).resume()
+        manager.dataTask(request: request, completionHandler: record(into: result)).resume()
         return wait(for: result, timeout: timeout)
+    }
+
+    /// A completion handler that puts what it gets into `box`.
+    static func record(into box: LockedBox<ManagerResult?>) -> URLSessionManager.CompletionHandler {
+        { response, object, error in
+            box.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
+        }
     }
 
     /// Waits (bounded) until `box` holds a value and returns it.
@@ -97,5 +103,9 @@ enum ManagerTests {
 
     static func url(_ server: LoopbackHTTPServer, _ path: String) -> URL {
         URL(string: server.baseURL + path) ?? URL(fileURLWithPath: "/")
+    }
+
+    static func request(_ server: LoopbackHTTPServer, _ path: String) -> URLRequest {
+        URLRequest(url: url(server, path))
     }
 }

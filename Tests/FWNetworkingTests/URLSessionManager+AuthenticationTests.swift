@@ -172,9 +172,8 @@ extension ManagerTests {
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let own = OwnChallengeDelegate(answer: .cancelAuthenticationChallenge)
         let result = LockedBox<ManagerResult?>(nil)
-        let task = manager.dataTask(request: URLRequest(url: try #require(URL(string: "https://127.0.0.1:\(server.port)/"))), completionHandler: {
-            response, object, error in result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        })
+        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/"))
+        let task = manager.dataTask(request: URLRequest(url: url), completionHandler: ManagerTests.record(into: result))
         task.delegate = own
         task.resume()
         let done = try #require(ManagerTests.wait(for: result))

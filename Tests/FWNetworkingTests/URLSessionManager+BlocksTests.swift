@@ -77,7 +77,7 @@ import TestSupport
         let log = EventLog()
         Self.logBlocks(of: manager, into: log)
         let done = LockedBox(false)
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/big")),
+        let task = manager.dataTask(request: ManagerTests.request(server, "/big"),
                                     downloadProgress: { _ in log.add("progress") }, completionHandler: { _, object, _ in
             log.add("completion \((object as? Data)?.count ?? 0)")
             done.withLock { $0 = true }
@@ -98,15 +98,13 @@ import TestSupport
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let log = EventLog()
         Self.logBlocks(of: manager, into: log)
-        var request = URLRequest(url: ManagerTests.url(server, "/echo"))
+        var request = ManagerTests.request(server, "/echo")
         request.httpMethod = "POST"
         let body = Data(repeating: 7, count: 100_000)
         let result = LockedBox<ManagerResult?>(nil)
         manager.uploadTask(request: request, fromData: body, progress: { progress in
             log.add("progress \(progress.completedUnitCount)/\(progress.totalUnitCount)")
-        }, completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        }).resume()
+        }, completionHandler: ManagerTests.record(into: result)).resume()
         let done = try #require(ManagerTests.wait(for: result))
         #expect(String(decoding: done.object as? Data ?? Data(), as: UTF8.self) == "100000")
         let entries = log.all
@@ -127,13 +125,13 @@ import TestSupport
         let proposed = LockedBox<String?>(nil)
         manager.taskWillPerformHTTPRedirection = { _, _, response, request in
             proposed.withLock { $0 = "\((response as? HTTPURLResponse)?.statusCode ?? 0) \(request.url?.path ?? "")" }
-            return URLRequest(url: ManagerTests.url(server, "/json"))
+            return ManagerTests.request(server, "/json")
         }
-        let followed = try #require(ManagerTests.load(manager, URLRequest(url: ManagerTests.url(server, "/redirect"))))
+        let followed = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/redirect")))
         #expect(proposed.withLock { $0 } == "302 /text")
         #expect(followed.response.url?.path == "/json")
         manager.taskWillPerformHTTPRedirection = { _, _, _, _ in nil }
-        let stopped = try #require(ManagerTests.load(manager, URLRequest(url: ManagerTests.url(server, "/redirect"))))
+        let stopped = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/redirect")))
         #expect(stopped.status == 302)
     }
 
@@ -153,9 +151,7 @@ import TestSupport
         request.httpBodyStream = InputStream(data: body)
         request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
         let result = LockedBox<ManagerResult?>(nil)
-        manager.uploadTask(streamedRequest: request, completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        }).resume()
+        manager.uploadTask(streamedRequest: request, completionHandler: ManagerTests.record(into: result)).resume()
         let done = try #require(ManagerTests.wait(for: result))
         #expect(done.error == nil)
         #expect((done.object as? [String: Any])?["length"] as? Int == 5_000)
@@ -177,9 +173,8 @@ import TestSupport
             return destination
         }
         let result = LockedBox<ManagerResult?>(nil)
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/big")), completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        })
+        let task = manager.dataTask(request: ManagerTests.request(server, "/big"),
+                                    completionHandler: ManagerTests.record(into: result))
         task.resume()
         let done = try #require(ManagerTests.wait(for: result))
         #expect(done.status == 200 && done.error == nil)

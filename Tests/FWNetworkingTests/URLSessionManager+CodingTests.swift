@@ -56,13 +56,14 @@ import TestSupport
         let original = try Self.configured()
         defer { original.invalidateSessionCancelingTasks(true, resetSession: false) }
         let archive = try NSKeyedArchiver.archivedData(withRootObject: original, requiringSecureCoding: true)
-        let decoded = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: URLSessionManager.self, from: archive))
+        let unarchived = try NSKeyedUnarchiver.unarchivedObject(ofClass: URLSessionManager.self, from: archive)
+        let decoded = try #require(unarchived)
         defer { decoded.invalidateSessionCancelingTasks(true, resetSession: false) }
         try Self.expectSameSettings(decoded, as: original)
         let server = try ManagerTests.server()
         defer { server.stop() }
         decoded.completionQueue = ManagerTests.completionQueue
-        let result = try #require(ManagerTests.load(decoded, URLRequest(url: ManagerTests.url(server, "/json"))))
+        let result = try #require(ManagerTests.load(decoded, ManagerTests.request(server, "/json")))
         #expect((result.object as? [String: Any])?.keys.sorted() == ["list", "name"], "nulls removed")
     }
 

@@ -21,9 +21,7 @@ import TestSupport
         request.httpBodyStream = InputStream(data: Data(repeating: 1, count: 3000))
         if announcesLength { request.setValue("3000", forHTTPHeaderField: "Content-Length") }
         let result = LockedBox<ManagerResult?>(nil)
-        manager.uploadTask(streamedRequest: request, completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        }).resume()
+        manager.uploadTask(streamedRequest: request, completionHandler: ManagerTests.record(into: result)).resume()
         #expect(try #require(ManagerTests.wait(for: result)).status == 200)
         #expect(expected.withLock { $0 } == [announcesLength ? 3000 : -1])
     }
@@ -37,7 +35,8 @@ import TestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         manager.downloadTaskDidFinishDownloading = { _, task, _ in
-            task.originalRequest?.url?.path == "/json" ? nil : directory.appendingPathComponent("\(task.taskIdentifier)")
+            let name = "\(task.taskIdentifier)"
+            return task.originalRequest?.url?.path == "/json" ? nil : directory.appendingPathComponent(name)
         }
         let moves = LockedBox(0)
         let observer = NotificationCenter.default.addObserver(
@@ -51,7 +50,7 @@ import TestSupport
         // A download of the manager whose own destination decides when the block returns nil.
         let own = directory.appendingPathComponent("own.json")
         let path = LockedBox<URL??>(nil)
-        manager.downloadTask(request: URLRequest(url: ManagerTests.url(server, "/json")),
+        manager.downloadTask(request: ManagerTests.request(server, "/json"),
                              destination: { _, _ in own }, completionHandler: { _, filePath, _ in
             path.withLock { $0 = .some(filePath) }
             done.withLock { $0 += 1 }

@@ -22,8 +22,9 @@ import TestSupport
     }
 
     /// Runs an upload made by `make` and returns the sink's JSON report.
-    static func upload(_ make: (URLSessionManager, @escaping URLSessionManager.CompletionHandler) -> URLSessionUploadTask)
-        throws -> [String: Any]? {
+    static func upload(
+        _ make: (URLSessionManager, @escaping URLSessionManager.CompletionHandler) -> URLSessionUploadTask
+    ) throws -> [String: Any]? {
         let manager = ManagerTests.manager(serializer: JSONResponseSerializer())
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let result = LockedBox<ManagerResult?>(nil)
@@ -43,13 +44,17 @@ import TestSupport
         let file = Self.temporaryURL("upload.bin")
         try Data(Self.body).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let fromFile = try Self.upload { manager, done in manager.uploadTask(request: request, fromFile: file, completionHandler: done) }
+        let fromFile = try Self.upload { manager, done in
+            manager.uploadTask(request: request, fromFile: file, completionHandler: done)
+        }
         #expect(fromFile?["length"] as? Int == Self.size)
         let fromData = try Self.upload { manager, done in
             manager.uploadTask(request: request, fromData: Data(Self.body.prefix(1000)), completionHandler: done)
         }
         #expect(fromData?["length"] as? Int == 1000)
-        let empty = try Self.upload { manager, done in manager.uploadTask(request: request, fromData: nil, completionHandler: done) }
+        let empty = try Self.upload { manager, done in
+            manager.uploadTask(request: request, fromData: nil, completionHandler: done)
+        }
         #expect(empty?["length"] as? Int == 0)
         var streamed = request
         streamed.httpBodyStream = InputStream(data: Data(Self.body.prefix(5000)))
@@ -119,7 +124,8 @@ import TestSupport
         let manager = ManagerTests.manager()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let resumeData = LockedBox<Data?>(nil)
-        let interrupted = manager.downloadTask(request: URLRequest(url: try #require(URL(string: nginx.baseURL + "/slow/file.bin"))))
+        let slowURL = try #require(URL(string: nginx.baseURL + "/slow/file.bin"))
+        let interrupted = manager.downloadTask(request: URLRequest(url: slowURL))
         manager.downloadTaskDidWriteData = { _, task, _, total, _ in
             guard task === interrupted, total > 100_000 else { return }
             interrupted.cancel { data in resumeData.withLock { $0 = data ?? Data() } }
@@ -136,7 +142,9 @@ import TestSupport
         let result = LockedBox<(path: URL?, error: (any Error)?)?>(nil)
         let task = manager.downloadTask(resumeData: data, progress: { progress in
             fractions.withLock { $0.append(progress.fractionCompleted) }
-        }, destination: { _, _ in destination }, completionHandler: { _, path, error in result.withLock { $0 = (path, error) } })
+        }, destination: { _, _ in destination }, completionHandler: { _, path, error in
+            result.withLock { $0 = (path, error) }
+        })
         task.resume()
         let done = try #require(ManagerTests.wait(for: result))
         #expect(done.error == nil && done.path == destination)
@@ -154,7 +162,7 @@ import TestSupport
         let manager = ManagerTests.manager()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let done = LockedBox(false)
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/big")), completionHandler: { _, _, _ in
+        let task = manager.dataTask(request: ManagerTests.request(server, "/big"), completionHandler: { _, _, _ in
             done.withLock { $0 = true }
         })
         let foreign = manager.session.dataTask(with: ManagerTests.url(server, "/text"))

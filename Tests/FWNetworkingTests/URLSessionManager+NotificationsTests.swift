@@ -46,7 +46,7 @@ import TestSupport
             resumed.stop()
             suspended.stop()
         }
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")))
+        let task = manager.dataTask(request: ManagerTests.request(server, "/slow"))
         let foreign = manager.session.dataTask(with: ManagerTests.url(server, "/text"))
         task.resume()
         foreign.resume()
@@ -64,11 +64,12 @@ import TestSupport
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
         defer { completed.stop() }
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/json")))
+        let task = manager.dataTask(request: ManagerTests.request(server, "/json"))
         task.resume()
         #expect(waitUntil(timeout: 20) { completed.objects(task) == 1 })
         let info = try #require(completed.received.withLock { $0 }.first { $0.object === task }?.userInfo)
-        #expect(info[URLSessionManager.networkingTaskDidCompleteResponseSerializerKey] as AnyObject? === manager.responseSerializer)
+        let serializer = info[URLSessionManager.networkingTaskDidCompleteResponseSerializerKey] as AnyObject?
+        #expect(serializer === manager.responseSerializer)
         let data = try #require(info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] as? Data)
         #expect(String(decoding: data, as: UTF8.self).hasPrefix("{\"name\""))
         let object = info[URLSessionManager.networkingTaskDidCompleteSerializedResponseKey] as? [String: Any]
@@ -86,7 +87,7 @@ import TestSupport
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
         defer { completed.stop() }
-        let missing = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/missing")))
+        let missing = manager.dataTask(request: ManagerTests.request(server, "/missing"))
         missing.resume()
         let refused = manager.dataTask(request: URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/"))))
         refused.resume()
@@ -96,7 +97,8 @@ import TestSupport
         let serialization = missingInfo[URLSessionManager.networkingTaskDidCompleteErrorKey] as? NSError
         #expect(serialization?.code == NSURLErrorBadServerResponse)
         let refusedInfo = try #require(all.first { $0.object === refused }?.userInfo)
-        #expect((refusedInfo[URLSessionManager.networkingTaskDidCompleteErrorKey] as? URLError)?.code == .cannotConnectToHost)
+        let refusal = refusedInfo[URLSessionManager.networkingTaskDidCompleteErrorKey] as? URLError
+        #expect(refusal?.code == .cannotConnectToHost)
         #expect(refusedInfo[URLSessionManager.networkingTaskDidCompleteSerializedResponseKey] == nil)
     }
 
@@ -127,7 +129,9 @@ import TestSupport
     @Test func aCompletionThatStartsInTimeDoesNotWarn() {
         let queue = DispatchQueue(label: "FWNetworkingTests.running")
         let warnings = LockedBox(0)
-        let watch = CompletionStallWatch(delay: 0.5, queueName: "a running queue") { _ in warnings.withLock { $0 += 1 } }
+        let watch = CompletionStallWatch(delay: 0.5, queueName: "a running queue") { _ in
+            warnings.withLock { $0 += 1 }
+        }
         let group = DispatchGroup()
         watch.run({}, on: queue, group: group)
         #expect(group.wait(timeout: .now() + 10) == .success)

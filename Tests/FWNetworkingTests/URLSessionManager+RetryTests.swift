@@ -74,7 +74,8 @@ struct RetryResult: @unchecked Sendable { // lets only: handed from the completi
             request.setValue("\(attempt.withLock { $0 += 1; return $0 })", forHTTPHeaderField: "X-Attempt")
             return request
         }, retryCount: retryCount, retryInterval: retryInterval, timeoutInterval: timeoutInterval,
-                         shouldRetry: shouldRetry, taskHandler: taskHandler, completionHandler: { response, object, error in
+                         shouldRetry: shouldRetry, taskHandler: taskHandler,
+                         completionHandler: { response, object, error in
             let result = ManagerResult(response: response, object: object, error: error)
             outcome.withLock {
                 $0 = RetryResult(result: result, count: manager.requestTotalCount(for: response),
@@ -90,7 +91,7 @@ struct RetryResult: @unchecked Sendable { // lets only: handed from the completi
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let attempts = LockedBox<[Int]>([])
         let ran = Self.run(manager, url: flaky.url, retryCount: 3, retryInterval: 0.3,
-                                            taskHandler: { task in attempts.withLock { $0.append(task.taskIdentifier) } })
+                           taskHandler: { task in attempts.withLock { $0.append(task.taskIdentifier) } })
         let outcome = try #require(ran)
         #expect(outcome.result.status == 200 && outcome.result.error == nil)
         #expect(outcome.count == 3 && flaky.count == 3)
@@ -165,11 +166,12 @@ struct RetryResult: @unchecked Sendable { // lets only: handed from the completi
         let manager = ManagerTests.manager()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let asked = LockedBox(0)
-        let ran = Self.run(manager, url: silent.url, retryCount: 5, retryInterval: 0,
-                                            shouldRetry: { _, _, _, decide in
-                                                asked.withLock { $0 += 1 }
-                                                decide(true)
-                                            }, taskHandler: { task in
+        let shouldRetry: URLSessionManager.ShouldRetryHandler = { _, _, _, decide in
+            asked.withLock { $0 += 1 }
+            decide(true)
+        }
+        let ran = Self.run(manager, url: silent.url, retryCount: 5, retryInterval: 0, shouldRetry: shouldRetry,
+                           taskHandler: { task in
             DispatchQueue.global().async {
                 _ = waitUntil(timeout: 10) { silent.count == 1 }
                 task.cancel()
@@ -183,7 +185,8 @@ struct RetryResult: @unchecked Sendable { // lets only: handed from the completi
     // MARK: The default decision and Retry-After
 
     static func response(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse? {
-        HTTPURLResponse(url: URL(fileURLWithPath: "/"), statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        HTTPURLResponse(url: URL(fileURLWithPath: "/"), statusCode: status, httpVersion: "HTTP/1.1",
+                        headerFields: headers)
     }
 
     @Test func theDefaultRetriesTransportFailuresAnd5xx() throws {

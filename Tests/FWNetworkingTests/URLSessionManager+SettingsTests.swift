@@ -36,10 +36,10 @@ import TestSupport
             }
             return .allow
         }
-        var upload = URLRequest(url: ManagerTests.url(server, "/echo"))
+        var upload = ManagerTests.request(server, "/echo")
         upload.httpMethod = "POST"
-        let slow = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")))
-        let download = manager.downloadTask(request: URLRequest(url: ManagerTests.url(server, "/slow")))
+        let slow = manager.dataTask(request: ManagerTests.request(server, "/slow"))
+        let download = manager.downloadTask(request: ManagerTests.request(server, "/slow"))
         let posted = manager.uploadTask(request: upload, fromData: Data("x".utf8))
         #expect(manager.tasks.map(\.taskIdentifier) == [slow, download, posted].map(\.taskIdentifier))
         posted.resume()
@@ -58,7 +58,7 @@ import TestSupport
         let started = LockedBox(0)
         manager.taskDidComplete = { _, _, _ in started.withLock { $0 += 1 } }
         for _ in 0..<3 {
-            manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/text")), completionHandler: { _, _, _ in
+            manager.dataTask(request: ManagerTests.request(server, "/text"), completionHandler: { _, _, _ in
                 finished.withLock { $0 += 1 }
             }).resume()
         }
@@ -73,9 +73,8 @@ import TestSupport
         defer { server.stop() }
         let manager = ManagerTests.manager()
         let result = LockedBox<ManagerResult?>(nil)
-        manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")), completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        }).resume()
+        manager.dataTask(request: ManagerTests.request(server, "/slow"),
+                         completionHandler: ManagerTests.record(into: result)).resume()
         #expect(waitUntil(timeout: 10) { server.requestCount == 1 })
         manager.invalidateSessionCancelingTasks(cancelling, resetSession: false)
         let done = try #require(ManagerTests.wait(for: result))
@@ -92,14 +91,16 @@ import TestSupport
         let manager = ManagerTests.manager()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let invalidated = LockedBox<[ObjectIdentifier]>([])
-        manager.sessionDidBecomeInvalid = { session, _ in invalidated.withLock { $0.append(ObjectIdentifier(session)) } }
+        manager.sessionDidBecomeInvalid = { session, _ in
+            invalidated.withLock { $0.append(ObjectIdentifier(session)) }
+        }
         let first = manager.session
         manager.invalidateSessionCancelingTasks(true, resetSession: true)
         let second = manager.session
         #expect(first !== second)
         #expect(second.delegate === manager)
         #expect(waitUntil(timeout: 10) { invalidated.withLock { $0 } == [ObjectIdentifier(first)] })
-        let result = try #require(ManagerTests.load(manager, URLRequest(url: ManagerTests.url(server, "/text"))))
+        let result = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/text")))
         #expect(result.status == 200)
     }
 }

@@ -40,9 +40,8 @@ final class WhereSerializer: HTTPResponseSerializer, @unchecked Sendable { // `c
         let manager = ManagerTests.manager()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let result = LockedBox<ManagerResult?>(nil)
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")), completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        })
+        let task = manager.dataTask(request: ManagerTests.request(server, "/slow"),
+                                    completionHandler: ManagerTests.record(into: result))
         task.resume()
         #expect(waitUntil(timeout: 10) { server.requestCount == 1 })
         manager.uploadProgress(for: task)?.cancel()
@@ -57,9 +56,8 @@ final class WhereSerializer: HTTPResponseSerializer, @unchecked Sendable { // `c
         let manager = ManagerTests.manager()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let result = LockedBox<ManagerResult?>(nil)
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")), completionHandler: { response, object, error in
-            result.withLock { $0 = ManagerResult(response: response, object: object, error: error) }
-        })
+        let task = manager.dataTask(request: ManagerTests.request(server, "/slow"),
+                                    completionHandler: ManagerTests.record(into: result))
         task.resume()
         let progress = try #require(manager.downloadProgress(for: task))
         // Foundation calls the pausing and resuming handlers asynchronously.
@@ -78,7 +76,7 @@ final class WhereSerializer: HTTPResponseSerializer, @unchecked Sendable { // `c
         let manager = ManagerTests.manager(serializer: serializer)
         serializer.operationQueue.withLock { $0 = manager.operationQueue }
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let ok = try #require(ManagerTests.load(manager, URLRequest(url: ManagerTests.url(server, "/text"))))
+        let ok = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/text")))
         #expect(String(decoding: ok.object as? Data ?? Data(), as: UTF8.self) == "hello manager")
         let refused = try #require(URL(string: "http://127.0.0.1:1/"))
         let failed = try #require(ManagerTests.load(manager, URLRequest(url: refused)))
@@ -93,7 +91,7 @@ final class WhereSerializer: HTTPResponseSerializer, @unchecked Sendable { // `c
         defer { server.stop() }
         let manager = ManagerTests.manager(serializer: JSONResponseSerializer())
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let result = try #require(ManagerTests.load(manager, URLRequest(url: ManagerTests.url(server, "/missing"))))
+        let result = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/missing")))
         let error = try #require(result.error as? NSError)
         #expect(error.domain == HTTPResponseSerializer.URLResponseSerializationErrorDomain)
         #expect(result.status == 404)

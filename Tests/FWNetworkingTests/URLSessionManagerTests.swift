@@ -62,7 +62,8 @@ final class Captured: Sendable {}
         #expect(manager.session === session)
         #expect(session.delegate === manager)
         #expect(session.delegateQueue === manager.operationQueue)
-        #expect(session.configuration.timeoutIntervalForRequest == URLSessionConfiguration.default.timeoutIntervalForRequest)
+        let defaults = URLSessionConfiguration.default
+        #expect(session.configuration.timeoutIntervalForRequest == defaults.timeoutIntervalForRequest)
         #expect(manager.description.contains("URLSessionManager"))
     }
 
@@ -101,7 +102,7 @@ final class Captured: Sendable {}
         manager.dataTaskDidReceiveData = { _, _, _ in manager.log.add("block data") }
         manager.taskDidComplete = { _, _, _ in manager.log.add("block complete") }
         let done = LockedBox(false)
-        manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/text")), completionHandler: { _, object, _ in
+        manager.dataTask(request: ManagerTests.request(server, "/text"), completionHandler: { _, object, _ in
             manager.log.add("completion \(String(decoding: object as? Data ?? Data(), as: UTF8.self))")
             done.withLock { $0 = true }
         }).resume()
@@ -124,7 +125,7 @@ final class Captured: Sendable {}
         manager.taskDidFinishCollectingMetrics = { _, _, _ in log.add("manager metrics") }
         manager.taskDidComplete = { _, _, _ in log.add("manager complete") }
         let done = LockedBox(false)
-        let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/text")), completionHandler: { _, _, _ in
+        let task = manager.dataTask(request: ManagerTests.request(server, "/text"), completionHandler: { _, _, _ in
             log.add("completion")
             done.withLock { $0 = true }
         })
@@ -142,7 +143,7 @@ final class Captured: Sendable {}
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         _ = ManagerTests.mainQueueKey
         let onMain = LockedBox<Bool?>(nil)
-        manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/text")), completionHandler: { _, _, _ in
+        manager.dataTask(request: ManagerTests.request(server, "/text"), completionHandler: { _, _, _ in
             onMain.withLock { $0 = ManagerTests.onMainQueue }
         }).resume()
         #expect(ManagerTests.wait(for: onMain) == true)
@@ -160,13 +161,14 @@ final class Captured: Sendable {}
             manager.taskDidComplete = { _, _, _ in _ = captured }
             manager.setDataTaskDidReceiveDataBlock { _, _, _ in _ = captured }
             let done = LockedBox(false)
-            let task = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/text")),
+            let task = manager.dataTask(request: ManagerTests.request(server, "/text"),
                                         downloadProgress: { _ in _ = captured }, completionHandler: { _, _, _ in
                 _ = captured
                 done.withLock { $0 = true }
             })
             weakTaskDelegate = manager.taskDelegate(for: task)
-            let running = manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/slow")), completionHandler: { _, _, _ in
+            let running = manager.dataTask(request: ManagerTests.request(server, "/slow"),
+                                           completionHandler: { _, _, _ in
                 _ = captured
             })
             task.resume()
@@ -188,7 +190,7 @@ final class Captured: Sendable {}
         manager.dataTaskDidReceiveData = { _, _, data in received.withLock { $0 += data.count } }
         let results = LockedBox<[Int]>([])
         let tasks = (0..<1_000).map { _ in
-            manager.dataTask(request: URLRequest(url: ManagerTests.url(server, "/json")),
+            manager.dataTask(request: ManagerTests.request(server, "/json"),
                              downloadProgress: { _ in }, completionHandler: { response, object, error in
                 let ok = (response as? HTTPURLResponse)?.statusCode == 200 && error == nil
                     && (object as? [String: Any])?["name"] as? String == "fw"

@@ -23,7 +23,9 @@ final class RejectingDelegate: NSObject, URLSessionDelegate, @unchecked Sendable
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
                         -> Void) {
         tasks.withLock { $0.append(challenge.sessionTask) }
-        guard let trust = challenge.protectionSpace.serverTrust else { return completionHandler(.performDefaultHandling, nil) }
+        guard let trust = challenge.protectionSpace.serverTrust else {
+            return completionHandler(.performDefaultHandling, nil)
+        }
         trust.rejectionReason = reason
         completionHandler(.rejectProtectionSpace, nil)
     }
@@ -35,7 +37,8 @@ final class RejectingDelegate: NSObject, URLSessionDelegate, @unchecked Sendable
     private static func session(delegate: (any URLSessionDelegate)?, trustingFixtures: Bool) throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         if trustingFixtures {
-            configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
+            let root = try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem"))
+            configuration.tlsTrustRoots = .certificates(root)
         }
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }

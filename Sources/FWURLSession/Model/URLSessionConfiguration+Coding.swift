@@ -81,7 +81,8 @@ extension URLSessionConfiguration: NSSecureCoding {
             if let value = self[keyPath: path] { coder.encode(value as NSString, forKey: key) }
         }
         for (key, path) in Self.dictionaries {
-            if let data = self[keyPath: path].flatMap(Self.propertyListData) { coder.encode(data as NSData, forKey: key) }
+            guard let data = self[keyPath: path].flatMap(Self.propertyListData) else { continue }
+            coder.encode(data as NSData, forKey: key)
         }
         coder.encode(Int(requestCachePolicy.rawValue), forKey: Key.requestCachePolicy)
         coder.encode(Int(networkServiceType.rawValue), forKey: Key.networkServiceType)
@@ -93,7 +94,8 @@ extension URLSessionConfiguration: NSSecureCoding {
         coder.encode(Int(tlsMinimumSupportedProtocolVersion.rawValue), forKey: Key.tlsMinimumSupportedProtocolVersion)
         coder.encode(Int(tlsMaximumSupportedProtocolVersion.rawValue), forKey: Key.tlsMaximumSupportedProtocolVersion)
         let roots = tlsTrustRoots
-        coder.encode(roots.certificates.map { Data($0.derBytes) as NSData } as NSArray, forKey: Key.tlsTrustRootCertificates)
+        let anchors = roots.certificates.map { Data($0.derBytes) as NSData }
+        coder.encode(anchors as NSArray, forKey: Key.tlsTrustRootCertificates)
         coder.encode(roots.includesSystemRoots, forKey: Key.tlsTrustRootsIncludeSystem)
     }
 
@@ -119,8 +121,8 @@ extension URLSessionConfiguration: NSSecureCoding {
 
     private func decodeNumbers(from coder: NSCoder) -> Bool {
         if coder.containsValue(forKey: Key.requestCachePolicy) {
-            guard let policy = URLRequest.CachePolicy(rawValue: UInt(clamping: coder.decodeInteger(forKey: Key.requestCachePolicy)))
-            else { return false }
+            let raw = UInt(clamping: coder.decodeInteger(forKey: Key.requestCachePolicy))
+            guard let policy = URLRequest.CachePolicy(rawValue: raw) else { return false }
             requestCachePolicy = policy
         }
         if coder.containsValue(forKey: Key.networkServiceType) {
@@ -147,9 +149,11 @@ extension URLSessionConfiguration: NSSecureCoding {
     }
 
     private func decodeTLS(from coder: NSCoder) -> Bool {
-        for (key, path) in [(Key.tlsMinimumSupportedProtocolVersion, \URLSessionConfiguration.tlsMinimumSupportedProtocolVersion),
-                            (Key.tlsMaximumSupportedProtocolVersion, \.tlsMaximumSupportedProtocolVersion)]
-            where coder.containsValue(forKey: key) {
+        let versions: [(String, ReferenceWritableKeyPath<URLSessionConfiguration, tls_protocol_version_t>)] = [
+            (Key.tlsMinimumSupportedProtocolVersion, \.tlsMinimumSupportedProtocolVersion),
+            (Key.tlsMaximumSupportedProtocolVersion, \.tlsMaximumSupportedProtocolVersion),
+        ]
+        for (key, path) in versions where coder.containsValue(forKey: key) {
             guard let raw = UInt16(exactly: coder.decodeInteger(forKey: key)),
                   let version = tls_protocol_version_t(rawValue: raw) else { return false }
             self[keyPath: path] = version

@@ -76,8 +76,8 @@ import Testing
         let forTask = Self.challenge(URLSessionAuthenticationChallengeSender(task: task, completion: answers.handler))
         #expect(forTask.sessionTask === task)
         #expect(Self.challenge(answers.makeSender()).sessionTask == nil)
-        let copied = URLAuthenticationChallenge(authenticationChallenge: forTask,
-                                                sender: URLSessionAuthenticationChallengeSender(completion: answers.handler))
+        let plainSender = URLSessionAuthenticationChallengeSender(completion: answers.handler)
+        let copied = URLAuthenticationChallenge(authenticationChallenge: forTask, sender: plainSender)
         #expect(copied.sessionTask == nil)
     }
 }
