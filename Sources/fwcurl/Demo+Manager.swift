@@ -53,9 +53,10 @@ extension Demo {
         let outcome = await withCheckedContinuation { continuation in
             manager.dataTask(requestBuilder: { URLRequest(url: target) }, retryCount: 3, retryInterval: 0.2,
                              timeoutInterval: 10, completionHandler: { response, object, error in
+                let attempts = manager.requestTotalCount(for: response)
                 continuation.resume(returning: ManagerOutcome(
-                    response: response, object: object, error: error,
-                    attempts: manager.requestTotalCount(for: response), seconds: manager.requestTotalTime(for: response)))
+                    response: response, object: object, error: error, attempts: attempts,
+                    seconds: manager.requestTotalTime(for: response)))
             }).resume()
         }
         let status = (outcome.response as? HTTPURLResponse)?.statusCode ?? 0

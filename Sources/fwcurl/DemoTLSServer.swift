@@ -96,7 +96,8 @@ final class DemoTLSServer: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+            let mode = descriptor == 0 ? O_RDONLY : O_WRONLY
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", mode, 0)
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

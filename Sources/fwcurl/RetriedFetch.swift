@@ -93,10 +93,12 @@ final class RetriedFetch: @unchecked Sendable { // `state`: `queue` only (see ab
         let wait = retryAfter.map { $0 ?? 0 } ?? options.retry.wait(beforeRetry: state.retries)
         if let maxTime = options.retry.maxTime, elapsed + wait >= maxTime { return decide(false) }
         if !options.silent {
-            let left = options.retry.count - state.retries
+            // As curl counts: the retries left, this one included.
+            let left = options.retry.count - state.retries + 1
             let when = retryAfter != nil && wait == 0 ? "when the server's Retry-After says"
                 : "in \(Self.format(wait)) seconds"
-            Terminal.error("Warning: Problem : \(problem). Will retry \(when). \(left) \(left == 1 ? "retry" : "retries") left.")
+            let retries = "\(left) \(left == 1 ? "retry" : "retries") left"
+            Terminal.error("Warning: Problem : \(problem). Will retry \(when). \(retries).")
         }
         guard options.retry.delay == nil, retryAfter == nil else { return decide(true) }
         queue.asyncAfter(deadline: .now() + wait) { decide(true) }
