@@ -3,7 +3,8 @@
 # (Package.swift keeps zero dependencies):
 #   1. builds FWNetworking (debug; nothing to do after `swift build --build-tests`);
 #   2. extracts FWNetworking's symbol graph from the built modules, with the modules it re-exports
-#      (FWURLSession, and the FWTLS types FWURLSession re-exports) merged in as FWNetworking's own symbols;
+#      (FWURLSession, and the FWTLS and FWTransport types FWURLSession re-exports) merged in as
+#      FWNetworking's own symbols;
 #   3. converts the catalog Sources/FWNetworking/FWNetworking.docc with it into
 #      .build/docs/FWNetworking.doccarchive, ready for static hosting.
 # Fails when the catalog has a broken link or any other docc warning; warnings that come from doc comments
@@ -33,7 +34,7 @@ for map in "$bin"/*.build/module.modulemap; do
 done
 "$extract" -module-name FWNetworking -target "$triple" -I "$bin/Modules" "${module_maps[@]}" \
     -minimum-access-level public -skip-inherited-docs \
-    -experimental-allowed-reexported-modules=FWURLSession,FWTLS \
+    -experimental-allowed-reexported-modules=FWURLSession,FWTLS,FWTransport \
     -output-dir "$output/symbol-graphs"
 
 "$docc" convert "$catalog" \

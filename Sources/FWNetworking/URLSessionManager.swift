@@ -248,6 +248,7 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
 
     // MARK: Description
 
+    /// The manager's class and identity, its session and its operation queue.
     open override var description: String {
         "<\(type(of: self)): \(ObjectIdentifier(self)), session: \(session), operationQueue: \(operationQueue)>"
     }
