@@ -91,10 +91,11 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
     /// The managed session, with this manager as its delegate on `operationQueue`; made on first use
     /// (again after `invalidateSessionCancelingTasks(_:resetSession:)` with `resetSession`).
     open var session: URLSession {
-        if let session = settings.withLock({ $0.session }) { return session }
-        let made = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
-        return settings.withLock { settings in
+        // Made under the lock, so that two first uses cannot make two sessions (a second one would keep
+        // this manager as its delegate until invalidated). Making a session calls no delegate.
+        settings.withLock { settings in
             if let session = settings.session { return session }
+            let made = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
             settings.session = made
             return made
         }

@@ -5,27 +5,7 @@ import FWNetworking
 
 /// Fetches the URLs of `options` one after another on one session (so connections are reused).
 func fetch(_ options: Options) async -> Int32 {
-    let configuration = URLSessionConfiguration.default
-    if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
-    if let path = options.caCertificateFile {
-        do {
-            configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: path))
-        } catch {
-            Terminal.error("fwcurl: cannot read CA certificates from \(path): \(error)")
-            return 2
-        }
-    }
-    if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
-    var identity: SecIdentity?
-    if let path = options.certificateFile {
-        do {
-            identity = try TLSPolicy.identity(certificate: path, password: options.certificatePassword,
-                                              key: options.keyFile)
-        } catch {
-            Terminal.error("fwcurl: \(error)")
-            return 2
-        }
-    }
+    guard let (configuration, identity) = sessionSetup(options) else { return 2 }
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
                            showChain: options.showChain, identity: identity)
     // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
@@ -75,4 +55,29 @@ private func report(_ error: URLError, record: TransferRecord, options: Options)
         Terminal.error("* TLS failed (\(record.trustMode) trust): \(reason)")
     }
     Terminal.error("fwcurl: (\(error.code.rawValue)) \(error.localizedDescription)")
+}
+
+/// The session configuration and client identity `options` ask for; nil (the problem printed) when a
+/// `--cacert` or `--cert` file cannot be used.
+private func sessionSetup(_ options: Options) -> (URLSessionConfiguration, SecIdentity?)? {
+    let configuration = URLSessionConfiguration.default
+    if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
+    if let path = options.caCertificateFile {
+        do {
+            configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: path))
+        } catch {
+            Terminal.error("fwcurl: cannot read CA certificates from \(path): \(error)")
+            return nil
+        }
+    }
+    if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
+    guard let path = options.certificateFile else { return (configuration, nil) }
+    do {
+        let identity = try TLSPolicy.identity(certificate: path, password: options.certificatePassword,
+                                              key: options.keyFile)
+        return (configuration, identity)
+    } catch {
+        Terminal.error("fwcurl: \(error)")
+        return nil
+    }
 }
