@@ -189,14 +189,17 @@ extension ManagerTests {
         manager.authenticationChallengeHandler = { _, _, _, _ in .error(RefusedByHandler()) }
         let blockError = LockedBox<URLError?>(nil)
         manager.taskDidComplete = { _, _, error in blockError.withLock { $0 = error as? URLError } }
+        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/"))
+        let box = LockedBox<ManagerResult?>(nil)
+        let task = manager.dataTask(request: URLRequest(url: url), completionHandler: ManagerTests.record(into: box))
         let notified = LockedBox<(any Error)?>(nil)
         let observer = NotificationCenter.default.addObserver(
-            forName: URLSessionManager.networkingTaskDidCompleteNotification, object: nil, queue: nil) { note in
+            forName: URLSessionManager.networkingTaskDidCompleteNotification, object: task, queue: nil) { note in
             notified.withLock { $0 = note.userInfo?[URLSessionManager.networkingTaskDidCompleteErrorKey] as? any Error }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
-        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/"))
-        let result = try #require(ManagerTests.load(manager, URLRequest(url: url)))
+        task.resume()
+        let result = try #require(ManagerTests.wait(for: box))
         #expect(result.error as? RefusedByHandler != nil)
         #expect(waitUntil(timeout: 10) { notified.withLock { $0 } is RefusedByHandler })
         #expect(blockError.withLock { $0 }?.code == .cancelled, "the block hears the session's own error")

@@ -56,10 +56,10 @@ import TestSupport
         manager.taskDidComplete = { _, _, error in log.add("complete \(error == nil ? "ok" : "error")") }
     }
 
-    /// Observes the did-complete notification of `manager`'s tasks.
-    private static func observeCompletion(into log: EventLog) -> any NSObjectProtocol {
+    /// Observes the did-complete notification of `task`.
+    private static func observeCompletion(of task: URLSessionTask, into log: EventLog) -> any NSObjectProtocol {
         NotificationCenter.default.addObserver(
-            forName: URLSessionManager.networkingTaskDidCompleteNotification, object: nil, queue: nil) { _ in
+            forName: URLSessionManager.networkingTaskDidCompleteNotification, object: task, queue: nil) { _ in
             log.add("notification")
         }
     }
@@ -82,7 +82,7 @@ import TestSupport
             log.add("completion \((object as? Data)?.count ?? 0)")
             done.withLock { $0 = true }
         })
-        let observer = Self.observeCompletion(into: log)
+        let observer = Self.observeCompletion(of: task, into: log)
         defer { NotificationCenter.default.removeObserver(observer) }
         task.resume()
         #expect(waitUntil(timeout: 20) { log.all.contains("notification") })

@@ -38,23 +38,27 @@ import TestSupport
             let name = "\(task.taskIdentifier)"
             return task.originalRequest?.url?.path == "/json" ? nil : directory.appendingPathComponent(name)
         }
-        let moves = LockedBox(0)
-        let observer = NotificationCenter.default.addObserver(
-            forName: URLSessionManager.urlSessionDownloadTaskDidMoveFileSuccessfullyNotification, object: nil,
-            queue: nil) { _ in moves.withLock { $0 += 1 } }
-        defer { NotificationCenter.default.removeObserver(observer) }
         // A download the session made directly: only the manager-wide block can place it.
         let done = LockedBox(0)
         let foreign = manager.session.downloadTask(with: ManagerTests.url(server, "/text"))
-        foreign.resume()
         // A download of the manager whose own destination decides when the block returns nil.
         let own = directory.appendingPathComponent("own.json")
         let path = LockedBox<URL??>(nil)
-        manager.downloadTask(request: ManagerTests.request(server, "/json"),
-                             destination: { _, _ in own }, completionHandler: { _, filePath, _ in
+        let mine = manager.downloadTask(request: ManagerTests.request(server, "/json"),
+                                        destination: { _, _ in own }, completionHandler: { _, filePath, _ in
             path.withLock { $0 = .some(filePath) }
             done.withLock { $0 += 1 }
-        }).resume()
+        })
+        let moves = LockedBox(0)
+        let observer = NotificationCenter.default.addObserver(
+            forName: URLSessionManager.urlSessionDownloadTaskDidMoveFileSuccessfullyNotification, object: nil,
+            queue: nil) { note in
+            let object = note.object as AnyObject?
+            if object === foreign || object === mine { moves.withLock { $0 += 1 } }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        foreign.resume()
+        mine.resume()
         #expect(waitUntil(timeout: 20) {
             done.withLock { $0 } == 1 && moves.withLock { $0 } == 2
         })

@@ -71,20 +71,22 @@ import TestSupport
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let destination = Self.temporaryURL("download.bin")
         defer { try? FileManager.default.removeItem(at: destination) }
-        let moved = LockedBox(0)
-        let observer = NotificationCenter.default.addObserver(
-            forName: URLSessionManager.urlSessionDownloadTaskDidMoveFileSuccessfullyNotification, object: nil,
-            queue: nil) { _ in moved.withLock { $0 += 1 } }
-        defer { NotificationCenter.default.removeObserver(observer) }
         let result = LockedBox<(path: URL?, status: Int?, error: (any Error)?)?>(nil)
         let seenTarget = LockedBox<URL?>(nil)
-        manager.downloadTask(request: URLRequest(url: try #require(URL(string: nginx.baseURL + "/file.bin"))),
-                             destination: { target, _ in
-                                 seenTarget.withLock { $0 = target }
-                                 return destination
-                             }, completionHandler: { response, path, error in
+        let file = try #require(URL(string: nginx.baseURL + "/file.bin"))
+        let task = manager.downloadTask(request: URLRequest(url: file),
+                                        destination: { target, _ in
+                                            seenTarget.withLock { $0 = target }
+                                            return destination
+                                        }, completionHandler: { response, path, error in
             result.withLock { $0 = (path, (response as? HTTPURLResponse)?.statusCode, error) }
-        }).resume()
+        })
+        let moved = LockedBox(0)
+        let observer = NotificationCenter.default.addObserver(
+            forName: URLSessionManager.urlSessionDownloadTaskDidMoveFileSuccessfullyNotification, object: task,
+            queue: nil) { _ in moved.withLock { $0 += 1 } }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        task.resume()
         let done = try #require(ManagerTests.wait(for: result))
         #expect(done.error == nil && done.status == 200)
         #expect(done.path == destination)
@@ -100,16 +102,18 @@ import TestSupport
         let manager = ManagerTests.manager()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let nowhere = Self.temporaryURL("missing-directory").appendingPathComponent("file.bin")
+        let result = LockedBox<(path: URL?, error: (any Error)?)?>(nil)
+        let file = try #require(URL(string: nginx.baseURL + "/file.bin"))
+        let task = manager.downloadTask(request: URLRequest(url: file),
+                                        destination: { _, _ in nowhere }, completionHandler: { _, path, error in
+            result.withLock { $0 = (path, error) }
+        })
         let failure = LockedBox<[AnyHashable: Any]?>(nil)
         let observer = NotificationCenter.default.addObserver(
-            forName: URLSessionManager.urlSessionDownloadTaskDidFailToMoveFileNotification, object: nil,
+            forName: URLSessionManager.urlSessionDownloadTaskDidFailToMoveFileNotification, object: task,
             queue: nil) { note in failure.withLock { $0 = note.userInfo ?? [:] } }
         defer { NotificationCenter.default.removeObserver(observer) }
-        let result = LockedBox<(path: URL?, error: (any Error)?)?>(nil)
-        manager.downloadTask(request: URLRequest(url: try #require(URL(string: nginx.baseURL + "/file.bin"))),
-                             destination: { _, _ in nowhere }, completionHandler: { _, path, error in
-            result.withLock { $0 = (path, error) }
-        }).resume()
+        task.resume()
         let done = try #require(ManagerTests.wait(for: result))
         #expect(done.path == nil)
         let error = try #require(done.error as? NSError)

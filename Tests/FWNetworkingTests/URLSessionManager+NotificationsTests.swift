@@ -7,21 +7,19 @@ import TestSupport
 // userInfo key, on the completion queue; and the warning for a completion stuck on a queue nobody runs.
 
 @Suite struct URLSessionManagerNotificationsTests {
-    /// Records the notifications named `name` (object and userInfo), and whether each came on the tests'
-    /// completion queue.
+    /// Records the notifications named `name` (object, userInfo, and whether it came on the tests'
+    /// completion queue). Other tests run meanwhile: look only at the objects of your own test.
     final class Observer: Sendable {
-        let received = LockedBox<[(object: AnyObject?, userInfo: [AnyHashable: Any]?)]>([])
-        let offQueue = LockedBox(0)
+        let received = LockedBox<[(object: AnyObject?, userInfo: [AnyHashable: Any]?, onQueue: Bool)]>([])
         private let token: LockedBox<(any NSObjectProtocol)?> = LockedBox(nil)
 
         init(_ name: Notification.Name) {
             let key = DispatchSpecificKey<Bool>()
             ManagerTests.completionQueue.setSpecific(key: key, value: true)
             let received = received
-            let offQueue = offQueue
             let token = NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
-                if DispatchQueue.getSpecific(key: key) != true { offQueue.withLock { $0 += 1 } }
-                received.withLock { $0.append((note.object as AnyObject?, note.userInfo)) }
+                let onQueue = DispatchQueue.getSpecific(key: key) == true
+                received.withLock { $0.append((note.object as AnyObject?, note.userInfo, onQueue)) }
             }
             self.token.withLock { $0 = token }
         }
@@ -32,6 +30,11 @@ import TestSupport
 
         func objects(_ task: URLSessionTask) -> Int {
             received.withLock { $0 }.filter { $0.object === task }.count
+        }
+
+        /// Whether every notification about `tasks` came on the completion queue.
+        func allOnQueue(_ tasks: URLSessionTask...) -> Bool {
+            received.withLock { $0 }.filter { entry in tasks.contains { $0 === entry.object } }.allSatisfy(\.onQueue)
         }
     }
 
@@ -54,7 +57,7 @@ import TestSupport
         task.resume()
         #expect(waitUntil(timeout: 10) { resumed.objects(task) == 2 && suspended.objects(task) == 1 })
         #expect(resumed.objects(foreign) == 0)
-        #expect(resumed.offQueue.withLock { $0 } == 0 && suspended.offQueue.withLock { $0 } == 0)
+        #expect(resumed.allOnQueue(task) && suspended.allOnQueue(task))
     }
 
     @Test func didCompleteCarriesEveryKeyOfADataTask() throws {
@@ -77,7 +80,7 @@ import TestSupport
         #expect(info[URLSessionManager.networkingTaskDidCompleteSessionTaskMetrics] is URLSessionTaskMetrics)
         #expect(info[URLSessionManager.networkingTaskDidCompleteErrorKey] == nil)
         #expect(info[URLSessionManager.networkingTaskDidCompleteAssetPathKey] == nil)
-        #expect(completed.offQueue.withLock { $0 } == 0)
+        #expect(completed.allOnQueue(task))
     }
 
     @Test func didCompleteCarriesTheErrorOfAFailure() throws {
