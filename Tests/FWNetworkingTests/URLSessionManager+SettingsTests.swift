@@ -54,17 +54,16 @@ import TestSupport
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let group = DispatchGroup()
         manager.completionGroup = group
-        let finished = LockedBox(0)
-        let started = LockedBox(0)
-        manager.taskDidComplete = { _, _, _ in started.withLock { $0 += 1 } }
+        // Inside the group, the group cannot be empty: waiting on it without time out must time out.
+        let insideGroup = LockedBox<[Bool]>([])
         for _ in 0..<3 {
             manager.dataTask(request: ManagerTests.request(server, "/text"), completionHandler: { _, _, _ in
-                finished.withLock { $0 += 1 }
+                insideGroup.withLock { $0.append(group.wait(timeout: .now()) == .timedOut) }
             }).resume()
         }
-        #expect(waitUntil(timeout: 20) { started.withLock { $0 } == 3 })
+        #expect(waitUntil(timeout: 20) { insideGroup.withLock { $0.count } == 3 })
+        #expect(insideGroup.withLock { $0 } == [true, true, true])
         #expect(group.wait(timeout: .now() + 20) == .success)
-        #expect(finished.withLock { $0 } == 3)
     }
 
     @Test(arguments: [true, false])
