@@ -1,6 +1,5 @@
 // FWNetworking: one import gives the URLSession-compatible API (FWURLSession) and the session-manager
-// layer: SecurityPolicy, the response serializers, and (as later issues land) URLSessionManager,
-// HTTPSessionManager and reachability.
+// layer: URLSessionManager, SecurityPolicy, the request and response serializers (and, as later issues
+// land, HTTPSessionManager and reachability).
 
 @_exported import FWURLSession
-@_exported import struct FWTLS.TrustError

@@ -27,7 +27,8 @@ public enum SSLPinningMode: Int, Sendable {
 /// Built on FWTLS's evaluators (`DefaultTrustEvaluator`, `PinnedCertificatesTrustEvaluator`,
 /// `PublicKeysTrustEvaluator`, `DisabledTrustEvaluator`), applied to a challenge's trust through
 /// `SecTrust.serverTrust`. Unlike AFNetworking's policy, which sets policies and anchors on the
-/// trust it evaluates, it never modifies the trust it is given. The settings may be read and changed
+/// trust it evaluates, it never changes how the trust it is given evaluates: it only records why it
+/// refused one (`SecTrust.rejectionReason`). The settings may be read and changed
 /// from any thread.
 open class SecurityPolicy: NSObject, NSSecureCoding, NSCopying,
     @unchecked Sendable { // settings: in `rules`, a LockedBox
@@ -122,9 +123,16 @@ open class SecurityPolicy: NSObject, NSSecureCoding, NSCopying,
     }
 
     /// FWNetworking addition: `evaluateServerTrust(_:forDomain:)` that throws why it refused, for a
-    /// manager that fails the task with `URLError.serverCertificateUntrusted` and the reason.
+    /// manager that fails the task with `URLError.serverCertificateUntrusted` and the reason. A refusal
+    /// is also recorded in the trust's `rejectionReason`, so that answering the challenge with
+    /// `rejectProtectionSpace` fails the task with that reason.
     open func evaluate(_ serverTrust: SecTrust, forDomain domain: String? = nil) throws(TrustError) {
-        try rules.withLock { $0 }.evaluate(serverTrust.serverTrust, forDomain: domain)
+        do throws(TrustError) {
+            try rules.withLock { $0 }.evaluate(serverTrust.serverTrust, forDomain: domain)
+        } catch {
+            serverTrust.rejectionReason = error
+            throw error
+        }
     }
 
     // MARK: NSSecureCoding, NSCopying

@@ -6,3 +6,4 @@
 @_exported import struct FWTLS.Certificate
 @_exported import struct FWTLS.ServerTrust
 @_exported import struct FWTLS.TrustRoots
+@_exported import struct FWTLS.TrustError

@@ -149,6 +149,22 @@ enum DelegateRouter {
             session, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expected)
     }
 
+    // MARK: State messages (FWNetworking addition)
+
+    /// `resume()` (`resumed`) or `suspend()` changed `task`'s state: its state delegate hears it on the
+    /// delegate queue, after what the task already delivered and before what it delivers next.
+    static func didChangeState(task: URLSessionTask, resumed: Bool) {
+        guard let delegate = delegate(of: task, (any URLSessionTaskStateDelegate).self) else { return }
+        let session = task.session
+        session.deliveryPump.schedule {
+            if resumed {
+                delegate.urlSession(session, taskDidResume: task)
+            } else {
+                delegate.urlSession(session, taskDidSuspend: task)
+            }
+        }
+    }
+
     // MARK: Trace messages (FWNetworking addition)
 
     /// Whether anybody hears `task`'s trace messages (the transport then copies the bytes it moves).

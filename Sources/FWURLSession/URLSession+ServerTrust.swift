@@ -16,8 +16,9 @@ extension URLSession {
     /// (`DelegateRouter.raiseConnectionChallenge`: the session delegate, else the delegate of the task the connection
     /// is for). `useCredential` with the challenge's trust accepts it, pinning included (another trust
     /// is evaluated by default); `performDefaultHandling` validates against the configured roots;
-    /// `cancelAuthenticationChallenge` cancels; `rejectProtectionSpace` refuses. Nobody to ask: default
-    /// handling on the loop thread.
+    /// `cancelAuthenticationChallenge` cancels; `rejectProtectionSpace` refuses, with the reason the
+    /// delegate put in the trust's `rejectionReason`. Nobody to ask: default handling on the loop thread.
+    /// Every refusal is remembered for the key, so that the failure's `URLError` carries the peer trust.
     static func serverTrustHandler(_ reference: SessionReference) -> ServerTrustHandler {
         { serverTrust, key, requestID, decide in
             guard let session = reference.session else {
@@ -26,22 +27,32 @@ extension URLSession {
             }
             let trust = SecTrust(serverTrust: serverTrust)
             let space = URLProtectionSpace(serverTrust: trust, host: key.host, port: key.port)
-            DelegateRouter.raiseConnectionChallenge(space, session: session, for: session.task(for: requestID)) { disposition, credential in
-                switch disposition {
-                case .useCredential:
-                    if let accepted = credential?.trust {
-                        decide(accepted === trust ? .trust : defaultDecision(accepted.serverTrust))
-                    } else {
-                        decide(defaultDecision(trust.serverTrust))
-                    }
-                case .performDefaultHandling:
-                    decide(defaultDecision(trust.serverTrust))
-                case .cancelAuthenticationChallenge:
-                    decide(.cancel)
-                case .rejectProtectionSpace:
-                    decide(.reject(.untrusted(reason: "the delegate rejected the protection space")))
+            let task = session.task(for: requestID)
+            DelegateRouter.raiseConnectionChallenge(space, session: session, for: task) { disposition, credential in
+                let decision = Self.decision(disposition, credential, for: trust)
+                session.refusedTrusts.withLock { refused in
+                    if case .reject = decision { refused[key] = trust } else { refused[key] = nil }
                 }
+                decide(decision)
             }
+        }
+    }
+
+    private static func decision(_ disposition: AuthChallengeDisposition, _ credential: URLCredential?,
+                                 for trust: SecTrust) -> ServerTrustDecision {
+        switch disposition {
+        case .useCredential:
+            guard let accepted = credential?.trust else { return defaultDecision(trust.serverTrust) }
+            return accepted === trust ? .trust : defaultDecision(accepted.serverTrust)
+        case .performDefaultHandling:
+            return defaultDecision(trust.serverTrust)
+        case .cancelAuthenticationChallenge:
+            return .cancel
+        case .rejectProtectionSpace:
+            // A delegate's refusal is -1202 whatever its reason (as on Apple platforms), so the reason
+            // travels as text in an `untrusted` error rather than as its own kind.
+            let reason = trust.rejectionReason?.reason ?? "the delegate rejected the protection space"
+            return .reject(.untrusted(reason: reason))
         }
     }
 
@@ -52,5 +63,16 @@ extension URLSession {
         } catch {
             return .reject(error)
         }
+    }
+
+    /// The `URLError` a task fails with for `error`: the transport mapping (with the failing URL), plus
+    /// for a refused server trust the peer trust (`NSURLErrorFailingURLPeerTrustErrorKey`).
+    func urlError(_ error: TransportError, url: URL?) -> URLError {
+        let mapped = URLError(error, url: url)
+        guard error.isServerTrustRejected, let url, let key = ConnectionKey(url: url),
+              let trust = refusedTrusts.withLock({ $0[key] }) else { return mapped }
+        var info = mapped.userInfo
+        info[NSURLErrorFailingURLPeerTrustErrorKey] = trust
+        return URLError(mapped.code, userInfo: info)
     }
 }

@@ -26,6 +26,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         var tasks: [Int: URLSessionTask] = [:]
         var nextIdentifier = 1
         var invalidation = Invalidation.active
+        /// `invalidateAndCancel()` was called: the tasks still completing are no longer reported.
+        var cancelledTasks = false
         var delegate: (any URLSessionDelegate)?
     }
 
@@ -39,6 +41,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let deliveryPump: DeliveryPump
     /// The proxies of the session's requests (from the configuration, else the environment at creation).
     let proxySettings: ProxySettings
+    /// The trust refused last per connection key: the peer trust of a trust failure's `URLError`.
+    let refusedTrusts = LockedBox<[ConnectionKey: SecTrust]>([:])
 
     /// A copy of the configuration the session was created with.
     public let configuration: URLSessionConfiguration
@@ -228,25 +232,32 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     // MARK: Task bookkeeping
 
-    /// Every task that has not completed yet.
+    /// Every task that has not completed yet (none once `invalidateAndCancel()` was called).
     open func getAllTasks(completionHandler: @escaping @Sendable ([URLSessionTask]) -> Void) {
-        let tasks = liveTasks()
+        let tasks = currentTasks
         delegateQueue.addOperation { completionHandler(tasks) }
     }
 
-    /// The tasks that have not completed yet, by kind.
+    /// The tasks that have not completed yet, by kind (none once `invalidateAndCancel()` was called).
     open func getTasksWithCompletionHandler(
         _ completionHandler: @escaping @Sendable (
             [URLSessionDataTask], [URLSessionUploadTask], [URLSessionDownloadTask]) -> Void) {
-        let tasks = liveTasks()
+        let tasks = currentTasks
         let uploads = tasks.compactMap { $0 as? URLSessionUploadTask }
         let data = tasks.compactMap { $0 as? URLSessionDataTask }.filter { !($0 is URLSessionUploadTask) }
         let downloads = tasks.compactMap { $0 as? URLSessionDownloadTask }
         delegateQueue.addOperation { completionHandler(data, uploads, downloads) }
     }
 
-    private func liveTasks() -> [URLSessionTask] {
-        registry.withLock { registry in registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
+    /// FWNetworking addition: the tasks that have not completed yet, in the order they were made, read
+    /// now and synchronously (what `getAllTasks` later hands its completion handler). Safe from any
+    /// thread, the delegate queue included: it only takes the registry's lock. Empty once
+    /// `invalidateAndCancel()` was called.
+    public final var currentTasks: [URLSessionTask] {
+        registry.withLock { registry in
+            guard !registry.cancelledTasks else { return [] }
+            return registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier }
+        }
     }
 
     /// Whether the session was invalidated: tasks resumed from now on fail at once.
@@ -301,6 +312,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         let (tasks, finishNow) = registry.withLock { registry -> ([URLSessionTask], Bool) in
             guard registry.invalidation == .active else { return ([], false) }
             registry.invalidation = .invalidating
+            registry.cancelledTasks = true
             return (Array(registry.tasks.values), registry.tasks.isEmpty)
         }
         tasks.forEach { $0.cancel() }

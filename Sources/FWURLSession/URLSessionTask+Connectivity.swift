@@ -59,11 +59,11 @@ extension URLSessionTask {
     final func failure(after error: TransportError) -> URLError? {
         let url = currentRequest?.url
         guard error.isNoRoute || error.isTemporaryLookupFailure else {
-            return URLError(error, url: url)
+            return session.urlError(error, url: url)
         }
         let defaultRoute = error.isNoRoute ? nil : (try? NetworkMonitor.shared.get())?.currentPath(to: .defaultRoute)
         guard isForWantOfRoute(error, defaultRouteReachable: defaultRoute?.isReachable) else {
-            return URLError(error, url: url)
+            return session.urlError(error, url: url)
         }
         if waitForConnectivity() {
             return nil

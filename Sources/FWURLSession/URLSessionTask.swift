@@ -149,14 +149,17 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
 
     // MARK: Control
 
-    /// Starts the task, or resumes a suspended one. Does nothing once the session is invalidated.
+    /// Starts the task, or resumes a suspended one; does nothing once the session is invalidated. When
+    /// that makes it run, a state delegate hears `urlSession(_:taskDidResume:)` (FWNetworking addition).
     open func resume() {
         guard !session.isInvalidated else { return }
         let action = control.withLock { $0.lifecycle.resume() }
         switch action {
         case .start:
+            DelegateRouter.didChangeState(task: self, resumed: true)
             start()
         case .resumeDelivery:
+            DelegateRouter.didChangeState(task: self, resumed: true)
             syncReadingPause()
             release(.suspended)
         default:
@@ -165,14 +168,17 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
     }
 
     /// Pauses the task until `resume()` (suspensions nest): the connection stops reading its response,
-    /// its request timeout stops, and no delegate message is delivered meanwhile.
+    /// its request timeout stops, and no delegate message is delivered meanwhile. When that stops a
+    /// running task, a state delegate hears `urlSession(_:taskDidSuspend:)` (FWNetworking addition).
     open func suspend() {
         let paused = control.withLock { state -> Bool in
             guard state.lifecycle.suspend() == .pauseDelivery else { return false }
             state.deliveries.holds.insert(.suspended)
             return true
         }
-        if paused { syncReadingPause() }
+        guard paused else { return }
+        syncReadingPause()
+        DelegateRouter.didChangeState(task: self, resumed: false)
     }
 
     /// Cancels the task; it completes with `URLError.cancelled` (once).

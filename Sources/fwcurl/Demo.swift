@@ -6,14 +6,20 @@ import FWNetworking
 /// `fwcurl demo`: a guided tour against an in-process loopback server (`DemoServer`). Each step prints
 /// a few lines and checks what it shows; the exit status is 0 only when every step behaved.
 struct Demo {
-    private let server: DemoServer
-    private var failures = 0
+    let server: DemoServer
+    var failures = 0
 
     init() throws {
+        let flaky = FlakyRoute(failures: 2)
         server = try DemoServer { request in
             switch (request.method, request.target) {
             case ("GET", "/hello"):
                 return .ok("Hello from FWNetworking\n")
+            case ("GET", "/json"):
+                return .ok(bytes: Array(#"{"project":"FWNetworking","layers":10,"pure_swift":true}"#.utf8),
+                           contentType: "application/json")
+            case ("GET", "/flaky"):
+                return flaky.reply()
             case ("GET", "/chunked"):
                 return .chunked(["streamed ", "in ", "three chunks\n"], trailers: [("X-Checksum", "demo")])
             case ("POST", "/echo"):
@@ -36,6 +42,9 @@ struct Demo {
         await post(session)
         await perHostLimit()
         await malformed(session)
+        await pinnedHTTPS()
+        await managerJSON()
+        await retriedFlakyRequest()
         session.finishTasksAndInvalidate()
         server.stop()
         print(failures == 0 ? "\nAll steps behaved." : "\n\(failures) step(s) misbehaved.")
@@ -132,7 +141,7 @@ struct Demo {
 
     // MARK: Helpers
 
-    private func url(_ path: String) -> URL {
+    func url(_ path: String) -> URL {
         URL(string: server.baseURL + path)!
     }
 
@@ -147,11 +156,11 @@ struct Demo {
         return nil
     }
 
-    private func step(_ title: String) {
+    func step(_ title: String) {
         print("\n" + title)
     }
 
-    private mutating func show(_ line: String, ok: Bool) {
+    mutating func show(_ line: String, ok: Bool) {
         print("   \(ok ? "✓" : "✗") \(line.trimmingCharacters(in: .newlines))")
         if !ok { failures += 1 }
     }

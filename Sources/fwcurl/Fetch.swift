@@ -5,49 +5,21 @@ import FWNetworking
 
 /// Fetches the URLs of `options` one after another on one session (so connections are reused).
 func fetch(_ options: Options) async -> Int32 {
-    // Like curl: no cache, and no cookies unless asked for.
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.urlCache = nil
-    configuration.httpCookieStorage = nil
-    if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
-    if let path = options.caCertificateFile {
-        do {
-            configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: path))
-        } catch {
-            Terminal.error("fwcurl: cannot read CA certificates from \(path): \(error)")
-            return 2
-        }
-    }
-    if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
-    do throws(Options.UsageError) {
-        try options.applyProxies(to: configuration)
-    } catch {
-        Terminal.error("fwcurl: \(error)")
-        return 2
-    }
-    var identity: SecIdentity?
-    if let path = options.certificateFile {
-        do {
-            identity = try TLSPolicy.identity(certificate: path, password: options.certificatePassword,
-                                              key: options.keyFile)
-        } catch {
-            Terminal.error("fwcurl: \(error)")
-            return 2
-        }
-    }
+    guard let (configuration, identity) = sessionSetup(options) else { return 2 }
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
                            showChain: options.showChain, identity: identity)
-    // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing).
-    let session = URLSession(configuration: configuration)
+    // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
+    // `--retry` the session manager is the session's delegate and hands them to the same place.
+    let manager = options.retry.count > 0 ? RetriedFetch.manager(configuration, options: options) : nil
+    let session = manager?.session ?? URLSession(configuration: configuration)
     defer { session.finishTasksAndInvalidate() }
 
     let traceLog = options.traceFile.flatMap(TraceLog.init(path:))
     if let path = options.traceFile, traceLog == nil { Terminal.error("fwcurl: cannot write the trace to \(path)") }
+    let makeTrace = { @Sendable in FetchTrace(verbose: options.verbose, traceLog: traceLog, policy: policy) }
     var results: [FetchResult] = []
     for index in options.urls.indices {
         let plan = options.plan(forURLAt: index)
-        let transfer = Transfer(plan: plan, trace: FetchTrace(verbose: options.verbose, traceLog: traceLog,
-                                                              policy: policy))
         let request: URLRequest
         do {
             request = try options.request(forURLAt: index, resumeOffset: plan.resumeOffset)
@@ -55,7 +27,14 @@ func fetch(_ options: Options) async -> Int32 {
             Terminal.error("fwcurl: (26) \(error.localizedDescription)")
             return 26
         }
-        let result = await transfer.run(request, uploading: options.uploadFile, on: session)
+        let result: FetchResult
+        if let manager {
+            result = await RetriedFetch.fetch(request, index: index, options: options, manager: manager,
+                                              makeTrace: makeTrace)
+        } else {
+            result = await Transfer(plan: plan, trace: makeTrace()).run(request, uploading: options.uploadFile,
+                                                                        on: session)
+        }
         if !options.json, case .failure(let error, let record) = result {
             report(error, record: record, options: options)
         }
@@ -76,4 +55,38 @@ private func report(_ error: URLError, record: TransferRecord, options: Options)
         Terminal.error("* TLS failed (\(record.trustMode) trust): \(reason)")
     }
     Terminal.error("fwcurl: (\(error.code.rawValue)) \(error.localizedDescription)")
+}
+
+/// The session configuration and client identity `options` ask for; nil (the problem printed) when a
+/// `--cacert` or `--cert` file or a proxy option cannot be used.
+private func sessionSetup(_ options: Options) -> (URLSessionConfiguration, SecIdentity?)? {
+    // Like curl: no cache, and no cookies unless asked for.
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    configuration.httpCookieStorage = nil
+    if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
+    if let path = options.caCertificateFile {
+        do {
+            configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: path))
+        } catch {
+            Terminal.error("fwcurl: cannot read CA certificates from \(path): \(error)")
+            return nil
+        }
+    }
+    if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
+    do throws(Options.UsageError) {
+        try options.applyProxies(to: configuration)
+    } catch {
+        Terminal.error("fwcurl: \(error)")
+        return nil
+    }
+    guard let path = options.certificateFile else { return (configuration, nil) }
+    do {
+        let identity = try TLSPolicy.identity(certificate: path, password: options.certificatePassword,
+                                              key: options.keyFile)
+        return (configuration, identity)
+    } catch {
+        Terminal.error("fwcurl: \(error)")
+        return nil
+    }
 }

@@ -37,6 +37,8 @@ struct Options {
     var certificatePassword: String?
     /// `--key FILE`: the PEM private key (default: the `--cert` file).
     var keyFile: String?
+    /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`.
+    var retry = RetryOptions()
     var urls: [URL] = []
 
     // MARK: Proxies (Options+Proxy.swift)
@@ -67,6 +69,7 @@ struct Options {
                       [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
                       [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
+                      [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
                       URL [URL...]
                fwcurl demo
 
@@ -88,6 +91,11 @@ struct Options {
                            may precede the host; "" for none. Without -x: http_proxy, https_proxy, all_proxy
           -U USER:PASSWORD the proxy's credentials (--proxy-user), with -x
           --noproxy LIST   hosts that go direct: names (suffixes), addresses, CIDR ranges, :PORT, or *
+          --retry N        retry a timeout or an HTTP 408, 429, 500, 502, 503, 504, 522, 524 up to N times,
+                           waiting 1 s, then doubling (a 429/503 Retry-After wins); -v tells the attempts
+          --retry-delay S  wait S seconds between retries instead
+          --retry-max-time S  start no retry after S seconds
+          --retry-all-errors  retry every failure, not only the transient ones
         """
 
     /// Parses `arguments` (without the program name).
@@ -146,6 +154,7 @@ struct Options {
             case "--noproxy":
                 noProxy = try value(for: argument)
             default:
+                if try parseRetry(argument, value: value) { continue }
                 try parseTLSOrURL(argument, value: value)
             }
         }

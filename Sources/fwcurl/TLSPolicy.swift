@@ -43,7 +43,9 @@ final class TLSPolicy: Sendable {
                     + "(it is \(chain.first?.spkiPin ?? "missing"))"
                 Terminal.error("fwcurl: \(reason)")
                 rejected(reason)
-                // A refusal, not a cancellation: the session fails the task with serverCertificateUntrusted.
+                trust.rejectionReason = .pinMismatch(reason: reason)
+                // A refusal, not a cancellation: the session fails the task with serverCertificateUntrusted
+                // and this reason.
                 return (.rejectProtectionSpace, nil)
             }
             return insecure ? (.useCredential, URLCredential(trust: trust)) : (.performDefaultHandling, nil)

@@ -16,6 +16,8 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     /// The trace and TLS policy of this URL.
     let trace: FetchTrace
     private let plan: TransferPlan
+    /// Hears the result of a transfer that is one attempt of a retried fetch (`RetriedFetch`).
+    private let onResult: (@Sendable (FetchResult) -> Void)?
     private var state: State
 
     struct State {
@@ -52,9 +54,10 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
         var total: Int64
     }
 
-    init(plan: TransferPlan, trace: FetchTrace) {
+    init(plan: TransferPlan, trace: FetchTrace, onResult: (@Sendable (FetchResult) -> Void)? = nil) {
         self.plan = plan
         self.trace = trace
+        self.onResult = onResult
         self.state = State(record: TransferRecord(trustMode: trace.trustMode))
     }
 
@@ -224,6 +227,10 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
             return (state.continuation, result)
         }
         continuation?.resume(returning: result)
+        onResult?(result)
+        // Under a session manager (`--retry`) the session's delegate must hear the end of the attempt too.
+        let sessionDelegate = session.delegate as? any URLSessionTaskDelegate
+        sessionDelegate?.urlSession(session, task: task, didCompleteWithError: error)
     }
 
     /// Draws `meter`'s final line (if it was drawing) and stops it.

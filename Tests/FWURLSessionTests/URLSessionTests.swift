@@ -331,4 +331,47 @@ import TestSupport
         #expect(task.countOfBytesExpectedToReceive == 43)
         #expect((task.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
     }
+
+    // MARK: Task snapshots
+
+    /// Reads the session's task snapshot from inside a delegate message (on the delegate queue).
+    final class SnapshotDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable { // `seen` is a LockedBox
+        let seen = LockedBox<[Int]?>(nil)
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+            seen.withLock { $0 = session.currentTasks.map(\.taskIdentifier) }
+            completionHandler(.allow)
+        }
+    }
+
+    @Test func currentTasksIsASynchronousSnapshotEvenOnTheDelegateQueue() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let delegate = SnapshotDelegate()
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let slow = session.dataTask(with: url(server, "/slow"))
+        let hello = session.dataTask(with: url(server, "/hello"))
+        #expect(session.currentTasks.map(\.taskIdentifier) == [slow.taskIdentifier, hello.taskIdentifier])
+        hello.resume()
+        #expect(waitUntil(timeout: 5) { delegate.seen.withLock { $0 } != nil })
+        #expect(delegate.seen.withLock { $0 } == [slow.taskIdentifier, hello.taskIdentifier])
+        #expect(waitUntil(timeout: 5) { session.currentTasks.map(\.taskIdentifier) == [slow.taskIdentifier] })
+    }
+
+    @Test func noTaskIsReportedOnceInvalidateAndCancelWasCalled() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .default, delegate: RecordingDataDelegate(), delegateQueue: nil)
+        session.dataTask(with: url(server, "/slow")).resume()
+        _ = session.dataTask(with: url(server, "/slow"))
+        #expect(session.currentTasks.count == 2)
+        session.invalidateAndCancel()
+        #expect(session.currentTasks.isEmpty)
+        let reported = LockedBox<[URLSessionTask]?>(nil)
+        session.getAllTasks { tasks in reported.withLock { $0 = tasks } }
+        #expect(waitUntil(timeout: 5) { reported.withLock { $0 } != nil })
+        #expect(reported.withLock { $0 }?.isEmpty == true)
+    }
 }

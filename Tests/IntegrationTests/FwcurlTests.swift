@@ -176,6 +176,11 @@ import TestSupport
     @Test func theDemoBehaves() throws {
         let run = try Fwcurl.run(["demo"], timeout: 60)
         #expect(run.status == 0, "\(String(decoding: run.stdout, as: UTF8.self))\n\(run.stderr)")
-        #expect(String(decoding: run.stdout, as: UTF8.self).contains("All steps behaved."))
+        let text = String(decoding: run.stdout, as: UTF8.self)
+        #expect(text.contains("All steps behaved."))
+        // The manager's steps: pinning (openssl is installed where the tests run), JSON, retries.
+        #expect(text.contains("✓ pinned key: status 200") && text.contains("✓ another key pinned: URLError -1202"))
+        #expect(text.contains("✓ a [String: Any] with layers = 10"))
+        #expect(text.contains("✓ status 200 after 3 attempts"))
     }
 }

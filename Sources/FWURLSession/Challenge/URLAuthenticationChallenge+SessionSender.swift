@@ -64,3 +64,18 @@ final class URLSessionAuthenticationChallengeSender: NSObject, URLAuthentication
         answer(.rejectProtectionSpace, nil)
     }
 }
+
+// MARK: - The task of a connection-level challenge
+
+extension URLAuthenticationChallenge {
+    /// FWNetworking addition: for a connection-level challenge a session raised (server trust, client
+    /// certificate), the task the connection is being made for; nil for any other challenge, or when no
+    /// task waits for the connection any more.
+    ///
+    /// A session delegate that implements `urlSession(_:didReceive:completionHandler:)` gets every
+    /// connection-level challenge there; with this it can still hand one to the task-level method of
+    /// that task's delegate, as the default implementation does.
+    public var sessionTask: URLSessionTask? {
+        (sender as? URLSessionAuthenticationChallengeSender)?.task
+    }
+}

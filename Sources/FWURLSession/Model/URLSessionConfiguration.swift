@@ -88,6 +88,15 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         return URLSessionConfiguration(storage: storage)
     }
 
+    // MARK: NSSecureCoding (URLSessionConfiguration+Coding.swift)
+
+    /// Decodes a configuration that `encode(with:)` archived; a property the archive lacks keeps its
+    /// default. Nil when a value in the archive has the wrong type or an unknown raw value.
+    public required convenience init?(coder: NSCoder) {
+        self.init(storage: Storage())
+        guard decodeProperties(from: coder) else { return nil }
+    }
+
     // MARK: NSCopying
 
     /// A new configuration with the same value for every property.

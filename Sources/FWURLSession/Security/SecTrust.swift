@@ -29,6 +29,8 @@ public final class SecTrust: Sendable, CustomStringConvertible {
         var customAnchors: [Certificate]?
         /// True when only `customAnchors` are trusted, false when the default anchors are trusted too.
         var anchorsOnly: Bool
+        /// Why a delegate refused this trust (FWNetworking addition).
+        var rejectionReason: TrustError?
     }
 
     /// The chain, host, default anchors, time and stapled response as given at creation.
@@ -91,6 +93,19 @@ public final class SecTrust: Sendable, CustomStringConvertible {
     /// It is a copy: changing it does not change this trust.
     public var serverTrust: ServerTrust {
         serverTrust(with: withSettings { $0 })
+    }
+
+    // MARK: Refusing with a reason
+
+    /// FWNetworking addition: why this trust was refused, for a delegate that answers a server-trust
+    /// challenge with `rejectProtectionSpace`. The task then fails with
+    /// `URLError.serverCertificateUntrusted` (-1202, as on Apple platforms for a trust a delegate
+    /// refused, whatever the reason) whose description and `NSUnderlyingErrorKey` carry this reason;
+    /// without one they say that the delegate rejected the protection space.
+    /// `SecurityPolicy.evaluate(_:forDomain:)` sets it when it refuses.
+    public var rejectionReason: TrustError? {
+        get { withSettings { $0.rejectionReason } }
+        set { withSettings { $0.rejectionReason = newValue } }
     }
 
     // MARK: For the session layer

@@ -67,4 +67,17 @@ import Testing
         }
         #expect(answers.all.count == 1)
     }
+
+    @Test func sessionTaskIsTheTaskOfASessionsChallengeOnly() throws {
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: try #require(URL(string: "https://127.0.0.1:9/")))
+        let answers = ChallengeAnswers()
+        let forTask = Self.challenge(URLSessionAuthenticationChallengeSender(task: task, completion: answers.handler))
+        #expect(forTask.sessionTask === task)
+        #expect(Self.challenge(answers.makeSender()).sessionTask == nil)
+        let plainSender = URLSessionAuthenticationChallengeSender(completion: answers.handler)
+        let copied = URLAuthenticationChallenge(authenticationChallenge: forTask, sender: plainSender)
+        #expect(copied.sessionTask == nil)
+    }
 }

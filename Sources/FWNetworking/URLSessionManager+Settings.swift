@@ -1,0 +1,85 @@
+// URLSessionManager+Settings: the manager's properties (each read and written under `settings`' lock),
+// the task lists, and invalidation.
+
+import Foundation
+
+// MARK: - Settings
+
+extension URLSessionManager {
+    /// Validates and serializes the responses of the tasks the factories make. A `JSONResponseSerializer`
+    /// by default.
+    public var responseSerializer: HTTPResponseSerializer {
+        get { settings.withLock { $0.responseSerializer } }
+        set { settings.withLock { $0.responseSerializer = newValue } }
+    }
+
+    /// Judges the server trust of the session's connections (unless `sessionDidReceiveAuthenticationChallenge`
+    /// or `authenticationChallengeHandler` decide otherwise). `SecurityPolicy.default` by default.
+    public var securityPolicy: SecurityPolicy {
+        get { settings.withLock { $0.securityPolicy } }
+        set { settings.withLock { $0.securityPolicy = newValue } }
+    }
+
+    /// The queue completion handlers (and the notifications that follow them) run on; nil (the default)
+    /// for the main queue, as the seeds say. Set it in a process that does not run the main queue.
+    public var completionQueue: DispatchQueue? {
+        get { settings.withLock { $0.completionQueue } }
+        set { settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// The group completion handlers run in; nil (the default) for a group shared by every manager.
+    public var completionGroup: DispatchGroup? {
+        get { settings.withLock { $0.completionGroup } }
+        set { settings.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// Kept so that code written for the seeds compiles: AFNetworking retries making an upload task that a
+    /// background session failed to make (an old iOS bug). Linux has no background sessions and making a
+    /// task never fails, so the value changes nothing. False by default.
+    public var attemptsToRecreateUploadTasksForBackgroundSessions: Bool {
+        get { settings.withLock { $0.attemptsToRecreateUploadTasksForBackgroundSessions } }
+        set { settings.withLock { $0.attemptsToRecreateUploadTasksForBackgroundSessions = newValue } }
+    }
+
+    // MARK: Tasks
+
+    /// The data, upload and download tasks of the session that have not completed, in the order they were
+    /// made. A synchronous snapshot (`URLSession.currentTasks`): it never waits for the operation queue, so
+    /// it may be read from a delegate message or a completion handler.
+    public var tasks: [URLSessionTask] {
+        session.currentTasks
+    }
+
+    /// The data tasks (not the upload tasks) of `tasks`.
+    public var dataTasks: [URLSessionDataTask] {
+        tasks.compactMap { $0 as? URLSessionDataTask }.filter { !($0 is URLSessionUploadTask) }
+    }
+
+    /// The upload tasks of `tasks`.
+    public var uploadTasks: [URLSessionUploadTask] {
+        tasks.compactMap { $0 as? URLSessionUploadTask }
+    }
+
+    /// The download tasks of `tasks`.
+    public var downloadTasks: [URLSessionDownloadTask] {
+        tasks.compactMap { $0 as? URLSessionDownloadTask }
+    }
+
+    // MARK: Invalidating
+
+    /// Invalidates the session: cancels its tasks when `cancelPendingTasks`, else lets them finish. With
+    /// `resetSession`, `session` is a new session from the same configuration afterwards (the old one
+    /// still reports its last messages, and its invalidation, to this manager).
+    public func invalidateSessionCancelingTasks(_ cancelPendingTasks: Bool, resetSession: Bool) {
+        let current = session
+        if cancelPendingTasks {
+            current.invalidateAndCancel()
+        } else {
+            current.finishTasksAndInvalidate()
+        }
+        guard resetSession else { return }
+        settings.withLock { settings in
+            if settings.session === current { settings.session = nil }
+        }
+    }
+}
