@@ -68,6 +68,9 @@ extension URLSessionManager {
         var dataTaskDidReceiveData: (@Sendable (
             _ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data
         ) -> Void)?
+        var dataTaskWillCacheResponse: (@Sendable (
+            _ session: URLSession, _ dataTask: URLSessionDataTask, _ proposedResponse: CachedURLResponse
+        ) -> CachedURLResponse?)?
         var didFinishEventsForBackgroundURLSession: (@Sendable (_ session: URLSession) -> Void)?
         var downloadTaskDidFinishDownloading: (@Sendable (
             _ session: URLSession, _ downloadTask: URLSessionDownloadTask, _ location: URL
@@ -178,6 +181,16 @@ extension URLSessionManager {
     ) -> Void)? {
         get { blocks.withLock { $0.dataTaskDidReceiveData } }
         set { blocks.withLock { $0.dataTaskDidReceiveData = newValue } }
+    }
+
+    /// Decides what a data task stores in the URL cache
+    /// (`urlSession(_:dataTask:willCacheResponse:completionHandler:)`): the proposed response, another
+    /// one, or nil to store nothing. Without it, the proposed response is stored.
+    public var dataTaskWillCacheResponse: (@Sendable (
+        _ session: URLSession, _ dataTask: URLSessionDataTask, _ proposedResponse: CachedURLResponse
+    ) -> CachedURLResponse?)? {
+        get { blocks.withLock { $0.dataTaskWillCacheResponse } }
+        set { blocks.withLock { $0.dataTaskWillCacheResponse = newValue } }
     }
 
     /// Called on the main queue by `urlSessionDidFinishEvents(forBackgroundURLSession:)`, which Linux never
@@ -293,6 +306,13 @@ extension URLSessionManager {
         _ block: (@Sendable (_ session: URLSession, _ dataTask: URLSessionDataTask, _ data: Data) -> Void)?
     ) {
         dataTaskDidReceiveData = block
+    }
+
+    /// Sets `dataTaskWillCacheResponse`.
+    public func setDataTaskWillCacheResponseBlock(_ block: (@Sendable (
+        _ session: URLSession, _ dataTask: URLSessionDataTask, _ proposedResponse: CachedURLResponse
+    ) -> CachedURLResponse?)?) {
+        dataTaskWillCacheResponse = block
     }
 
     /// Sets `didFinishEventsForBackgroundURLSession`.

@@ -33,6 +33,15 @@ extension URLSessionManager {
         set { settings.withLock { $0.completionGroup = newValue } }
     }
 
+    /// Watches whether the network is reachable, for applications that hold requests back while it is
+    /// not (the manager itself never consults it). `NetworkReachabilityManager.default` by default: nil
+    /// where the process cannot watch the kernel's routes (see `NetworkReachabilityManager`), which is
+    /// why this is optional here while the port's is not.
+    public var reachabilityManager: NetworkReachabilityManager? {
+        get { settings.withLock { $0.reachabilityManager } }
+        set { settings.withLock { $0.reachabilityManager = newValue } }
+    }
+
     /// Kept so that code written for the seeds compiles: AFNetworking retries making an upload task that a
     /// background session failed to make (an old iOS bug). Linux has no background sessions and making a
     /// task never fails, so the value changes nothing. False by default.

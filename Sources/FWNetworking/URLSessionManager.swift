@@ -47,6 +47,7 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var attemptsToRecreateUploadTasksForBackgroundSessions = false
+        var reachabilityManager = NetworkReachabilityManager.default
     }
 
     /// The configuration sessions are made with (a copy of the one given).
@@ -192,6 +193,16 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
                          didBecome downloadTask: URLSessionDownloadTask) {
         moveTaskDelegate(from: dataTask, to: downloadTask)
         blocks.withLock { $0.dataTaskDidBecomeDownloadTask }?(session, dataTask, downloadTask)
+    }
+
+    /// Stores what `dataTaskWillCacheResponse` returns, else the proposed response.
+    open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
+                         willCacheResponse proposedResponse: CachedURLResponse,
+                         completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void) {
+        guard let block = blocks.withLock({ $0.dataTaskWillCacheResponse }) else {
+            return completionHandler(proposedResponse)
+        }
+        completionHandler(block(session, dataTask, proposedResponse))
     }
 
     // MARK: URLSessionDownloadDelegate

@@ -85,25 +85,12 @@ public final class SpawnedProcess: @unchecked Sendable { // `stopped`: only stop
     }
 
     /// A port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close). For servers that
-    /// cannot listen on port 0; a collision shows as the server exiting, and callers retry.
+    /// cannot listen on port 0; a collision shows as the server exiting, and callers retry. For a port that
+    /// must refuse connections, use `RefusingPort`.
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError.serverUnavailable("socket: \(errno)") }
-        defer { Glibc.close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw TestSupportError.serverUnavailable("bind: \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (fd, port) = try RefusingPort.bindLoopback()
+        Glibc.close(fd)
+        return port
     }
 
     /// True when something accepts TCP connections on 127.0.0.1:`port`.

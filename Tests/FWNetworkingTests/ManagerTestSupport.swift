@@ -88,6 +88,7 @@ enum ManagerTests {
             switch (request.method, request.target) {
             case (_, "/json"): return .ok(#"{"name":"fw","list":[1,2],"none":null}"#, contentType: "application/json")
             case (_, "/text"): return .ok("hello manager")
+            case (_, "/cacheable"): return .ok("kept for ten minutes", headers: [("Cache-Control", "max-age=600")])
             case (_, "/slow"):
                 var reply = LoopbackHTTPServer.Reply.ok("slow")
                 reply.delay = 1.5

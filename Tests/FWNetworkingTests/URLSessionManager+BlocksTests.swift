@@ -21,6 +21,7 @@ import TestSupport
         manager.setDataTaskDidReceiveResponseBlock { _, _, _ in .allow }
         manager.setDataTaskDidBecomeDownloadTaskBlock { _, _, _ in }
         manager.setDataTaskDidReceiveDataBlock { _, _, _ in }
+        manager.setDataTaskWillCacheResponseBlock { _, _, proposed in proposed }
         manager.setDidFinishEventsForBackgroundURLSessionBlock { _ in }
         manager.setDownloadTaskDidFinishDownloadingBlock { _, _, _ in nil }
         manager.setDownloadTaskDidWriteDataBlock { _, _, _, _, _ in }
@@ -33,7 +34,7 @@ import TestSupport
             manager.dataTaskDidReceiveResponse != nil, manager.dataTaskDidBecomeDownloadTask != nil,
             manager.dataTaskDidReceiveData != nil, manager.didFinishEventsForBackgroundURLSession != nil,
             manager.downloadTaskDidFinishDownloading != nil, manager.downloadTaskDidWriteData != nil,
-            manager.downloadTaskDidResume != nil,
+            manager.downloadTaskDidResume != nil, manager.dataTaskWillCacheResponse != nil,
         ]
         #expect(set.allSatisfy { $0 })
         manager.setTaskDidCompleteBlock(nil)
@@ -206,5 +207,29 @@ import TestSupport
         manager.didFinishEventsForBackgroundURLSession = { _ in onMain.withLock { $0 = ManagerTests.onMainQueue } }
         manager.urlSessionDidFinishEvents(forBackgroundURLSession: manager.session)
         #expect(ManagerTests.wait(for: onMain) == true)
+    }
+
+    @Test func theWillCacheBlockDecidesWhatIsStored() throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        let cache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0)
+        configuration.urlCache = cache
+        let manager = ManagerTests.manager(configuration)
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let request = ManagerTests.request(server, "/cacheable")
+
+        let proposals = EventLog()
+        manager.dataTaskWillCacheResponse = { _, _, proposed in
+            proposals.add(String(decoding: proposed.data, as: UTF8.self))
+            return nil
+        }
+        #expect(ManagerTests.load(manager, request)?.error == nil)
+        #expect(proposals.all == ["kept for ten minutes"])
+        #expect(cache.cachedResponse(for: request) == nil)
+
+        manager.dataTaskWillCacheResponse = nil
+        #expect(ManagerTests.load(manager, request)?.error == nil)
+        #expect(cache.cachedResponse(for: request)?.data == Data("kept for ten minutes".utf8))
     }
 }

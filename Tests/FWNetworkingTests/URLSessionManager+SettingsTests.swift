@@ -21,6 +21,10 @@ import TestSupport
         #expect(manager.responseSerializer === serializer && manager.securityPolicy === policy)
         #expect(manager.completionQueue === queue && manager.completionGroup === group)
         #expect(manager.attemptsToRecreateUploadTasksForBackgroundSessions)
+        #expect(manager.reachabilityManager === NetworkReachabilityManager.default)
+        let watcher = NetworkReachabilityManager(host: "127.0.0.1")
+        manager.reachabilityManager = watcher
+        #expect(manager.reachabilityManager === watcher)
     }
 
     @Test func theTaskListsAreReadSynchronouslyFromTheOperationQueue() throws {

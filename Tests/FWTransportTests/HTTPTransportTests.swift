@@ -78,7 +78,9 @@ import TestSupport
     @Test func aRefusedConnectionFailsWithCannotConnect() throws {
         let fixture = try TransportFixture()
         defer { fixture.close() }
-        let outcome = fixture.run(getRequest(port: try closedPort()))
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let outcome = fixture.run(getRequest(port: refusing.port))
         #expect(outcome.error?.isCannotConnectToHost == true)
         #expect(outcome.terminalCount == 1)
     }

@@ -80,10 +80,3 @@ func getRequest(port: Int, path: String = "/", method: String = "GET", headers: 
                      body: body.map(TransportRequestBody.bytes), idleTimeout: idleTimeout)
 }
 
-/// A port on 127.0.0.1 that nothing listens on (bound, then closed).
-func closedPort() throws -> Int {
-    let server = try ScriptedServer { _ in }
-    let port = server.port
-    server.stop()
-    return port
-}

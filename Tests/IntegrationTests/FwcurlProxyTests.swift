@@ -31,7 +31,9 @@ import TestSupport
 
     @Test func noproxyGoesDirect() throws {
         let origin = try NginxServer(files: Self.file)
-        let unreachable = try SpawnedProcess.freePort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let unreachable = refusing.port
         let run = try Fwcurl.run(["-s", "-x", "http://127.0.0.1:\(unreachable)", "--noproxy", "127.0.0.0/8",
                                   "\(origin.baseURL)/hello.bin"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -78,7 +80,9 @@ import TestSupport
     @Test(arguments: environmentRows)
     func theEnvironmentsRules(_ row: EnvironmentRow) throws {
         let origin = try NginxServer(files: Self.file)
-        let unreachable = "\(try SpawnedProcess.freePort())"
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let unreachable = "\(refusing.port)"
         let environment = row.environment.mapValues { $0.replacingOccurrences(of: "UNREACHABLE", with: unreachable) }
         let noproxy = row.noproxy.map { ["--noproxy", $0] } ?? []
         let run = try Fwcurl.run(noproxy + ["-s", "\(origin.baseURL)/hello.bin"], environment: environment)
@@ -86,7 +90,9 @@ import TestSupport
     }
 
     @Test func anUnreachableProxyIsReportedAsOne() throws {
-        let unreachable = try SpawnedProcess.freePort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let unreachable = refusing.port
         let run = try Fwcurl.run(["--json", "-x", "socks5://127.0.0.1:\(unreachable)", "http://127.0.0.1:1/"])
         #expect(run.status != 0)
         let error = try #require(run.json?["error"] as? [String: Any])

@@ -190,7 +190,9 @@ import TestSupport
     }
 
     @Test func anUnreachableProxyIsCannotConnectToHostNamingTheProxy() async throws {
-        let port = try SpawnedProcess.freePort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         let result = try await Self.load("http://127.0.0.1:1/", Self.socksProxy(port))
         #expect(result.failure?.code == .cannotConnectToHost, "\(result)")
         #expect(result.failure?.localizedDescription.contains("proxy socks5h://127.0.0.1:\(port)") == true,
@@ -213,7 +215,9 @@ import TestSupport
     }
 
     @Test func aProxyThatCannotReachTheOriginIsCannotConnectToHost() async throws {
-        let closed = try SpawnedProcess.freePort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let closed = refusing.port
         let socks = try MicrosocksProxy()
         let squid = try SquidProxy()
         for (url, proxies) in [("http://127.0.0.1:\(closed)/", Self.socksProxy(socks.port)),

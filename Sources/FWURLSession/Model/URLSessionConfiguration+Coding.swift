@@ -6,7 +6,9 @@
 // The two dictionaries (`connectionProxyDictionary`, `httpAdditionalHeaders`) are archived as property
 // lists: a dictionary holding anything else (a value that is no string, number, date, data, array or
 // dictionary) is left out of the archive. The trust roots are archived as the DER of their certificates
-// and whether the system's anchors are trusted too.
+// and whether the system's anchors are trusted too. The stores (`httpCookieStorage`,
+// `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of this process, not settings:
+// they are not archived, and a decoded configuration has the defaults of `.default`.
 
 import Foundation
 import FWTLS
@@ -33,6 +35,7 @@ extension URLSessionConfiguration: NSSecureCoding {
         static let connectionProxyDictionary = "connectionProxyDictionary"
         static let httpShouldUsePipelining = "httpShouldUsePipelining"
         static let httpShouldSetCookies = "httpShouldSetCookies"
+        static let httpCookieAcceptPolicy = "httpCookieAcceptPolicy"
         static let httpMaximumConnectionsPerHost = "httpMaximumConnectionsPerHost"
         static let httpAdditionalHeaders = "httpAdditionalHeaders"
         static let shouldUseExtendedBackgroundIdleMode = "shouldUseExtendedBackgroundIdleMode"
@@ -86,6 +89,7 @@ extension URLSessionConfiguration: NSSecureCoding {
         }
         coder.encode(Int(requestCachePolicy.rawValue), forKey: Key.requestCachePolicy)
         coder.encode(Int(networkServiceType.rawValue), forKey: Key.networkServiceType)
+        coder.encode(Int(httpCookieAcceptPolicy.rawValue), forKey: Key.httpCookieAcceptPolicy)
         coder.encode(timeoutIntervalForRequest, forKey: Key.timeoutIntervalForRequest)
         coder.encode(timeoutIntervalForResource, forKey: Key.timeoutIntervalForResource)
         coder.encode(httpMaximumConnectionsPerHost, forKey: Key.httpMaximumConnectionsPerHost)
@@ -129,6 +133,11 @@ extension URLSessionConfiguration: NSSecureCoding {
             let raw = UInt(clamping: coder.decodeInteger(forKey: Key.networkServiceType))
             guard let type = URLRequest.NetworkServiceType(rawValue: raw) else { return false }
             networkServiceType = type
+        }
+        if coder.containsValue(forKey: Key.httpCookieAcceptPolicy) {
+            let raw = UInt(clamping: coder.decodeInteger(forKey: Key.httpCookieAcceptPolicy))
+            guard let policy = HTTPCookie.AcceptPolicy(rawValue: raw) else { return false }
+            httpCookieAcceptPolicy = policy
         }
         if coder.containsValue(forKey: Key.timeoutIntervalForRequest) {
             timeoutIntervalForRequest = coder.decodeDouble(forKey: Key.timeoutIntervalForRequest)

@@ -29,6 +29,7 @@ import TestSupport
         configuration.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "proxy.test", "HTTPPort": 3128]
         configuration.httpShouldUsePipelining = true
         configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         configuration.httpMaximumConnectionsPerHost = 3
         configuration.httpAdditionalHeaders = ["X-Token": "abc", "Accept-Language": "fr"]
         configuration.shouldUseExtendedBackgroundIdleMode = true
@@ -60,6 +61,7 @@ import TestSupport
         #expect(decoded.connectionProxyDictionary?["HTTPProxy"] as? String == "proxy.test")
         #expect(decoded.connectionProxyDictionary?["HTTPPort"] as? Int == 3128)
         #expect(decoded.httpShouldUsePipelining && !decoded.httpShouldSetCookies)
+        #expect(decoded.httpCookieAcceptPolicy == .never)
         #expect(decoded.httpMaximumConnectionsPerHost == 3)
         #expect(decoded.httpAdditionalHeaders?["X-Token"] as? String == "abc")
         #expect(decoded.httpAdditionalHeaders?["Accept-Language"] as? String == "fr")

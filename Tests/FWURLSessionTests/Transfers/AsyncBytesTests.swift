@@ -89,7 +89,9 @@ import TestSupport
     @Test func anErrorBeforeTheResponseIsThrown() async throws {
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
-        let closedPort = try SpawnedProcess.freePort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let closedPort = refusing.port
         await #expect(throws: URLError.self) {
             _ = try await session.bytes(from: URL(string: "http://127.0.0.1:\(closedPort)/")!)
         }

@@ -156,10 +156,16 @@ import TestSupport
     }
 
     @Test func aWithdrawnChallengeTakesNoAnswer() throws {
-        let host = StubHost { Self.askForCredentials($0, withdraw: true) }
+        // The delegate answers only once the protocol has withdrawn the challenge.
+        let withdrawn = DispatchSemaphore(value: 0)
+        let host = StubHost {
+            Self.askForCredentials($0, withdraw: true)
+            withdrawn.signal()
+        }
         defer { host.remove() }
         let credential = URLCredential(user: "ada", password: "secret", persistence: .none)
-        let recorder = ProtocolRecorder(ProtocolRecorder.Answers(challenge: (.useCredential, credential)))
+        let recorder = ProtocolRecorder(ProtocolRecorder.Answers(challenge: (.useCredential, credential),
+                                                                 challengeGate: withdrawn))
         let session = stubSession(delegate: recorder)
         defer { session.invalidateAndCancel() }
         session.dataTask(with: host.url("/private")).resume()

@@ -125,6 +125,8 @@ final class ProtocolRecorder: NSObject, URLSessionDataDelegate, @unchecked Senda
     struct Answers {
         var followsRedirects = true
         var challenge: (URLSession.AuthChallengeDisposition, URLCredential?) = (.performDefaultHandling, nil)
+        /// Signalled when the challenge may be answered (up to 5 s): lets a test act first.
+        var challengeGate: DispatchSemaphore?
         var delayed: (URLSession.DelayedRequestDisposition, URLRequest?) = (.continueLoading, nil)
         var disposition = URLSession.ResponseDisposition.allow
         var storesProposals = true
@@ -178,6 +180,7 @@ final class ProtocolRecorder: NSObject, URLSessionDataDelegate, @unchecked Senda
                         (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
         record("challenge \(challenge.protectionSpace.realm ?? "")")
         let (disposition, credential) = answers.withLock { $0.challenge }
+        _ = answers.withLock { $0.challengeGate }?.wait(timeout: .now() + 5)
         completionHandler(disposition, credential)
     }
 
