@@ -13,7 +13,7 @@ public enum ProcessResources {
 
     /// The resident set size in bytes (VmRSS of /proc/self/status).
     public static var residentBytes: Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        guard let status = procFile("/proc/self/status"),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
         return kilobytes * 1024
@@ -45,7 +45,7 @@ public enum ProcessResources {
     private static func tcpSocketInodes(touching ports: Set<Int>) -> Set<String> {
         var inodes: Set<String> = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            guard let text = procFile(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
                 let columns = line.split(separator: " ")
@@ -58,5 +58,13 @@ public enum ProcessResources {
         }
         inodes.remove("0")
         return inodes
+    }
+
+    /// The whole text of a /proc file (`String(contentsOfFile:)` stops after its first page: /proc files
+    /// report a size of 0).
+    private static func procFile(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
     }
 }
