@@ -34,7 +34,7 @@ extension HTTP1Connection {
             do throws(IOError) {
                 result = try read(from: socket)
             } catch {
-                run(machine.connectionLost(.connectionLost("the connection was reset: \(error)", underlying: error)))
+                run(machine.connectionLost(socketFailure("the connection was reset", error)))
                 return
             }
             switch result {
@@ -89,6 +89,13 @@ extension HTTP1Connection {
         } else {
             peerFinishedSending()
         }
+    }
+
+    /// A failed read or write: during the TLS handshake it fails the handshake (as an end of stream there
+    /// does); otherwise the connection is lost.
+    func socketFailure(_ what: String, _ error: IOError) -> TransportError {
+        guard tls != nil, machine.isConnecting else { return .connectionLost("\(what): \(error)", underlying: error) }
+        return .secureConnectionFailed(.handshakeFailed(reason: "\(what) during the TLS handshake: \(error)"))
     }
 
     /// Plaintext of the response arrived: count it and trace it (the caller feeds the parser).

@@ -295,8 +295,12 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         interest = []
     }
 
+    /// Closes the socket: gracefully, announcing the end of a TLS stream; or, while request bytes still wait
+    /// to be written (the peer stopped reading them), with RST — a graceful close would queue its FIN behind
+    /// them and hold both ends for minutes.
     func closeSocket() {
-        if let tls, let socket {
+        let abandonsWrites = !writes.isEmpty
+        if let tls, let socket, !abandonsWrites {
             // Best effort: announce the end (close_notify) if the socket takes it right away.
             tls.close()
             let notify = tls.pendingCiphertext()
@@ -307,7 +311,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         registration = nil
         interest = []
         writes.removeAll()
-        socket?.close()
+        socket?.close(reset: abandonsWrites)
         socket = nil
     }
 
