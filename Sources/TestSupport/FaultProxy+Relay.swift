@@ -38,7 +38,10 @@ final class FaultRelay {
         case reset
     }
 
+    /// How often the loop looks at the clock while a fault is timed (throttle, delay, close when idle).
     private static let pollMilliseconds: Int32 = 5
+    /// How long it waits for the sockets otherwise (a stop wakes it at once: it shuts the client down).
+    private static let idlePollMilliseconds: Int32 = 100
     /// POLLRDHUP: the peer shut its sending side down (Linux; Glibc only declares it for _GNU_SOURCE).
     private static let pollReadHangUp: Int16 = 0x2000
     private static let readSize = 64 * 1024
@@ -96,7 +99,7 @@ final class FaultRelay {
             if halves[index].held { entries[index].events |= Self.pollReadHangUp }
             if !halves[index].pending.isEmpty, !isPaused(index) { entries[1 - index].events |= Int16(POLLOUT) }
         }
-        let ready = poll(&entries, 2, Self.pollMilliseconds)
+        let ready = poll(&entries, 2, isTimed ? Self.pollMilliseconds : Self.idlePollMilliseconds)
         if ready < 0 { return errno == EINTR ? nil : .reset }
         refillAllowances()
         let movedBefore = lastMove
@@ -128,6 +131,12 @@ final class FaultRelay {
             shutdown(halves[index].sink, Int32(SHUT_WR))
         }
         return nil
+    }
+
+    /// Whether something depends on the clock now: a throttled or paused direction, an idle close.
+    private var isTimed: Bool {
+        if case .closeWhenIdle = fault.kind { return true }
+        return halves.contains { $0.rate != nil || $0.pausedUntil != nil }
     }
 
     private func wantsRead(_ index: Int) -> Bool {
@@ -242,7 +251,7 @@ final class FaultRelay {
     private func holdUntilClosed(_ socket: Int32) {
         while !client.isAborted {
             var entry = pollfd(fd: socket, events: Self.pollReadHangUp, revents: 0)
-            if poll(&entry, 1, 20) > 0, entry.revents != 0 { return }
+            if poll(&entry, 1, Self.idlePollMilliseconds) > 0, entry.revents != 0 { return }
         }
     }
 

@@ -83,6 +83,7 @@ import TestSupport
         if row.fault.description == FaultProxy.Fault.acceptAndHold.description { #expect(server.connectionCount == 0) }
         client.close()
         #expect(waitUntil(timeout: 10) { proxy.openConnectionCount == 0 })
+        #expect(proxy.errors.isEmpty)
     }
 }
 
@@ -93,7 +94,9 @@ private final class RawClient {
     private var descriptor: Int32
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a server another test spawns meanwhile must not inherit the socket (closing it here
+        // would then send no FIN).
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
@@ -103,7 +106,11 @@ private final class RawClient {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw TestSupportError.systemCall("connect", errno: errno) }
+        guard connected == 0 else {
+            let code = errno
+            Glibc.close(descriptor)
+            throw TestSupportError.systemCall("connect", errno: code)
+        }
     }
 
     func send(_ text: String) {
