@@ -207,4 +207,39 @@ struct ReliabilityMeasurements {
         Self.report("endless 100 Continue, 2 s request timeout, 15 s resource timeout", outcome)
         print("MEASURE endless 100 Continue: \(String(format: "%.2f", cpu)) s of CPU meanwhile (whole process)")
     }
+
+    /// A data delegate slower than the network: sleeps 0.2 ms per piece.
+    final class SlowDelegate: NSObject, URLSessionDataDelegate, Sendable {
+        let received = LockedBox(0)
+        let done = DispatchSemaphore(value: 0)
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            usleep(200)
+            received.withLock { $0 += data.count }
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            done.signal()
+        }
+    }
+
+    @Test func aSlowDelegateHoldsOnlyTheBacklog() throws {
+        let size = 128 << 20
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\n\r\n")
+            let block = [UInt8](repeating: 0x61, count: 1 << 20)
+            for _ in 0..<(size >> 20) { try connection.write(block) }
+        }
+        defer { server.stop() }
+        let delegate = SlowDelegate()
+        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        ProcessResources.releaseFreeMemory()
+        let peak = ProcessMemory.Measurement()
+        session.dataTask(with: URL(string: "http://127.0.0.1:\(server.port)/")!).resume()
+        _ = delegate.done.wait(timeout: .now() + 120)
+        print("MEASURE a delegate slower than the network, 128 MiB: \(delegate.received.withLock { $0 } >> 20) MiB "
+              + "received, peak RSS +\(peak.growth() >> 20) MiB")
+    }
 }
