@@ -280,7 +280,12 @@ public final class HTTPTransport: Sendable {
     func connectionFailed(_ connection: HTTP1Connection, error: TransportError) {
         perform(state.withLock { state in
             state.connections[connection.id] = nil
-            return resolveLocked(state.pool.connectionFailed(connection.id), in: &state, failure: error)
+            let action = state.pool.connectionFailed(connection.id)
+            // Out of a time shortened for the request it was made for (see makeConnection): others wait on.
+            if error.isTimedOut, connection.connectTimeout < configuration.connectTimeout {
+                return keepWaitingLocked(after: action, in: &state, failure: error)
+            }
+            return resolveLocked(action, in: &state, failure: error)
         })
     }
 
