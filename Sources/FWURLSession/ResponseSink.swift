@@ -69,7 +69,8 @@ final class DataDelegateSink: ResponseSink {
 // MARK: - CollectingSink
 
 /// Tasks with a completion handler: the body is collected and handed over with the response — within
-/// `HTTPLimits.maxCollectedBodySize` and, for a decoded body, `maxDecompressionRatio` — and not kept after.
+/// `HTTPLimits.maxCollectedBodySize` and, for a decoded body, `maxDecompressionRatio`. Neither the body nor
+/// the handler (and what it captured) is kept once it was called.
 final class CollectingSink: ResponseSink {
     typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
@@ -81,13 +82,14 @@ final class CollectingSink: ResponseSink {
         var body = Data()
         /// The session's limits, read when the response arrives.
         var limits = HTTPLimits()
+        /// Until it is called.
+        var completion: Completion?
     }
 
-    private let completion: Completion
-    private let state = LockedBox(State())
+    private let state: LockedBox<State>
 
     init(_ completion: @escaping Completion) {
-        self.completion = completion
+        state = LockedBox(State(completion: completion))
     }
 
     /// Body bytes the sink holds now.
@@ -124,15 +126,18 @@ final class CollectingSink: ResponseSink {
     }
 
     func complete(with error: URLError?, response: URLResponse?, for task: URLSessionTask) {
-        // The body leaves the sink: a caller that keeps the finished task does not keep its body too.
-        let collected = state.withLock { state in
-            defer { state.body = Data() }
-            return state.body
+        // The body and the handler leave the sink: a caller that keeps the finished task keeps neither.
+        let (collected, completion) = state.withLock { state in
+            defer {
+                state.body = Data()
+                state.completion = nil
+            }
+            return (state.body, state.completion)
         }
         if let error {
-            completion(nil, nil, error)
+            completion?(nil, nil, error)
         } else {
-            completion(collected, response, nil)
+            completion?(collected, response, nil)
         }
     }
 
