@@ -50,6 +50,9 @@ import TestSupport
         guard let outcome = await run(fixture.measuredRequest, api, on: fixture, bound: row.bound) else {
             return problems + ["the request did not end within \(row.bound + 5) s"]
         }
+        let ended = outcome.error.map { "\($0.code)" } ?? "success"
+        print("FaultSuite: \(row.testDescription) via \(api): \(ended) after "
+              + String(format: "%.2f s", outcome.seconds))
         if outcome.error?.code != row.expected {
             let got = outcome.error.map { "\($0.code): \($0.localizedDescription)" } ?? "success"
             problems.append("ended with \(got), expected \(row.expected.map { "\($0)" } ?? "success")")
