@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The whole test suite: system packages, build, every test target, the same suite again under shifted
-# clocks (no test may depend on today's date), then the dependency check, the symbol diff against
-# FoundationNetworking (a missing symbol that is not on Scripts/api-diff/allowlist.txt fails it) and the
-# DocC archive (a broken link in the documentation catalog fails it).
+# The whole test suite: system packages, build, every test target (the fault suite included: a fault-
+# injecting proxy between the client and nginx / openssl s_server, every fault x phase x API, ~15 s), the
+# same suite again under shifted clocks (no test may depend on today's date), then the dependency check,
+# the symbol diff against FoundationNetworking (a missing symbol that is not on
+# Scripts/api-diff/allowlist.txt fails it) and the DocC archive (a broken link in the documentation
+# catalog fails it).
+# With --tsan, the fault suite also runs under ThreadSanitizer (its own build in .build-tsan).
 # This is the README's test command, and CI's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +19,10 @@ export XDG_DATA_HOME="$scratch/data" XDG_CACHE_HOME="$scratch/cache"
 swift build --build-tests
 swift test --skip-build
 Scripts/time-travel.sh
+if [ "${1:-}" = "--tsan" ]; then
+    swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'FaultSuite|FaultProxyTests'
+fi
 Scripts/check-deps.sh
 Scripts/api-diff.sh
 Scripts/docs.sh

@@ -68,8 +68,9 @@ extension HTTPRequestSerializer {
         set { state.withLock { $0.mirrored.networkServiceType = newValue } }
     }
 
-    /// The idle timeout of requests in seconds. Copied to requests once set (and then it wins over the
-    /// session's `timeoutIntervalForRequest`); until then it reads back `URLRequest`'s default (60).
+    /// The idle timeout of requests in seconds. Copied to requests once set (and then the more restrictive
+    /// of it and the session's `timeoutIntervalForRequest` applies); until then it reads back `URLRequest`'s
+    /// default (60).
     public var timeoutInterval: TimeInterval {
         get { state.withLock { $0.mirrored.timeoutInterval } ?? Self.untouched.timeoutInterval }
         set { state.withLock { $0.mirrored.timeoutInterval = newValue } }

@@ -5,21 +5,31 @@ import CFWZlib
 /// Undoes a response's `Content-Encoding` (gzip, x-gzip, deflate) as the body streams in, with zlib.
 ///
 /// "deflate" is meant to be zlib-wrapped (RFC 9110 §8.4.1.2) but some servers send raw deflate: the
-/// first bytes decide. Decoding never grows without bound per call: output is produced in 64 KiB steps.
-/// Not Sendable: it belongs to one connection's loop.
+/// first bytes decide. Output comes in bounded slices: `push` takes an encoded piece, then each `nextSlice`
+/// inflates at most `sliceSize` bytes of it, until `hasPendingOutput` says the piece is used up — so a piece
+/// that inflates a thousandfold (a gzip bomb) never becomes one giant array, and the owner hands each slice
+/// on under the same backpressure as raw bytes. Not Sendable: it belongs to one connection's loop.
 final class ContentDecoder {
     /// Why decoding stopped.
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
+    /// The most decoded bytes one `nextSlice` returns.
+    static let sliceSize = 64 * 1024
+
     private let stream: UnsafeMutablePointer<z_stream>
     private var initialised = false
     private var finished = false
     private let isDeflate: Bool
-    private var output = [UInt8](repeating: 0, count: 64 * 1024)
+    private var output = [UInt8](repeating: 0, count: sliceSize)
     /// The first byte of a "deflate" body, kept until a second one tells zlib-wrapped from raw.
     private var prefix: [UInt8] = []
+    /// The encoded piece being inflated, and how much of it zlib took.
+    private var input: [UInt8] = []
+    private var inputOffset = 0
+    /// The last slice filled `output`: zlib may hold more output even with no input left.
+    private var outputWasFull = false
 
     /// A decoder for `encoding` (the whole Content-Encoding value), or nil when it is not one we decode
     /// (identity, several codings, br, zstd, ...): the body is then delivered as it is.
@@ -39,52 +49,63 @@ final class ContentDecoder {
         stream.deallocate()
     }
 
-    /// Decodes the next piece of the body.
-    func decode(_ piece: [UInt8]) throws(Failure) -> [UInt8] {
-        guard !piece.isEmpty else { return [] }
-        var input = piece
-        if !initialised {
-            input = prefix + piece
-            guard input.count >= 2 else {
-                prefix = input
-                return []
-            }
-            prefix = []
-            try start(peeking: input)
+    /// Whether the pushed pieces may still yield decoded bytes: call `nextSlice` until it is false, and only
+    /// then `push` the next piece.
+    var hasPendingOutput: Bool {
+        initialised && (inputOffset < input.count || (outputWasFull && !finished))
+    }
+
+    /// Takes the next encoded piece of the body (the previous one must be used up).
+    func push(_ piece: [UInt8]) throws(Failure) {
+        precondition(!hasPendingOutput, "push(\(piece.count) bytes) before the previous piece was decoded")
+        guard !piece.isEmpty else { return }
+        guard !finished else { throw Failure(description: "bytes after the end of the compressed body") }
+        input = piece
+        inputOffset = 0
+        guard !initialised else { return }
+        input = prefix + piece
+        guard input.count >= 2 else {
+            prefix = input
+            input = []
+            return
         }
-        guard !finished else {
-            throw Failure(description: "bytes after the end of the compressed body")
-        }
-        var decoded: [UInt8] = []
-        var unread = 0
+        prefix = []
+        try start(peeking: input)
+    }
+
+    /// Inflates at most `sliceSize` bytes of the pushed input (possibly none).
+    func nextSlice() throws(Failure) -> [UInt8] {
+        guard hasPendingOutput else { return [] }
+        var produced = 0
         let status = input.withUnsafeBufferPointer { inputBuffer -> Int32 in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress)
-            stream.pointee.avail_in = uInt(inputBuffer.count)
-            var status = Z_OK
-            repeat {
-                status = output.withUnsafeMutableBufferPointer { outputBuffer -> Int32 in
-                    stream.pointee.next_out = outputBuffer.baseAddress
-                    stream.pointee.avail_out = uInt(outputBuffer.count)
-                    let status = inflate(stream, Z_NO_FLUSH)
-                    let produced = outputBuffer.count - Int(stream.pointee.avail_out)
-                    decoded.append(contentsOf: outputBuffer[..<produced])
-                    return status
-                }
-            } while status == Z_OK && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0)
-            unread = Int(stream.pointee.avail_in)
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress).map { $0 + inputOffset }
+            stream.pointee.avail_in = uInt(inputBuffer.count - inputOffset)
+            let status = output.withUnsafeMutableBufferPointer { outputBuffer -> Int32 in
+                stream.pointee.next_out = outputBuffer.baseAddress
+                stream.pointee.avail_out = uInt(outputBuffer.count)
+                let status = inflate(stream, Z_NO_FLUSH)
+                produced = outputBuffer.count - Int(stream.pointee.avail_out)
+                return status
+            }
+            inputOffset = inputBuffer.count - Int(stream.pointee.avail_in)
             stream.pointee.next_in = nil
             return status
         }
+        outputWasFull = produced == output.count
         switch status {
         case Z_STREAM_END:
             finished = true
-            if unread > 0 { throw Failure(description: "bytes after the end of the compressed body") }
+            if inputOffset < input.count { throw Failure(description: "bytes after the end of the compressed body") }
         case Z_OK, Z_BUF_ERROR:
             break
         default:
             throw Failure(description: "the compressed body is corrupt (zlib status \(status))")
         }
-        return decoded
+        if !hasPendingOutput {
+            input = []
+            inputOffset = 0
+        }
+        return Array(output[..<produced])
     }
 
     /// The body ended: it must have been a complete compressed stream.

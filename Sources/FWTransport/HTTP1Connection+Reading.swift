@@ -6,7 +6,9 @@ import FWWire
 //
 // Plaintext is read straight into the parser's buffer (the read is the only copy); HTTPS ciphertext goes
 // into `cipherBuffer`, through the engine, then into the parser. Every complete parser event becomes an
-// input of the machine, whose action `run` carries out. Loop thread only.
+// input of the machine, whose action `run` carries out. A decoded body whose piece inflates to more than
+// one slice stops reading and parsing: the rest comes out one slice per loop iteration while the task
+// wants the response read (`decodeNextSlice`), then parsing and reading go on. Loop thread only.
 
 extension HTTP1Connection {
     // MARK: IOHandler
@@ -15,18 +17,24 @@ extension HTTP1Connection {
         loop.preconditionInEventLoop()
         if socket == nil { return }
         if events.contains(.writable) { flush() }
-        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readAvailable() }
+        // A hang-up or error is read at once, even while decoded output waits (it would be reported again and
+        // again otherwise): the read fails, or finds the end of the stream.
+        let broken = events.contains(.hangup) || events.contains(.error)
+        if events.contains(.readable) || broken { readAvailable(evenWhileDecoding: broken) }
     }
 
-    private func readAvailable() {
+    /// Reads what the socket holds now (a few reads at most) and feeds it on; nothing while a decoded body
+    /// still has slices to come out, unless `evenWhileDecoding`.
+    func readAvailable(evenWhileDecoding: Bool = false) {
         // A few reads per wake-up, so one busy connection cannot starve the others on this loop.
         for _ in 0..<4 {
-            guard let socket else { return }
+            guard let socket, !peerEnded else { return }
+            if decodedOutputPending, !evenWhileDecoding { return }
             let result: IOResult<Int>
             do throws(IOError) {
                 result = try read(from: socket)
             } catch {
-                run(machine.connectionLost(.connectionLost("the connection was reset: \(error)", underlying: error)))
+                run(machine.connectionLost(socketFailure("the connection was reset", error)))
                 return
             }
             switch result {
@@ -36,11 +44,12 @@ extension HTTP1Connection {
                 endOfStream()
                 return
             case .processed(let count):
-                lastActivity = loop.now()
                 if let tls {
                     if machine.isConnecting { advanceHandshake() } else { decryptAvailable(tls) }
                 }
                 drainParser()
+                // Only bytes that moved the response on reset the idle timeout: interim responses do not.
+                if machine.inFlight?.readsCountAsActivity ?? true { lastActivity = loop.now() }
                 if count < Self.readSize { return }
             }
         }
@@ -86,6 +95,13 @@ extension HTTP1Connection {
         }
     }
 
+    /// A failed read or write: during the TLS handshake it fails the handshake (as an end of stream there
+    /// does); otherwise the connection is lost.
+    func socketFailure(_ what: String, _ error: IOError) -> TransportError {
+        guard tls != nil, machine.isConnecting else { return .connectionLost("\(what): \(error)", underlying: error) }
+        return .secureConnectionFailed(.handshakeFailed(reason: "\(what) during the TLS handshake: \(error)"))
+    }
+
     /// Plaintext of the response arrived: count it and trace it (the caller feeds the parser).
     func noteReceived(_ bytes: UnsafeRawBufferPointer) {
         guard let request = machine.activeRequest else { return }
@@ -95,16 +111,61 @@ extension HTTP1Connection {
     }
 
     /// The peer ended its side (TCP EOF, or TLS close_notify): a close-delimited body ends here, anything
-    /// else in flight is cut short; the connection closes.
+    /// else in flight is cut short; the connection closes — once decoded output that waits is out.
     func peerFinishedSending() {
         parser.feedEndOfStream()
+        peerEnded = true
+        finishAfterPeerEnded()
+    }
+
+    /// Parses what is left after the peer's end, then closes (or waits, unwatched, for decoded output).
+    private func finishAfterPeerEnded() {
         drainParser()
+        guard !decodedOutputPending else {
+            // Nothing more will be read: stop watching the socket, whose end would be reported forever.
+            stopWatchingSocket()
+            return
+        }
         run(machine.connectionLost(.connectionLost("the server closed the connection")))
+    }
+
+    // MARK: Decoded output
+
+    /// Takes the next decoded slice out at the next loop iteration (after this one's events went to the
+    /// task, which may have asked to pause reading meanwhile).
+    func scheduleDecoding() {
+        guard !decodingScheduled else { return }
+        decodingScheduled = true
+        refreshInterest()
+        loop.execute { [self] in
+            decodingScheduled = false
+            decodeNextSlice()
+        }
+    }
+
+    /// One decoded slice out, if the task wants it now (a resumed task schedules the next one); once all
+    /// is out, parsing and reading go on.
+    private func decodeNextSlice() {
+        guard decodedOutputPending, !machine.isReadingPaused else { return }
+        lastActivity = loop.now()
+        run(machine.nextDecodedSlice())
+        if decodedOutputPending {
+            scheduleDecoding()
+        } else if peerEnded {
+            finishAfterPeerEnded()
+        } else {
+            drainParser()
+            refreshInterest()
+        }
     }
 
     /// Turns every complete parser event into machine input.
     func drainParser() {
         while !machine.isClosed {
+            if decodedOutputPending {
+                scheduleDecoding()
+                return
+            }
             if machine.isIdle {
                 if parser.bufferedByteCount > 0 { run(machine.receivedUnsolicitedBytes()) }
                 return
@@ -134,7 +195,8 @@ extension HTTP1Connection {
             case .end(let trailers, let keepAlive):
                 metrics.responseEnd = TransportMetrics.now()
                 metrics.responseBodyBytes = bytesRead - Int64(parser.bufferedByteCount) - metrics.responseHeaderBytes
-                run(machine.receivedEnd(trailers: trailers, keepAlive: keepAlive,
+                // A connection whose peer already ended its side is never kept for another request.
+                run(machine.receivedEnd(trailers: trailers, keepAlive: keepAlive && !peerEnded,
                                         hasUnreadBytes: parser.bufferedByteCount > 0))
             }
         }

@@ -18,8 +18,9 @@ extension HTTP1Connection {
             return
         }
         establishment.secureConnectionStart = TransportMetrics.now()
-        armTimer(after: connectTimeout) { [self] in
-            run(machine.connectFailed(.timedOut("the TLS handshake with \(key) took longer than \(connectTimeout)")))
+        // The handshake (and the trust decision) share the connection's establishment deadline.
+        armTimer(at: establishmentDeadline) { [self] in
+            run(machine.connectFailed(.timedOut("connecting to \(key) with TLS took longer than \(connectTimeout)")))
         }
         advanceHandshake()
     }

@@ -6,13 +6,13 @@ import FWWire
 // Carries out the machine's tunnelling step: the tunnel's machine (a CONNECT exchange or a SOCKS5
 // handshake) is made once the socket to the proxy connected — after resolving the origin's name here
 // when a socks5:// proxy (not socks5h://) must be given an address — and the machine is told. The connect
-// timeout covers the resolution and the tunnel; TLS with the origin arms its own when the tunnel is open.
+// deadline (`establishmentDeadline`) covers the resolution, the tunnel and then TLS with the origin.
 // The proxy's bytes are read raw (`cipherBuffer`) and handed to the machine. Loop thread only.
 
 extension HTTP1Connection {
     /// The socket to the proxy connected: make the tunnel (maybe after resolving the origin), then start it.
     func openTunnel(through proxy: ProxyServer) {
-        armTimer(after: connectTimeout) { [self] in
+        armTimer(at: establishmentDeadline) { [self] in
             run(machine.connectFailed(.timedOut("opening a tunnel to \(key) took longer than \(connectTimeout)")))
         }
         if proxy.kind == .http {

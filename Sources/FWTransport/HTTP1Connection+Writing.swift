@@ -105,7 +105,7 @@ extension HTTP1Connection {
                 machine.withRequest { $0.writeFinished() }
             }
         } catch {
-            run(machine.connectionLost(.connectionLost("writing the request failed: \(error)", underlying: error)))
+            run(machine.connectionLost(socketFailure("writing the request failed", error)))
         }
     }
 

@@ -18,6 +18,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     let key: ConnectionKey
     let loop: EventLoop
     let transport: HTTPTransport
+    /// How long establishing the connection may take, all steps together: resolving and connecting, and for
+    /// HTTPS the handshake and the trust decision.
     let connectTimeout: Duration
     private let idleConnectionTimeout: Duration
     /// The limits responses (and a proxy's answers to CONNECT) must stay within.
@@ -47,6 +49,16 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     var continueTimer: TimerID?
     /// Loop thread only: when a byte last moved for the current request (on the loop's clock).
     var lastActivity: Deadline
+    /// Loop thread only: when establishing the connection times out (`connectTimeout` after `start`).
+    var establishmentDeadline = Deadline.distantFuture
+    /// Loop thread only: the next decoded slice is scheduled (`scheduleDecoding`).
+    var decodingScheduled = false
+    /// Loop thread only: the peer ended its side; nothing more is read.
+    var peerEnded = false
+
+    /// Whether the request in flight has decoded slices still to come out (nothing else is read or parsed
+    /// meanwhile: see `scheduleDecoding`).
+    var decodedOutputPending: Bool { machine.inFlight?.hasDecodedOutputPending ?? false }
     /// Loop thread only: the buffer ciphertext is read into (HTTPS only; plaintext is read straight into
     /// the parser).
     lazy var cipherBuffer = [UInt8](repeating: 0, count: Self.readSize)
@@ -83,6 +95,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     /// Resolves the host and connects (racing addresses), then reports to the pool.
     func start() {
         loop.preconditionInEventLoop()
+        establishmentDeadline = loop.now() + connectTimeout
         let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: connectTimeout) { [self] result, times in
             switch result {
             case .success(let socket): adopt(socket, times: times)
@@ -95,6 +108,11 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     /// Runs `request`, which the pool leased to this connection.
     func execute(_ request: PreparedRequest) {
         loop.preconditionInEventLoop()
+        // The server may have closed the kept-alive connection while it was idle, its close not yet seen (the
+        // event can wait in this very loop iteration): read what is pending first, so that the request never
+        // goes out on a closed connection but back to the pool, for a new one. (A new connection goes ahead:
+        // what its server says comes as the response, and a failure there cannot send the request round.)
+        if machine.isIdle, machine.isReused { readAvailable() }
         run(machine.startRequest(request, readingPaused: transport.isReadingPaused(request.id)))
     }
 
@@ -114,11 +132,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         // The idle timeout stops while paused and starts afresh when reading resumes.
         lastActivity = loop.now()
         if let request = machine.activeRequest, !paused { armRequestIdleTimer(request.request.idleTimeout) }
-        do throws(IOError) {
-            try updateInterest()
-        } catch {
-            run(machine.connectionLost(.connectionLost("the connection failed: \(error)", underlying: error)))
-        }
+        if !paused, decodedOutputPending { scheduleDecoding() }
+        refreshInterest()
     }
 
     /// Closes the connection if it is idle (the pool retired it).
@@ -201,7 +216,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             closeSocket()
         }
         let next = transport.requestFinished(request, on: self, reusable: reusable)
-        if reusable { refreshIdleInterest() }
+        if reusable { refreshInterest() }
         if let next { execute(next) }
     }
 
@@ -266,17 +281,19 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         }
     }
 
-    /// Readable unless the task paused reading; writable while bytes wait to be written.
+    /// Readable unless the task paused reading or decoded output waits; writable while bytes wait to be
+    /// written.
     func updateInterest() throws(IOError) {
-        var wanted: IOInterest = machine.isReadingPaused ? [] : .readable
+        var wanted: IOInterest = machine.isReadingPaused || decodedOutputPending ? [] : .readable
         if !writes.isEmpty { wanted.insert(.writable) }
         guard let registration, wanted != interest else { return }
         try loop.setInterest(wanted, for: registration)
         interest = wanted
     }
 
-    /// An idle connection reads again (to notice the server closing it), whatever its last request wanted.
-    private func refreshIdleInterest() {
+    /// Updates the interest (an idle connection reads again, to notice the server closing it); a failure
+    /// loses the connection.
+    func refreshInterest() {
         do throws(IOError) {
             try updateInterest()
         } catch {
@@ -284,8 +301,19 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         }
     }
 
+    /// Stops watching the socket (its end was read); it stays open until the connection closes.
+    func stopWatchingSocket() {
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
+    }
+
+    /// Closes the socket: gracefully, announcing the end of a TLS stream; or, while request bytes still wait
+    /// to be written (the peer stopped reading them), with RST — a graceful close would queue its FIN behind
+    /// them and hold both ends for minutes.
     func closeSocket() {
-        if let tls, let socket {
+        let abandonsWrites = !writes.isEmpty
+        if let tls, let socket, !abandonsWrites {
             // Best effort: announce the end (close_notify) if the socket takes it right away.
             tls.close()
             let notify = tls.pendingCiphertext()
@@ -296,15 +324,15 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         registration = nil
         interest = []
         writes.removeAll()
-        socket?.close()
+        socket?.close(reset: abandonsWrites)
         socket = nil
     }
 
     // MARK: Timers
 
-    func armTimer(after duration: Duration, _ fire: @escaping () -> Void) {
+    func armTimer(at deadline: Deadline, _ fire: @escaping () -> Void) {
         cancelTimer()
-        timer = loop.scheduleTimer(at: loop.now() + duration) { [self] in
+        timer = loop.scheduleTimer(at: deadline) { [self] in
             timer = nil
             fire()
         }
@@ -337,7 +365,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     }
 
     private func armIdleConnectionTimer() {
-        armTimer(after: idleConnectionTimeout) { [self] in
+        armTimer(at: loop.now() + idleConnectionTimeout) { [self] in
             transport.idleTimeoutFired(self)
         }
     }

@@ -41,9 +41,10 @@ import FWWire
 //
 // When the peer closes or resets while a request is active, the request is retried (once, by the
 // owner, on a new connection) only when that is provably safe (STYLE.md principle 12): the connection was
-// reused, no response byte arrived, and either no request byte was written or the method is idempotent.
-// An in-memory body is replayable as is; the owner resends a streamed body only when its stream makes a
-// new producer, and otherwise does not retry.
+// reused, no response byte arrived, and either no request byte was written or the request is replayable
+// (idempotent, or with an `Idempotency-Key`); a reused connection is read before it is leased, so that a
+// close the server sent while it was idle comes first. An in-memory body is replayable as is; the owner
+// resends a streamed body only when its stream makes a new producer, and otherwise does not retry.
 //
 // Bytes arriving while idle are never a response to a later request: the connection closes.
 
@@ -311,19 +312,26 @@ struct HTTP1ConnectionStateMachine {
     /// Body bytes arrived (decoded here when the response is encoded).
     mutating func receivedBody(_ bytes: [UInt8]) -> Action {
         switch state {
-        case .active(var request):
-            do throws(ContentDecoder.Failure) {
-                let events = try request.receivedBody(bytes)
-                state = .active(request)
-                return .deliver(events, to: request.request)
-            } catch {
-                state = .active(request)
-                return failActiveRequest(.cannotDecodeContent(error.description))
-            }
-        case .idle:
-            return receivedUnsolicitedBytes()
-        case .connecting, .closed:
-            return .none
+        case .active: return decoding { request throws(ContentDecoder.Failure) in try request.receivedBody(bytes) }
+        case .idle: return receivedUnsolicitedBytes()
+        case .connecting, .closed: return .none
+        }
+    }
+
+    /// The next slice of a decoded body whose received piece is not all out (see HTTP1RequestStateMachine).
+    mutating func nextDecodedSlice() -> Action {
+        decoding { request throws(ContentDecoder.Failure) in try request.nextDecodedSlice() }
+    }
+
+    /// A step of the response body on the request in flight: its events, or the request's failure.
+    private mutating func decoding(_ step: (inout HTTP1RequestStateMachine) throws(ContentDecoder.Failure)
+        -> [TransportEvent]) -> Action {
+        guard case .active(var request) = state else { return .none }
+        let outcome = Result { () throws(ContentDecoder.Failure) in try step(&request) }
+        state = .active(request)
+        switch outcome {
+        case .success(let events): return events.isEmpty ? .none : .deliver(events, to: request.request)
+        case .failure(let error): return failActiveRequest(.cannotDecodeContent(error.description))
         }
     }
 
@@ -358,7 +366,7 @@ struct HTTP1ConnectionStateMachine {
         case .active(var request):
             state = .closed
             let safeToRetry = isReused && !request.responseStarted
-                && (!request.wroteAnyByte || request.request.request.isIdempotent)
+                && (!request.wroteAnyByte || request.request.request.isReplayable)
             return .failRequest(request.request, error, retry: safeToRetry, stop: request.stopBody())
         case .idle:
             state = .closed

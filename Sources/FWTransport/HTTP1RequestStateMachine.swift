@@ -6,11 +6,16 @@ import FWWire
 // machine (`HTTP1ConnectionStateMachine.active`), the way AsyncHTTPClient nests its request machine. It
 // owns everything that lives exactly as long as the request does: the prepared request, its body on the
 // way out (`RequestBodyStateMachine`, the producer of a streamed body and the number of the one answer
-// the producer owes), the body bytes the socket took, the response's content decoder, and whether the
-// task wants the response read now.
+// the producer owes), the body bytes the socket took, the response's content decoder (which hands a
+// received piece out in bounded slices), and whether the task wants the response read now.
 //
 //   write half:  head ──▶ body pieces (after `100 Continue` or its timeout, when the body waits) ──▶ done
 //   read half:   awaiting head ──1xx*──▶ awaiting head ──head──▶ body ──▶ (end: the connection decides)
+//
+// A content-encoded body is decoded in bounded slices: a received piece that inflates to more than one slice
+// leaves the rest pending (`hasDecodedOutputPending`), which the connection takes out one slice per loop
+// iteration while the task wants the response read, reading and parsing nothing else meanwhile — the same
+// backpressure as raw bytes. Interim responses do not count as activity for the idle timeout.
 //
 // The two halves are independent (STYLE.md principle 4): a final response may arrive while the body is
 // still going out, which stops the body there (the connection is then not reused, since the request was
@@ -48,6 +53,8 @@ struct HTTP1RequestStateMachine {
     private(set) var writeDone = false
     /// A response byte (an interim or the final head) arrived.
     private(set) var responseStarted = false
+    /// An interim response arrived and the final head has not yet.
+    private var awaitingFinalHeadAfterInterim = false
     /// The task does not want the response read now (suspended, or its delegate is behind).
     private(set) var readingPaused: Bool
 
@@ -123,6 +130,7 @@ struct HTTP1RequestStateMachine {
     /// An interim (1xx) head arrived; true when it releases a body waiting for `100 Continue`.
     mutating func receivedInformational(_ head: HTTPResponseHead) -> Bool {
         responseStarted = true
+        awaitingFinalHeadAfterInterim = true
         guard head.status == 100 else { return false }
         body.continueReceived()
         return true
@@ -132,23 +140,39 @@ struct HTTP1RequestStateMachine {
     /// body stops going out (its producer is returned, to be stopped).
     mutating func receivedHead(_ head: HTTPResponseHead) -> BodyProducer? {
         responseStarted = true
+        awaitingFinalHeadAfterInterim = false
         if request.request.decodesContent, let encoding = head.headers.first(name: "Content-Encoding") {
             decoder = ContentDecoder(contentEncoding: encoding)
         }
         return stopBody()
     }
 
-    /// Body bytes arrived: the events that carry them (decoded when decoding).
+    /// Body bytes arrived: the events that carry them. When decoding, only their first decoded slice: the
+    /// rest comes from `nextDecodedSlice()` while `hasDecodedOutputPending`, and no more body may arrive
+    /// before it is all out.
     mutating func receivedBody(_ bytes: [UInt8]) throws(ContentDecoder.Failure) -> [TransportEvent] {
         guard let decoder else { return [.body(bytes)] }
-        let decoded = try decoder.decode(bytes)
-        return decoded.isEmpty ? [.encodedBodyBytes(bytes.count)] : [.encodedBodyBytes(bytes.count), .body(decoded)]
+        try decoder.push(bytes)
+        return [.encodedBodyBytes(bytes.count)] + (try nextDecodedSlice())
     }
+
+    /// The received body's next decoded slice (no event when it decoded to nothing).
+    func nextDecodedSlice() throws(ContentDecoder.Failure) -> [TransportEvent] {
+        guard let slice = try decoder?.nextSlice(), !slice.isEmpty else { return [] }
+        return [.body(slice)]
+    }
+
+    /// Whether the body received so far still has decoded slices to come out.
+    var hasDecodedOutputPending: Bool { decoder?.hasPendingOutput ?? false }
 
     /// The response ended: the decoder must have seen a complete stream.
     mutating func receivedEnd() throws(ContentDecoder.Failure) {
         try decoder?.finish()
     }
+
+    /// Whether bytes read now count as activity for the idle timeout: not once an interim response came
+    /// and until the final head does (a server that only ever sends `100 Continue` is idle).
+    var readsCountAsActivity: Bool { !awaitingFinalHeadAfterInterim }
 
     /// The task wants the response read (`false`) or not (`true`); true when that changed.
     mutating func setReadingPaused(_ paused: Bool) -> Bool {
@@ -166,7 +190,9 @@ struct HTTP1RequestStateMachine {
         case .write(let bytes, let payload):
             return .write(bytes, payload: payload)
         case .produce(let maxLength):
-            guard let producer else { preconditionFailure("produce(\(maxLength)) without a producer for \(request.id)") }
+            guard let producer else {
+                preconditionFailure("produce(\(maxLength)) without a producer for \(request.id)")
+            }
             awaitedAnswer &+= 1
             return .produce(producer, maxLength: maxLength, answer: awaitedAnswer)
         case .finish(let last):

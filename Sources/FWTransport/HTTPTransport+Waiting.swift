@@ -9,6 +9,10 @@ import FWLoop
 // `timedOut`, then re-arms for the next. A request that got a connection meanwhile is left alone: from
 // then on the connection's idle timer rules (writing the head is activity). Arming costs nothing in the
 // common case (an idle connection is leased at once, and later waiters' deadlines are not earlier).
+//
+// A connection made for a waiter takes no longer to establish than that waiter may still wait; when it runs
+// out of that shortened time, the waiter the pool fails with it may be another, which keeps its own deadline
+// instead. (A connection that used all of `connectTimeout` fails its waiter, as a connect timeout does.)
 
 extension HTTPTransport {
     /// Records that request `id` waits for a connection, and arms the sweep if its deadline is the earliest.
@@ -18,6 +22,22 @@ extension HTTPTransport {
         if let armed = state.waitSweepArmedFor, armed <= deadline { return [] }
         state.waitSweepArmedFor = deadline
         return [.armWaitSweep(deadline)]
+    }
+
+    /// A connection ran out of the time its waiter had left (less than `connectTimeout`). The request the
+    /// pool now fails with it may be another: one whose own deadline has not passed waits on instead (its
+    /// deadline unchanged), for a connection of its own.
+    func keepWaitingLocked(after action: ConnectionPoolStateMachine.Action, in state: inout State,
+                           failure: TransportError) -> [Work] {
+        guard case .fail(let id) = action.request, let entry = state.entries[id], entry.pendingCancel == nil,
+              let deadline = entry.waitDeadline, deadline > sweepLoop.now() else {
+            return resolveLocked(action, in: &state, failure: failure)
+        }
+        var work = resolveLocked(.init(request: .none, connection: action.connection), in: &state, failure: failure)
+        let request = entry.prepared.request
+        work += resolveLocked(state.pool.enqueue(id, key: request.key, priority: request.priority), in: &state,
+                              failure: .shutDown)
+        return work
     }
 
     /// Schedules a sweep at `deadline` on the sweep loop (any thread).

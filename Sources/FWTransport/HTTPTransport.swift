@@ -20,7 +20,8 @@ public final class HTTPTransport: Sendable {
         public var maxIdleConnectionsPerHost: Int?
         /// Requests one connection carries before it is closed (nil: no limit).
         public var maxRequestsPerConnection: Int?
-        /// How long a connection attempt may take.
+        /// The longest establishing a connection may take (resolving, connecting, the TLS handshake and the
+        /// trust decision together); a connection made for a request that may wait less gets that much.
         public var connectTimeout: Duration
         /// How long an idle connection is kept for reuse.
         public var idleConnectionTimeout: Duration
@@ -279,7 +280,12 @@ public final class HTTPTransport: Sendable {
     func connectionFailed(_ connection: HTTP1Connection, error: TransportError) {
         perform(state.withLock { state in
             state.connections[connection.id] = nil
-            return resolveLocked(state.pool.connectionFailed(connection.id), in: &state, failure: error)
+            let action = state.pool.connectionFailed(connection.id)
+            // Out of a time shortened for the request it was made for (see makeConnection): others wait on.
+            if error.isTimedOut, connection.connectTimeout < configuration.connectTimeout {
+                return keepWaitingLocked(after: action, in: &state, failure: error)
+            }
+            return resolveLocked(action, in: &state, failure: error)
         })
     }
 
@@ -392,9 +398,17 @@ public final class HTTPTransport: Sendable {
         return work
     }
 
+    /// A new connection, which the pool made for its waiter `waiter(for: id)`: it may take as long to
+    /// establish as that request may still wait (at most `connectTimeout`), so no attempt outlives the
+    /// request it was made for.
     private func makeConnection(_ id: ConnectionID, key: ConnectionKey, in state: inout State) -> HTTP1Connection {
+        var timeout = configuration.connectTimeout
+        if let waiter = state.pool.waiter(for: id), let entry = state.entries[waiter] {
+            let remaining = entry.waitDeadline.map { $0 - sweepLoop.now() } ?? entry.prepared.request.idleTimeout
+            timeout = max(.zero, min(timeout, remaining))
+        }
         let connection = HTTP1Connection(id: id, key: key, loop: group.next(), transport: self,
-                                         connectTimeout: configuration.connectTimeout,
+                                         connectTimeout: timeout,
                                          idleConnectionTimeout: configuration.idleConnectionTimeout,
                                          maxRequests: configuration.maxRequestsPerConnection,
                                          limits: configuration.limits)

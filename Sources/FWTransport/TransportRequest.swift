@@ -37,12 +37,15 @@ public struct TransportRequest: Sendable {
         self.tracesBytes = tracesBytes
     }
 
-    /// Whether the method is idempotent (RFC 9110 §9.2.2): such a request may be resent after a failure
-    /// that came before any response byte.
-    var isIdempotent: Bool {
+    /// Whether the request may be sent again after a failure that came before any response byte although
+    /// the server may have seen it: its method is idempotent (RFC 9110 §9.2.2), or it carries an
+    /// `Idempotency-Key` (or `X-Idempotency-Key`) field, which promises the server recognises a repeat (as
+    /// Go's transport treats it).
+    var isReplayable: Bool {
         switch head.method {
         case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": return true
-        default: return false
+        default:
+            return head.headers.contains(name: "Idempotency-Key") || head.headers.contains(name: "X-Idempotency-Key")
         }
     }
 }

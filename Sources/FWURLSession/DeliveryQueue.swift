@@ -11,7 +11,8 @@ import FWTransport
 // `willCacheResponse` answer. Undelivered body bytes are counted: above
 // `highWater` the task asks the connection to stop reading until the drain brings them under `lowWater`,
 // so a slow delegate (or a slow disk) holds the server back instead of filling memory. They are counted
-// by the memory they hold (array capacity): a short read still occupies its whole read buffer.
+// by the memory they hold (array capacity): a short read still occupies its whole read buffer. Delivered
+// events are dropped from the front as the drain goes on, not only once the queue runs dry.
 
 /// One thing that happened to a task.
 enum TaskEvent {
@@ -58,6 +59,14 @@ struct DeliveryQueue {
     /// True from when the queued body bytes pass `highWater` until they fall under `lowWater`.
     private(set) var isBacklogged = false
 
+    /// Delivered events are dropped from the front once this many accumulate.
+    static let compactionThreshold = 64
+
+    /// Events not delivered yet.
+    var undeliveredCount: Int { events.count - head }
+    /// Events the queue holds, delivered ones not dropped yet included.
+    var keptCount: Int { events.count }
+
     /// Queues `event`; true when `isBacklogged` changed.
     mutating func append(_ event: TaskEvent) -> Bool {
         events.append(event)
@@ -86,6 +95,10 @@ struct DeliveryQueue {
         head += 1
         if head == events.count {
             events.removeAll(keepingCapacity: events.count <= 64)
+            head = 0
+        } else if head >= Self.compactionThreshold, 2 * head >= events.count {
+            // A drain that never finds the queue empty must not keep what it delivered (bodies included).
+            events.removeFirst(head)
             head = 0
         }
         guard case .transport(.body(let bytes)) = event else { return (event, false) }

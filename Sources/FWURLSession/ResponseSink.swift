@@ -93,7 +93,9 @@ final class DataDelegateSink: ResponseSink {
 
 // MARK: - CollectingSink
 
-/// Tasks with a completion handler: the body is collected and handed over with the response.
+/// Tasks with a completion handler: the body is collected and handed over with the response — within
+/// `HTTPLimits.maxCollectedBodySize` and, for a decoded body, `maxDecompressionRatio`. Neither the body nor
+/// the handler (and what it captured) is kept once it was called.
 final class CollectingSink: ResponseSink {
     typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
@@ -101,31 +103,71 @@ final class CollectingSink: ResponseSink {
     /// most this much address space.
     static let maximumReservation: Int64 = 256 << 20
 
-    private let completion: Completion
-    private let body = LockedBox(Data())
-
-    init(_ completion: @escaping Completion) {
-        self.completion = completion
+    private struct State {
+        var body = Data()
+        /// The session's limits, read when the response arrives.
+        var limits = HTTPLimits()
+        /// Until it is called.
+        var completion: Completion?
     }
 
+    private let state: LockedBox<State>
+
+    init(_ completion: @escaping Completion) {
+        state = LockedBox(State(completion: completion))
+    }
+
+    /// Body bytes the sink holds now.
+    var heldBodyBytes: Int { state.withLock { $0.body.count } }
+
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
-        // A body of announced length is allocated once instead of regrown (which peaks at twice the body).
+        let limits = task.session.configuration.httpResponseLimits
+        state.withLock { $0.limits = limits }
         guard response.expectedContentLength > 0, task.currentRequest?.httpMethod != "HEAD",
               ![204, 304].contains(response.statusCode) else { return }
+        if response.expectedContentLength > limits.maxCollectedBodySize {
+            throw Self.tooLarge(task, "the response announces \(response.expectedContentLength) bytes, more than "
+                + "httpResponseLimits.maxCollectedBodySize (\(limits.maxCollectedBodySize))")
+        }
+        // A body of announced length is allocated once instead of regrown (which peaks at twice the body).
         let reservation = Int(min(response.expectedContentLength, Self.maximumReservation))
-        body.withLock { $0.reserveCapacity(reservation) }
+        state.withLock { $0.body.reserveCapacity(reservation) }
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
-        body.withLock { $0.append(contentsOf: bytes) }
+        let (collected, limits) = state.withLock { (Int64($0.body.count + bytes.count), $0.limits) }
+        if collected > limits.maxCollectedBodySize {
+            throw Self.tooLarge(task, "the response body is larger than httpResponseLimits.maxCollectedBodySize "
+                + "(\(limits.maxCollectedBodySize) bytes)")
+        }
+        let (encoded, isEncoded) = task.counts.withLock { ($0.received, $0.bodyIsEncoded) }
+        let ratio = Int64(limits.maxDecompressionRatio)
+        if isEncoded, ratio > 0, collected > ratio.multipliedReportingOverflow(by: encoded).partialValue
+            + HTTPLimits.decompressionAllowance {
+            throw Self.tooLarge(task, "the decoded body grew past \(ratio) times the \(encoded) bytes received "
+                + "(httpResponseLimits.maxDecompressionRatio): a decompression bomb?")
+        }
+        state.withLock { $0.body.append(contentsOf: bytes) }
     }
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
-        if let error {
-            completion(nil, nil, error)
-        } else {
-            completion(body.withLock { $0 }, response, nil)
+        // The body and the handler leave the sink: a caller that keeps the finished task keeps neither.
+        let (collected, completion) = state.withLock { state in
+            defer {
+                state.body = Data()
+                state.completion = nil
+            }
+            return (state.body, state.completion)
         }
+        if let error {
+            completion?(nil, nil, error)
+        } else {
+            completion?(collected, response, nil)
+        }
+    }
+
+    private static func tooLarge(_ task: URLSessionTask, _ description: String) -> URLError {
+        URLError(.dataLengthExceedsMaximum, url: task.currentRequest?.url, description: description)
     }
 }
 

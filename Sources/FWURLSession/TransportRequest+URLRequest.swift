@@ -65,14 +65,31 @@ extension TransportRequest {
         var body = request.httpBody.map { [UInt8]($0) }
         if body == nil, ["POST", "PUT", "PATCH"].contains(method) { body = [] }
 
-        // A request whose timeout was never assigned takes the session's (as FoundationNetworking does).
-        let interval = request.isTimeoutIntervalSet ? request.timeoutInterval : configuration.timeoutIntervalForRequest
         self.init(key: key,
                   head: HTTPRequestHead(method: method, target: target, headers: headers),
                   body: body.map(TransportRequestBody.bytes),
-                  idleTimeout: .seconds(interval > 0 ? interval : .greatestFiniteMagnitude / 2),
+                  idleTimeout: Self.idleTimeout(of: request, configuration: configuration),
                   priority: Int((priority * 1000).rounded()),
                   decodesContent: true,
                   tracesBytes: tracing)
+    }
+
+    /// The longest a request without timeout is given: about 68 years (`Duration` and the loops' deadlines
+    /// stay far from overflowing).
+    static let unboundedTimeout = Duration.seconds(Int64(Int32.max))
+
+    /// The request's timeout: the more restrictive of the session's `timeoutIntervalForRequest` and, when the
+    /// request gives one, its own `timeoutInterval` (Apple's rule).
+    static func idleTimeout(of request: URLRequest, configuration: URLSessionConfiguration) -> Duration {
+        var intervals = [configuration.timeoutIntervalForRequest]
+        if request.isTimeoutIntervalSet { intervals.append(request.timeoutInterval) }
+        return timeout(intervals)
+    }
+
+    /// The shortest of `intervals` (seconds) as a duration; one of 0 or less sets no limit.
+    static func timeout(_ intervals: [TimeInterval]) -> Duration {
+        guard let interval = intervals.filter({ $0 > 0 }).min(),
+              interval < TimeInterval(Int32.max) else { return unboundedTimeout }
+        return .seconds(interval)
     }
 }

@@ -97,7 +97,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         let reference = SessionReference()
         self.transport = HTTPTransport(sharedLoopsWith: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
-            connectTimeout: .seconds(configuration.timeoutIntervalForRequest),
+            connectTimeout: TransportRequest.timeout([configuration.timeoutIntervalForRequest]),
             limits: configuration.httpResponseLimits,
             tls: tls,
             serverTrustHandler: Self.serverTrustHandler(reference),

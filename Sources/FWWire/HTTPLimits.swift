@@ -1,5 +1,5 @@
 // Every number the parser enforces, in one place (CONFORMANCE.md: "a rule with a number is also in one
-// Limits type").
+// Limits type"), and the limits of response bodies the session layer collects in memory.
 
 /// Limits; each exceeded limit is an error, never a truncation.
 public struct HTTPLimits: Sendable, Hashable {
@@ -17,6 +17,18 @@ public struct HTTPLimits: Sendable, Hashable {
     /// Largest trailer section: all trailer field lines with their terminators, the blank line that ends
     /// the section excluded (64 KiB).
     public var maxTrailerSize: Int
+    /// Most interim (1xx) responses before the final one (16): a server that keeps sending them fails the
+    /// request instead of holding it forever (Go's transport allows 5).
+    public var maxInterimResponses: Int
+    /// Largest response body a task collects in memory — a task with a completion handler, and the async
+    /// `data(for:)` and `upload(for:)` family (512 MiB). A body announced larger, or growing larger, ends the
+    /// task with `URLError.dataLengthExceedsMaximum`. Bodies streamed to a delegate, a file or `bytes(for:)`
+    /// are not limited (backpressure bounds their memory).
+    public var maxCollectedBodySize: Int64
+    /// How many times its encoded size a decoded body collected in memory may grow, beyond a first 8 MiB
+    /// (100; 0: no limit): a small gzip or deflate body that inflates a thousandfold (a decompression bomb)
+    /// ends the task with `URLError.dataLengthExceedsMaximum` long before `maxCollectedBodySize`.
+    public var maxDecompressionRatio: Int
 
     /// The defaults above.
     public init() {
@@ -26,5 +38,11 @@ public struct HTTPLimits: Sendable, Hashable {
         maxChunkSizeDigits = 16
         maxChunkExtensionLength = 4 * 1024
         maxTrailerSize = 64 * 1024
+        maxInterimResponses = 16
+        maxCollectedBodySize = 512 << 20
+        maxDecompressionRatio = 100
     }
+
+    /// What a decoded body may always reach, whatever its ratio (see `maxDecompressionRatio`).
+    public static let decompressionAllowance: Int64 = 8 << 20
 }

@@ -25,6 +25,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case invalidChunkTerminator
         case trailersTooLarge
         case unsolicitedSwitchingProtocols
+        case tooManyInterimResponses
         case unexpectedEndOfStream
     }
 
@@ -82,6 +83,8 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
     public static let trailersTooLarge = HTTPParseError(.trailersTooLarge)
     /// A 101 response (we never ask to switch protocols).
     public static let unsolicitedSwitchingProtocols = HTTPParseError(.unsolicitedSwitchingProtocols)
+    /// More interim (1xx) responses than `HTTPLimits.maxInterimResponses` before the final one.
+    public static let tooManyInterimResponses = HTTPParseError(.tooManyInterimResponses)
 
     // MARK: Premature close
 
@@ -123,6 +126,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case .invalidChunkTerminator: "chunk data not followed by CRLF"
         case .trailersTooLarge: "trailer section too large"
         case .unsolicitedSwitchingProtocols: "unsolicited 101 Switching Protocols"
+        case .tooManyInterimResponses: "too many interim (1xx) responses"
         case .unexpectedEndOfStream: "connection closed before the response was complete"
         }
     }

@@ -2,7 +2,8 @@
 // Bytes and end of stream go in; events come out of `next()`, one at a time, as soon as they are known.
 //
 //   idle ──expectResponse──▶ statusLine ──status line──▶ headerFields ──blank line──▶ (head complete)
-//   head complete: 101 → error; other 1xx → report `.informational`, back to statusLine;
+//   head complete: 101 → error; other 1xx → report `.informational`, back to statusLine (more than
+//                  `maxInterimResponses` of them → error);
 //                  final → report `.head`, then by ResponseFramingRules:
 //                  none or contentLength(0) → ending; contentLength(n) → contentLength;
 //                  chunked → chunked; untilClose → untilClose
@@ -45,6 +46,8 @@ public struct HTTPResponseParser: Sendable {
     private let limits: HTTPLimits
     /// The method of the request whose response is being parsed.
     private var requestMethod = ""
+    /// Interim responses reported for that request so far.
+    private var interimCount = 0
     /// Received bytes; those before `readIndex` are consumed.
     private var buffer: [UInt8] = []
     private var readIndex = 0
@@ -70,6 +73,7 @@ public struct HTTPResponseParser: Sendable {
             preconditionFailure("expectResponse(requestMethod:) in state \(state)")
         }
         self.requestMethod = requestMethod
+        interimCount = 0
         state = .statusLine(LineScanner())
     }
 
@@ -248,6 +252,8 @@ public struct HTTPResponseParser: Sendable {
             throw .unsolicitedSwitchingProtocols
         }
         if (100..<200).contains(head.status) {
+            interimCount += 1
+            guard interimCount <= limits.maxInterimResponses else { throw .tooManyInterimResponses }
             state = .statusLine(LineScanner())
             return .informational(head)
         }

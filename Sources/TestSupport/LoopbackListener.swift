@@ -80,6 +80,8 @@ final class LoopbackListener: Sendable {
 
     /// Connections accepted so far.
     var connectionCount: Int { state.withLock { $0.acceptedCount } }
+    /// Connections whose descriptor is open now.
+    var openConnectionCount: Int { state.withLock { $0.openCount } }
     /// Largest number of connections open at the same time.
     var peakConcurrentConnections: Int { state.withLock { $0.peakOpenCount } }
     /// Every request read by any connection, in order.

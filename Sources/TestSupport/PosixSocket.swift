@@ -9,8 +9,9 @@ enum PosixSocket {
     /// Seconds every blocking read or write on a served connection may take.
     static let ioTimeout = 5.0
 
-    /// Creates a listening TCP socket on 127.0.0.1 with a kernel-chosen port.
-    static func listenOnLoopback() throws -> (descriptor: Int32, port: Int) {
+    /// Creates a listening TCP socket on 127.0.0.1 with a kernel-chosen port and room for `backlog`
+    /// connections not accepted yet.
+    static func listenOnLoopback(backlog: Int32 = 128) throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestSupportError.systemCall("socket", errno: errno) }
         do {
@@ -25,7 +26,7 @@ enum PosixSocket {
                 }
             }
             guard bound == 0 else { throw TestSupportError.systemCall("bind", errno: errno) }
-            guard listen(descriptor, 128) == 0 else { throw TestSupportError.systemCall("listen", errno: errno) }
+            guard listen(descriptor, backlog) == 0 else { throw TestSupportError.systemCall("listen", errno: errno) }
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let named = withUnsafeMutablePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -38,6 +39,28 @@ enum PosixSocket {
             close(descriptor)
             throw error
         }
+    }
+
+    /// Connects a new blocking TCP socket to 127.0.0.1:`port` (with Nagle's algorithm off).
+    static func connectToLoopback(port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw TestSupportError.systemCall("socket", errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        address.sin_addr.s_addr = in_addr_t(INADDR_LOOPBACK).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(descriptor)
+            throw TestSupportError.systemCall("connect to 127.0.0.1:\(port)", errno: code)
+        }
+        try? setOption(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
+        return descriptor
     }
 
     /// Bounds every later recv/send on `descriptor` by `seconds` and turns off Nagle's algorithm.

@@ -119,8 +119,16 @@ public final class ScriptedConnection: @unchecked Sendable { // `input`: script 
         }
     }
 
-    /// Sleeps for `seconds` in small steps; false if the connection was aborted meanwhile.
-    func pause(_ seconds: Double) -> Bool {
+    /// The open descriptor, for a relay that drives it itself (the connection still closes it); nil once
+    /// closed.
+    var descriptor: Int32? {
+        socketState.withLock { $0.descriptor >= 0 ? $0.descriptor : nil }
+    }
+
+    /// Sleeps for `seconds` in small steps without reading or writing (what the peer sends piles up in the
+    /// socket's buffers); false if the server stopped meanwhile.
+    @discardableResult
+    public func pause(_ seconds: Double) -> Bool {
         !waitUntil(timeout: seconds) { isAborted }
     }
 

@@ -3,9 +3,10 @@ import FWNetworking
 
 // MARK: - Fetching
 
-/// Fetches the URLs of `options` one after another on one session (so connections are reused).
+/// Fetches the URLs of `options` one after another on one session (so connections are reused); returns
+/// curl's exit status (see `ExitCode`).
 func fetch(_ options: Options) async -> Int32 {
-    guard let (configuration, identity) = sessionSetup(options) else { return 2 }
+    guard let (configuration, identity) = sessionSetup(options) else { return ExitCode.usage }
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
                            showChain: options.showChain, identity: identity)
     // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
@@ -18,6 +19,7 @@ func fetch(_ options: Options) async -> Int32 {
     if let path = options.traceFile, traceLog == nil { Terminal.error("fwcurl: cannot write the trace to \(path)") }
     let makeTrace = { @Sendable in FetchTrace(verbose: options.verbose, traceLog: traceLog, policy: policy) }
     var results: [FetchResult] = []
+    var status: Int32 = 0
     for index in options.urls.indices {
         let plan = options.plan(forURLAt: index)
         let request: URLRequest
@@ -25,7 +27,7 @@ func fetch(_ options: Options) async -> Int32 {
             request = try options.request(forURLAt: index, resumeOffset: plan.resumeOffset)
         } catch {
             Terminal.error("fwcurl: (26) \(error.localizedDescription)")
-            return 26
+            return ExitCode.readError
         }
         let result: FetchResult
         if let manager {
@@ -35,9 +37,7 @@ func fetch(_ options: Options) async -> Int32 {
             result = await Transfer(plan: plan, trace: makeTrace()).run(request, uploading: options.uploadFile,
                                                                         on: session)
         }
-        if !options.json, case .failure(let error, let record) = result {
-            report(error, record: record, options: options)
-        }
+        if let failure = exitStatus(of: result, options: options) { status = failure }
         results.append(result)
     }
 
@@ -45,8 +45,21 @@ func fetch(_ options: Options) async -> Int32 {
         let json = results.count == 1 ? results[0].json : .object([("responses", .array(results.map(\.json)))])
         Terminal.output(Data((json.text + "\n").utf8))
     }
-    let failed = results.contains { if case .failure = $0 { return true } else { return false } }
-    return failed ? 1 : 0
+    return status
+}
+
+/// curl's exit status for a URL that failed (reported on stderr unless `--json`); nil when it did not.
+private func exitStatus(of result: FetchResult, options: Options) -> Int32? {
+    switch result {
+    case .failure(let error, let record):
+        if !options.json { report(error, record: record, options: options) }
+        return ExitCode.failure(error, record: record)
+    case .response(let response, _, _) where options.fail && response.statusCode >= 400:
+        if !options.json { Terminal.error("fwcurl: (22) The requested URL returned error: \(response.statusCode)") }
+        return ExitCode.httpError
+    case .response:
+        return nil
+    }
 }
 
 /// A failure as text on stderr (the body, if any, was already written as it arrived).

@@ -48,7 +48,7 @@ extension Options {
                             includeHeaders: includeHeaders && !json, followRedirects: followRedirects,
                             maxRedirects: maxRedirects,
                             uploadMeter: meter && (uploadFile != nil || !formFields.isEmpty),
-                            downloadMeter: meter && isFile)
+                            downloadMeter: meter && isFile, failOnHTTPError: fail, maxFileSize: maxFileSize)
     }
 
     /// curl's `-T` rule: a URL without a file part (its path empty or ending in `/`) gets the local

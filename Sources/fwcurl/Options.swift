@@ -25,6 +25,10 @@ struct Options {
     var includeHeaders = false
     var verbose = false
     var maxTime: Double?
+    /// `-f`: an HTTP status of 400 or more is a failure (exit 22), and its body is not written.
+    var fail = false
+    /// `--max-filesize`: a body larger than this many bytes is a failure (exit 63).
+    var maxFileSize: Int64?
     var json = false
     var traceFile: String?
     var caCertificateFile: String?
@@ -66,7 +70,8 @@ struct Options {
     static let usage = """
         usage: fwcurl [-X METHOD] [-H 'Name: value']... [-d DATA|@FILE] [-T FILE] [-F name=CONTENT]...
                       [-o FILE]... [-C -|OFFSET] [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s]
-                      [--max-time SECONDS] [--json] [--trace-ascii FILE|-] [--cacert FILE] [-k]
+                      [--max-time SECONDS] [-f] [--max-filesize BYTES] [--json] [--trace-ascii FILE|-]
+                      [--cacert FILE] [-k]
                       [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
@@ -96,6 +101,11 @@ struct Options {
           --retry-delay S  wait S seconds between retries instead
           --retry-max-time S  start no retry after S seconds
           --retry-all-errors  retry every failure, not only the transient ones
+          -f, --fail       an HTTP status of 400 or more fails (exit 22) and writes no body
+          --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
+                           from Content-Length before the transfer, or while it runs
+        exit status: curl's (6 host not found, 7 cannot connect, 28 timeout, 35 TLS handshake, 47 redirects,
+                     60 untrusted certificate, 90 pin mismatch, 22 with -f, 63 --max-filesize, ...)
         """
 
     /// Parses `arguments` (without the program name).
@@ -143,6 +153,10 @@ struct Options {
                     throw UsageError(description: "--max-time needs a positive number of seconds, not '\(text)'")
                 }
                 maxTime = seconds
+            case "-f", "--fail":
+                fail = true
+            case "--max-filesize":
+                maxFileSize = try Self.byteCount(try value(for: argument), for: argument)
             case "--json":
                 json = true
             case "--trace-ascii":
@@ -229,6 +243,19 @@ struct Options {
         }
         let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         return (name: String(field[..<colon]), value: value)
+    }
+
+    /// A byte count with an optional k, M or G suffix (powers of 1024), as curl reads `--max-filesize`.
+    private static func byteCount(_ text: String, for flag: String) throws(UsageError) -> Int64 {
+        let scales: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20,
+                                          "g": 1 << 30, "G": 1 << 30]
+        let scale = text.last.flatMap { scales[$0] }
+        let digits = scale == nil ? Substring(text) : text.dropLast()
+        guard let count = Int64(digits), count >= 0,
+              case let (bytes, overflow) = count.multipliedReportingOverflow(by: scale ?? 1), !overflow else {
+            throw UsageError(description: "\(flag) needs a number of bytes (k, M, G suffixes), not '\(text)'")
+        }
+        return bytes
     }
 
     /// `-C`'s value: `-` or a byte offset.

@@ -29,6 +29,8 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
         var heads = Data()
         /// The body, for `.memory`.
         var body = Data()
+        /// Body bytes taken so far (for `--max-filesize`).
+        var bodyBytes: Int64 = 0
         var redirectsFollowed = 0
         var exceededRedirects = false
         /// Why fwcurl itself stopped the task (it then completes as cancelled).
@@ -115,6 +117,15 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
                                          message: "Maximum (\(plan.maxRedirects)) redirects followed")
                 return .cancel
             }
+            if plan.failOnHTTPError, (http?.statusCode ?? 0) >= 400 {
+                // curl's -f: nothing is written, the body is read to its end (the connection stays usable).
+                state.sink = .discard
+                return .allow
+            }
+            if let limit = plan.maxFileSize, response.expectedContentLength > limit {
+                state.failure = URLError(.dataLengthExceedsMaximum, message: "Maximum file size exceeded")
+                return .cancel
+            }
             var mode = OutputFile.Mode.truncate
             if let offset = plan.resumeOffset {
                 let contentRange = http?.value(forHTTPHeaderField: "Content-Range")
@@ -164,6 +175,11 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let failed = withState(session) { state -> Bool in
+            state.bodyBytes += Int64(data.count)
+            if let limit = plan.maxFileSize, state.bodyBytes > limit {
+                state.failure = URLError(.dataLengthExceedsMaximum, message: "Maximum file size exceeded")
+                return true
+            }
             do throws(URLError) {
                 try Self.write(data, to: &state)
             } catch {

@@ -25,4 +25,8 @@ struct TransferPlan {
     var uploadMeter: Bool
     /// Draw a progress meter for the response body (`-o` on a terminal).
     var downloadMeter: Bool
+    /// `-f`: a status of 400 or more writes no body (and fails the run).
+    var failOnHTTPError = false
+    /// `--max-filesize`: the most body bytes the transfer takes.
+    var maxFileSize: Int64?
 }

@@ -14,13 +14,13 @@ if arguments == ["demo"] {
     }
 } else if arguments.isEmpty || arguments == ["-h"] || arguments == ["--help"] {
     print(Options.usage)
-    status = arguments.isEmpty ? 2 : 0
+    status = arguments.isEmpty ? ExitCode.usage : 0
 } else {
     do {
         status = await fetch(try Options(arguments: arguments))
     } catch {
         Terminal.error("fwcurl: \(error)\n\(Options.usage)")
-        status = 2
+        status = ExitCode.usage
     }
 }
 exit(status)

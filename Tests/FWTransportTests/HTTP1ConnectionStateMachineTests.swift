@@ -2,6 +2,7 @@ import FWTLS
 @testable import FWTransport
 import FWWire
 import Testing
+import TestSupport
 
 // The connection's rules as a table: inputs in, actions out, no sockets (as AsyncHTTPClient tests its
 // HTTP1ConnectionStateMachine). Each row drives a fresh machine through a script of inputs and compares
@@ -272,6 +273,12 @@ import Testing
                  written: true, responseStarted: false, retry: true),
         RetryRow(why: "reused, but the response had started", reused: true, request: StubRequests.prepared(2),
                  written: true, responseStarted: true, retry: false),
+        RetryRow(why: "reused, a POST with an Idempotency-Key written", reused: true,
+                 request: StubRequests.prepared(2, method: "POST", fields: [("Idempotency-Key", "k1")]),
+                 written: true, responseStarted: false, retry: true),
+        RetryRow(why: "reused, a POST with an X-Idempotency-Key written", reused: true,
+                 request: StubRequests.prepared(2, method: "POST", fields: [("X-Idempotency-Key", "k1")]),
+                 written: true, responseStarted: false, retry: true),
     ]
 
     @Test(arguments: retryRows)
@@ -379,5 +386,38 @@ import Testing
         _ = machine.withRequest { $0.setReadingPaused(true) }
         _ = machine.failActiveRequest(.cancelled)
         #expect(!machine.isReadingPaused)
+    }
+
+    // Issue 18, item 7: interim responses do not reset the idle timeout.
+    @Test func interimResponsesAreNotActivityUntilTheFinalHead() {
+        var machine = Machine()
+        _ = machine.tcpConnected(secure: false)
+        _ = machine.startRequest(Self.get, readingPaused: false)
+        #expect(machine.inFlight?.readsCountAsActivity == true)
+        _ = machine.receivedInformational(Self.head(100))
+        #expect(machine.inFlight?.readsCountAsActivity == false)
+        _ = machine.receivedInformational(Self.head(103))
+        #expect(machine.inFlight?.readsCountAsActivity == false)
+        _ = machine.receivedHead(Self.head(200))
+        #expect(machine.inFlight?.readsCountAsActivity == true)
+    }
+
+    // Issue 18, item 4: a piece that inflates a thousandfold comes out one bounded slice at a time.
+    @Test func aBodyThatInflatesComesOutInSlices() throws {
+        let bomb = try GzipBomb.bytes(decodedMebibytes: 1)
+        var machine = Machine()
+        _ = machine.tcpConnected(secure: false)
+        _ = machine.startRequest(StubRequests.prepared(1, decodes: true), readingPaused: false)
+        _ = machine.receivedHead(Self.head(200, [("Content-Encoding", "gzip")]))
+        #expect(machine.receivedBody(bomb).summary == "deliver([encodedBodyBytes(\(bomb.count)), body(65536)], R1)")
+        var slices = 1
+        while machine.inFlight?.hasDecodedOutputPending == true {
+            let action = machine.nextDecodedSlice().summary
+            #expect(action == "deliver([body(65536)], R1)" || action == "none")
+            if action != "none" { slices += 1 }
+        }
+        #expect(slices == 16)
+        #expect(machine.receivedEnd(trailers: HTTPHeaders(), keepAlive: true, hasUnreadBytes: false).summary
+                    == "complete(R1, reusable: false, stop: false)")
     }
 }

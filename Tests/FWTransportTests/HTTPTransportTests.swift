@@ -1,6 +1,7 @@
 import FWLoop
 import FWTransport
 import FWWire
+import Glibc
 import Testing
 import TestSupport
 
@@ -224,5 +225,101 @@ import TestSupport
         let outcome = fixture.run(getRequest(port: 9, headers: headers))
         #expect(outcome.error?.isInvalidRequest == true)
         #expect(outcome.connection == nil)
+    }
+
+    // MARK: Interim responses (issue 18, item 7)
+
+    enum InterimFlood: String, CaseIterable, Sendable {
+        /// `100 Continue` after `100 Continue`, as fast as the socket takes them.
+        case endless
+        /// A `102 Processing` every 0.3 s: each one used to reset the idle timer.
+        case slow
+    }
+
+    @Test(arguments: InterimFlood.allCases)
+    func interimResponsesAreBoundedAndDoNotKeepTheRequestAlive(_ flood: InterimFlood) throws {
+        let server = try ScriptedServer { connection in
+            _ = try connection.readRequest()
+            for _ in 0..<(flood == .endless ? 100_000 : 30) {
+                try connection.write("HTTP/1.1 \(flood == .endless ? "100 Continue" : "102 Processing")\r\n\r\n")
+                if flood == .slow, !connection.pause(0.3) { return }
+            }
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        let start = ContinuousClock.now
+        let outcome = fixture.run(getRequest(port: server.port, idleTimeout: .seconds(1)), timeout: 8)
+        let elapsed = ContinuousClock.now - start
+        #expect(flood == .endless ? outcome.error?.isBadResponse == true : outcome.error?.isTimedOut == true)
+        #expect(elapsed < .seconds(3))
+    }
+
+    // MARK: Reusing kept-alive connections (issue 18, item 8)
+
+    // The server closes the kept-alive connection while the loop is busy, so the close is pending (in the
+    // kernel, not yet seen by the loop) when the POST leases the connection: the connection must notice
+    // it before writing, and the POST goes out once, on a new connection.
+    @Test func aPostNeverGoesOutOnAConnectionTheServerClosedWhileIdle() throws {
+        let server = try ScriptedServer { connection in
+            guard let request = try connection.readRequest() else { return }
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n\(request.method == "GET" ? "ok" : "up")")
+            if connection.connectionIndex == 0 {
+                connection.pause(0.2)
+                connection.close()
+            } else {
+                _ = connection.waitForClose(timeout: 2)
+            }
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        #expect(fixture.run(getRequest(port: server.port)).bodyText == "ok")
+        let loop = fixture.group.next()
+        loop.execute { usleep(600_000) }
+        usleep(400_000)
+        let post = fixture.run(getRequest(port: server.port, method: "POST", body: Array("data".utf8)))
+        #expect(post.error == nil)
+        #expect(post.bodyText == "up")
+        #expect(server.requests.filter { $0.method == "POST" }.count == 1)
+        #expect(server.connectionCount == 2)
+    }
+
+    struct ReplayRow: Sendable, CustomTestStringConvertible {
+        var method: String
+        var header: String?
+        var retried: Bool
+        var testDescription: String { "\(method) \(header ?? "without a key")" }
+    }
+
+    // The server reads the request on the reused connection, then closes it without a response byte: only
+    // a request that may be replayed goes out again (Go's rule: idempotent methods, or an Idempotency-Key).
+    @Test(arguments: [
+        ReplayRow(method: "POST", header: nil, retried: false),
+        ReplayRow(method: "POST", header: "Idempotency-Key", retried: true),
+        ReplayRow(method: "POST", header: "X-Idempotency-Key", retried: true),
+        ReplayRow(method: "PUT", header: nil, retried: true),
+    ])
+    func aRequestTheServerMayHaveSeenIsReplayedOnlyWhenSafe(_ row: ReplayRow) throws {
+        let server = try ScriptedServer { connection in
+            guard try connection.readRequest() != nil else { return }
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n\(connection.connectionIndex)")
+            if connection.connectionIndex == 0 {
+                _ = try connection.readRequest()
+                connection.close()
+            } else {
+                _ = connection.waitForClose(timeout: 2)
+            }
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        #expect(fixture.run(getRequest(port: server.port)).bodyText == "0")
+        var headers = HTTPHeaders()
+        if let header = row.header { headers.add(name: header, value: "7f3a") }
+        let second = fixture.run(getRequest(port: server.port, method: row.method, headers: headers,
+                                            body: Array("data".utf8)))
+        #expect((second.error?.isConnectionLost ?? false) == !row.retried)
+        #expect(second.bodyText == (row.retried ? "1" : ""))
     }
 }

@@ -19,11 +19,13 @@ enum StubRequests {
     static let key = ConnectionKey(scheme: "http", host: "example.test", port: 80)
 
     /// Request `number` (its id is R`number`): a GET unless told otherwise, with an in-memory `body` or a
-    /// streamed body of `stream` bytes.
+    /// streamed body of `stream` bytes, and header `fields`.
     static func prepared(_ number: UInt64, method: String = "GET", body: [UInt8]? = nil, stream: Int64? = nil,
-                         closes: Bool = false, decodes: Bool = false) -> PreparedRequest {
+                         closes: Bool = false, decodes: Bool = false,
+                         fields: [(String, String)] = []) -> PreparedRequest {
         var headers = HTTPHeaders()
         if closes { headers.add(name: "Connection", value: "close") }
+        for (name, value) in fields { headers.add(name: name, value: value) }
         var request = TransportRequest(key: key, head: HTTPRequestHead(method: method, target: "/", headers: headers),
                                        decodesContent: decodes)
         if let body { request.body = .bytes(body) }

@@ -159,4 +159,20 @@ import Testing
             }
         }
     }
+
+    // Issue 18: a drain that never finds the queue empty (the connection keeps adding while the delegate
+    // takes) used to keep every event it had delivered, bodies included, until the queue ran dry: a slow
+    // delegate could hold a whole download in memory behind a 2 MiB backlog.
+    @Test func deliveredEventsAreNotKeptWhileTheDrainGoesOn() {
+        var queue = DeliveryQueue()
+        _ = queue.append(.transport(.body([UInt8](repeating: 1, count: 1024))))
+        let claimed = queue.claimDrain()
+        #expect(claimed)
+        for _ in 0..<10_000 {
+            _ = queue.append(.transport(.body([UInt8](repeating: 1, count: 1024))))
+            _ = queue.nextForDrain()
+        }
+        #expect(queue.undeliveredCount == 1)
+        #expect(queue.keptCount <= 2 * DeliveryQueue.compactionThreshold)
+    }
 }

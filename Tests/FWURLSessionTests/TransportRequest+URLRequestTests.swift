@@ -56,4 +56,52 @@ import Testing
         }
         #expect(error?.code == .unsupportedURL)
     }
+
+    // MARK: The request's timeout
+
+    /// How a row's request is made.
+    enum TimeoutSource: Sendable {
+        /// `URLRequest(url:)`: no timeout given.
+        case none
+        /// `URLRequest(url:cachePolicy:timeoutInterval:)`.
+        case initialiser(TimeInterval)
+        /// `request.timeoutInterval = value` after `URLRequest(url:)`.
+        case assigned(TimeInterval)
+    }
+
+    struct TimeoutRow: Sendable, CustomTestStringConvertible {
+        var session: TimeInterval
+        var request: TimeoutSource
+        var expected: Duration
+        var testDescription: String { "session \(session), request \(request) -> \(expected)" }
+    }
+
+    // The more restrictive of the session's and the request's value, once the request gives one (a value of
+    // 0 or less means none); a request that gives none takes the session's.
+    static let timeoutRows: [TimeoutRow] = [
+        TimeoutRow(session: 60, request: .none, expected: .seconds(60)),
+        TimeoutRow(session: 120, request: .none, expected: .seconds(120)),
+        TimeoutRow(session: 60, request: .initialiser(2), expected: .seconds(2)),
+        TimeoutRow(session: 1, request: .initialiser(60), expected: .seconds(1)),
+        TimeoutRow(session: 60, request: .assigned(5), expected: .seconds(5)),
+        TimeoutRow(session: 1, request: .assigned(30), expected: .seconds(1)),
+        TimeoutRow(session: 0, request: .assigned(5), expected: .seconds(5)),
+        TimeoutRow(session: 5, request: .assigned(0), expected: .seconds(5)),
+    ]
+
+    @Test(arguments: timeoutRows)
+    func theMoreRestrictiveTimeoutApplies(_ row: TimeoutRow) throws {
+        let url = try #require(URL(string: "http://example.com/"))
+        var request = URLRequest(url: url)
+        switch row.request {
+        case .none: break
+        case .initialiser(let value): request = URLRequest(url: url, cachePolicy: .useProtocolCachePolicy,
+                                                            timeoutInterval: value)
+        case .assigned(let value): request.timeoutInterval = value
+        }
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = row.session
+        let transportRequest = try TransportRequest(request, configuration: configuration, tracing: false)
+        #expect(transportRequest.idleTimeout == row.expected)
+    }
 }

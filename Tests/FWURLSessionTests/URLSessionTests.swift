@@ -196,8 +196,8 @@ import TestSupport
             request = URLRequest(url: url(server, "/hello"))
             request.url = nil
         default:
-            // URLRequest itself drops header values with CR or LF (as FoundationNetworking does), so the
-            // way to ask for bytes that must never reach the wire is a method that is not a token.
+            // Bytes that must never reach the wire: a method that is not a token (header values are
+            // refused the same way, see headerValuesThatWouldInjectAreRefused).
             request = URLRequest(url: url(server, "/hello"))
             request.httpMethod = "GET / HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET"
         }
@@ -207,6 +207,28 @@ import TestSupport
                 || ["injection", "noURL"].contains(scenario))
         // The session keeps working after any failure.
         #expect(load(session, URLRequest(url: url(server, "/hello"))).data == Data("hello".utf8))
+    }
+
+    enum HeaderSetter: String, CaseIterable, Sendable {
+        case setValue, addValue, allHTTPHeaderFields
+    }
+
+    // Issue 18, item 6: a value with CR, LF or NUL fails the task with badURL before a byte is written,
+    // however it was set — never sent without the field, never dropped silently.
+    @Test(arguments: HeaderSetter.allCases, ["a\r\nX-Injected: 1", "nul\u{0}", "folded\r\n continuation"])
+    func headerValuesThatWouldInjectAreRefused(_ setter: HeaderSetter, _ value: String) throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        var request = URLRequest(url: url(server, "/hello"))
+        switch setter {
+        case .setValue: request.setValue(value, forHTTPHeaderField: "X-Value")
+        case .addValue: request.addValue(value, forHTTPHeaderField: "X-Value")
+        case .allHTTPHeaderFields: request.allHTTPHeaderFields = ["X-Value": value]
+        }
+        #expect(load(session, request).error?.code == .badURL)
+        #expect(server.connectionCount == 0)
     }
 
     @Test func requestTimeoutEndsWithTimedOut() throws {

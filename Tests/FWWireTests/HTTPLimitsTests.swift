@@ -13,6 +13,9 @@ func defaultLimits() {
     #expect(limits.maxChunkSizeDigits == 16)
     #expect(limits.maxChunkExtensionLength == 4096)
     #expect(limits.maxTrailerSize == 65_536)
+    #expect(limits.maxInterimResponses == 16)
+    #expect(limits.maxCollectedBodySize == 536_870_912)
+    #expect(limits.maxDecompressionRatio == 100)
 }
 
 // MARK: - Boundary rows
@@ -122,6 +125,14 @@ private let boundaryCases: [ParserCase] = [
         events: [chunkedHeadEvent, end(keepAlive: true, trailers: ["T": repeated(25)])],
         failing: chunkedHead + "0\r\nT: \(repeated(26))\r\n\r\n", error: .trailersTooLarge,
         eventsBeforeError: [chunkedHeadEvent]),
+    boundary(
+        "interim responses", limits { $0.maxInterimResponses = 2 },
+        passing: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n" + noContent(""),
+        events: [informational(100, "Continue"), informational(102, "Processing"), head(204, "X", framing: .none),
+                 end(keepAlive: true)],
+        failing: String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 3) + noContent(""),
+        error: .tooManyInterimResponses,
+        eventsBeforeError: [informational(100, "Continue"), informational(100, "Continue")]),
 ].flatMap { $0 }
 
 @Test("limits at the boundary", arguments: boundaryCases)

@@ -128,7 +128,7 @@ import TestSupport
 /// the last reading is the peak up to a few ms before exit). Not `wait4`'s `ru_maxrss`: Linux keeps in
 /// it the peak of the address space the child had before `exec`, which for a `posix_spawn`ed child is
 /// the test process's own.
-private struct MeasuredRun {
+struct MeasuredRun {
     var status: Int32
     var peakRSS: Int
     var stdout: Data

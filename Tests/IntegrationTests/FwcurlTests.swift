@@ -100,7 +100,7 @@ import TestSupport
         #expect(status(try Fwcurl.run(["-k", "--pinnedpubkey", "\(wrongPin);\(pin)", "--json", url])) == 200)
         let mismatch = try Fwcurl.run(["-k", "--pinnedpubkey", wrongPin, "--json", url])
         #expect(errorCode(mismatch) == URLError.Code.serverCertificateUntrusted.rawValue)
-        #expect(mismatch.status == 1)
+        #expect(mismatch.status == 90) // curl's CURLE_SSL_PINNEDPUBKEYNOTMATCH
         #expect(mismatch.stderr.contains("matches no --pinnedpubkey pin"))
         let chain = try Fwcurl.run(["--show-chain", "--cacert", TLSFixtures.path("self-signed.pem"),
                                      "-o", "/dev/null", url])
@@ -167,7 +167,7 @@ import TestSupport
                                    "https://127.0.0.1:\(server.port)/"])
         let error = try #require(run.json?["error"] as? [String: Any])
         #expect(error["code"] as? Int == URLError.Code.serverCertificateUntrusted.rawValue)
-        #expect(run.status == 1)
+        #expect(run.status == 90) // curl's CURLE_SSL_PINNEDPUBKEYNOTMATCH
         let tls = try #require(error["tls"] as? [String: Any])
         #expect(tls["trust"] as? String == "pinned")
         #expect((tls["reason"] as? String)?.contains("matches no --pinnedpubkey pin") == true)

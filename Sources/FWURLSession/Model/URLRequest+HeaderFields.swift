@@ -4,8 +4,10 @@
 // caller set its fields, with the caller's spelling of each name. Each entry also remembers the key
 // FoundationNetworking would report for it in `allHTTPHeaderFields`: `setValue` and `addValue` report the
 // name `capitalized` ("content-type" -> "Content-Type"), the `allHTTPHeaderFields` setter reports names as
-// given. Lookups are case-insensitive. Values with CR, LF or NUL (other than obs-fold CRLF + SP/HTAB) are
-// ignored by `setValue` and `addValue`, as in FoundationNetworking, so no header can be injected that way.
+// given. Lookups are case-insensitive. Values are stored as given, however they are set: one with CR, LF
+// or NUL cannot go on the wire, and the task that sends it fails with `badURL` before a byte is written
+// (FoundationNetworking drops such a value from `setValue` and `addValue` silently; we refuse it the same
+// way everywhere).
 
 import Foundation
 
@@ -59,12 +61,9 @@ extension URLRequest {
     }
 
     /// Sets the header field named `field` to `value`, replacing any field with that name whatever its
-    /// case (the field keeps its position); a `nil` value removes the field. A value containing CR, LF or
-    /// NUL outside an obs-fold is ignored and leaves the request unchanged.
+    /// case (the field keeps its position); a `nil` value removes the field. A value with CR, LF or NUL is
+    /// stored, and the task that sends it fails with `URLError.badURL` before a byte is written.
     public mutating func setValue(_ value: String?, forHTTPHeaderField field: String) {
-        if let value, !Self.isValidHeaderValue(value) {
-            return
-        }
         var fields = headerFields ?? []
         let position = fields.firstIndex { $0.name.isEqualIgnoringASCIICase(field) }
         fields.removeAll { $0.name.isEqualIgnoringASCIICase(field) }
@@ -76,9 +75,9 @@ extension URLRequest {
     }
 
     /// Appends `value` to the header field named `field` (case-insensitive), joined with `","`, or adds
-    /// the field when it is not set yet. A value containing CR, LF or NUL outside an obs-fold is ignored.
+    /// the field when it is not set yet. A value with CR, LF or NUL is refused when the request is sent,
+    /// as with `setValue`.
     public mutating func addValue(_ value: String, forHTTPHeaderField field: String) {
-        guard Self.isValidHeaderValue(value) else { return }
         var fields = headerFields ?? []
         if let index = fields.firstIndex(where: { $0.name.isEqualIgnoringASCIICase(field) }) {
             fields[index].value += "," + value
@@ -94,29 +93,5 @@ extension URLRequest {
         var fields = headerFields ?? []
         fields.append(HeaderField(name: name, key: name, value: value))
         headerFields = fields
-    }
-
-    // MARK: Validation
-
-    /// Whether `value` may be stored: no NUL, no bare CR or LF; a CRLF only when SP or HTAB follows it
-    /// (an obs-fold).
-    static func isValidHeaderValue(_ value: String) -> Bool {
-        let bytes = Array(value.utf8)
-        var index = 0
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x00, UInt8(ascii: "\n"):
-                return false
-            case UInt8(ascii: "\r"):
-                guard index + 2 < bytes.count,
-                      bytes[index + 1] == UInt8(ascii: "\n"),
-                      bytes[index + 2] == UInt8(ascii: " ") || bytes[index + 2] == UInt8(ascii: "\t")
-                else { return false }
-                index += 3
-            default:
-                index += 1
-            }
-        }
-        return true
     }
 }

@@ -30,12 +30,14 @@ public struct URLRequest: Sendable {
     public var cachePolicy: CachePolicy
 
     /// The idle timeout of the request in seconds: the longest time that may pass without any load activity.
+    /// Once given (to `init(url:cachePolicy:timeoutInterval:)` or assigned), the more restrictive of it and
+    /// the session configuration's `timeoutIntervalForRequest` applies; until then the session's does.
     public var timeoutInterval: TimeInterval {
         didSet { isTimeoutIntervalSet = true }
     }
 
-    /// Whether `timeoutInterval` was assigned after initialisation. When it was, it takes precedence over
-    /// the session configuration's `timeoutIntervalForRequest`, even if the value equals the default.
+    /// Whether `timeoutInterval` was given to the initialiser or assigned, even if the value equals the
+    /// default: only then does it take part in the request's timeout.
     internal private(set) var isTimeoutIntervalSet = false
 
     /// The network service type of the request; `.default` unless set.
@@ -74,12 +76,21 @@ public struct URLRequest: Sendable {
 
     // MARK: Initialisation
 
-    /// Creates a request for `url` with the given cache policy and timeout interval (defaults:
-    /// `.useProtocolCachePolicy`, 60 seconds).
-    public init(url: URL, cachePolicy: CachePolicy = .useProtocolCachePolicy, timeoutInterval: TimeInterval = 60.0) {
+    /// Creates a request for `url` with the given cache policy (default `.useProtocolCachePolicy`). Its
+    /// `timeoutInterval` reads 60 seconds but was not given: the session's `timeoutIntervalForRequest` applies.
+    public init(url: URL, cachePolicy: CachePolicy = .useProtocolCachePolicy) {
         self.url = url.absoluteURL
         self.cachePolicy = cachePolicy
+        self.timeoutInterval = 60
+    }
+
+    /// Creates a request for `url` with the given cache policy and timeout interval: the more restrictive of
+    /// `timeoutInterval` and the session's `timeoutIntervalForRequest` applies to it.
+    public init(url: URL, cachePolicy: CachePolicy = .useProtocolCachePolicy, timeoutInterval: TimeInterval) {
+        self.init(url: url, cachePolicy: cachePolicy)
+        // Assigned in an initialiser, `timeoutInterval` does not run its `didSet`: the flag is set here.
         self.timeoutInterval = timeoutInterval
+        self.isTimeoutIntervalSet = true
     }
 
     // MARK: Method and body

@@ -41,7 +41,12 @@ import Testing
         let request = URLRequest(url: url, cachePolicy: .returnCacheDataDontLoad, timeoutInterval: 5)
         #expect(request.cachePolicy == .returnCacheDataDontLoad)
         #expect(request.timeoutInterval == 5)
-        #expect(!request.isTimeoutIntervalSet)
+        // Given to the initialiser, the timeout takes part (issue 18, item 1): the more restrictive of it and
+        // the session's applies.
+        #expect(request.isTimeoutIntervalSet)
+        let policyOnly = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+        #expect(policyOnly.timeoutInterval == 60)
+        #expect(!policyOnly.isTimeoutIntervalSet)
     }
 
     @Test func initStoresTheAbsoluteURL() throws {
