@@ -9,18 +9,11 @@ import FWTransport
 // together (32 requests in flight) that is one operation — one wake-up of the delegate queue — for all
 // of them instead of one each, and every message still runs inside an operation of the delegate queue,
 // in order per task. On a concurrent delegate queue each drain is its own operation, so tasks keep
-// running in parallel there. A message that is no task event (a state change) joins the same FIFO, so on
-// a serial queue it keeps its place among the drains.
+// running in parallel there.
 
 final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue` is thread-safe
-    /// What the FIFO holds: a task to drain, or one message.
-    private enum Work {
-        case drain(URLSessionTask)
-        case message(@Sendable () -> Void)
-    }
-
     private struct State {
-        var ready: [Work] = []
+        var ready: [URLSessionTask] = []
         var head = 0
         var isScheduled = false
     }
@@ -38,21 +31,8 @@ final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue`
             queue.addOperation { task.drain() }
             return
         }
-        enqueue(.drain(task))
-    }
-
-    /// Runs `message` on the delegate queue, after the drains scheduled before it.
-    func schedule(_ message: @escaping @Sendable () -> Void) {
-        guard queue.maxConcurrentOperationCount == 1 else {
-            queue.addOperation(message)
-            return
-        }
-        enqueue(.message(message))
-    }
-
-    private func enqueue(_ work: Work) {
         let startOperation = state.withLock { state -> Bool in
-            state.ready.append(work)
+            state.ready.append(task)
             guard !state.isScheduled else { return false }
             state.isScheduled = true
             return true
@@ -60,18 +40,15 @@ final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue`
         if startOperation { queue.addOperation { self.run() } }
     }
 
-    /// Drains ready tasks and runs ready messages until none is left (delegate queue).
+    /// Drains ready tasks until none is left (delegate queue).
     private func run() {
-        while let work = nextWork() {
-            switch work {
-            case .drain(let task): task.drain()
-            case .message(let message): message()
-            }
+        while let task = nextTask() {
+            task.drain()
         }
     }
 
-    /// The next ready work, or nil — and the operation ends — when there is none.
-    private func nextWork() -> Work? {
+    /// The next ready task, or nil — and the operation ends — when there is none.
+    private func nextTask() -> URLSessionTask? {
         state.withLock { state in
             guard state.head < state.ready.count else {
                 state.ready.removeAll(keepingCapacity: true)

@@ -8,7 +8,10 @@ import FWTransport
 // queue by at most one drain at a time, so a task's messages arrive in order even on a concurrent
 // delegate queue. Delivery waits while something holds it: `suspend()`, a data delegate that has not yet
 // answered `didReceive response`, a redirect decision, an authentication challenge, or the delegate's
-// `willCacheResponse` answer. Undelivered body bytes are counted: above
+// `willCacheResponse` answer. State messages (the task was created, resumed, suspended) go in a lane of
+// their own, delivered in order ahead of the load's events and whatever holds those: `didCreateTask`
+// comes first, `taskDidResume` before what the task delivers next, `taskDidSuspend` at once while the
+// load's events wait. Undelivered body bytes are counted: above
 // `highWater` the task asks the connection to stop reading until the drain brings them under `lowWater`,
 // so a slow delegate (or a slow disk) holds the server back instead of filling memory. They are counted
 // by the memory they hold (array capacity): a short read still occupies its whole read buffer. Delivered
@@ -24,10 +27,23 @@ enum TaskEvent {
     case cached(CachedDelivery)
     /// What the URL protocol of a load reported (`URLSessionTask+Protocol.swift`).
     case loaded(ProtocolLoad, URLProtocolEvent)
-    /// The task was made: `didCreateTask` (`URLSessionTask+Scheduling.swift`).
+    /// The task was made: `didCreateTask` (`URLSessionTask+Scheduling.swift`). A state message.
     case created
     /// A task with an earliest begin date may begin: `willBeginDelayedRequest` (`URLSessionTask+Scheduling.swift`).
     case begin
+    /// `resume()` made the task run: `taskDidResume` for a state delegate (FWNetworking addition). A
+    /// state message.
+    case resumed
+    /// `suspend()` stopped the task: `taskDidSuspend` for a state delegate. A state message.
+    case suspended
+
+    /// Whether this is a message about the task itself rather than its load: see `DeliveryQueue`.
+    var isStateMessage: Bool {
+        switch self {
+        case .created, .resumed, .suspended: true
+        default: false
+        }
+    }
 }
 
 /// A stored response delivered in the steps a network response is: head, body, end.
@@ -52,6 +68,8 @@ struct DeliveryQueue {
     static let lowWater = 512 * 1024
 
     var holds: Set<Hold> = []
+    /// State messages not delivered yet (never held).
+    private var stateMessages: [TaskEvent] = []
     private var events: [TaskEvent] = []
     private var head = 0
     private var isDraining = false
@@ -63,12 +81,16 @@ struct DeliveryQueue {
     static let compactionThreshold = 64
 
     /// Events not delivered yet.
-    var undeliveredCount: Int { events.count - head }
+    var undeliveredCount: Int { stateMessages.count + events.count - head }
     /// Events the queue holds, delivered ones not dropped yet included.
     var keptCount: Int { events.count }
 
     /// Queues `event`; true when `isBacklogged` changed.
     mutating func append(_ event: TaskEvent) -> Bool {
+        if event.isStateMessage {
+            stateMessages.append(event)
+            return false
+        }
         events.append(event)
         guard case .transport(.body(let bytes)) = event else { return false }
         queuedBodyBytes += bytes.capacity
@@ -79,7 +101,7 @@ struct DeliveryQueue {
 
     /// True when the caller must schedule a drain (and is now the only one draining).
     mutating func claimDrain() -> Bool {
-        guard !isDraining, holds.isEmpty, head < events.count else { return false }
+        guard !isDraining, !stateMessages.isEmpty || (holds.isEmpty && head < events.count) else { return false }
         isDraining = true
         return true
     }
@@ -87,6 +109,7 @@ struct DeliveryQueue {
     /// The next event for the drain, or nil (and the drain stops) when held or empty; and whether
     /// `isBacklogged` changed.
     mutating func nextForDrain() -> (event: TaskEvent?, backlogChanged: Bool) {
+        if !stateMessages.isEmpty { return (stateMessages.removeFirst(), false) }
         guard holds.isEmpty, head < events.count else {
             isDraining = false
             return (nil, false)

@@ -151,18 +151,19 @@ enum DelegateRouter {
 
     // MARK: State messages (FWNetworking addition)
 
-    /// `resume()` (`resumed`) or `suspend()` changed `task`'s state: its state delegate hears it on the
-    /// delegate queue, after what the task already delivered and before what it delivers next.
-    static func didChangeState(task: URLSessionTask, resumed: Bool) {
-        guard let delegate = delegate(of: task, (any URLSessionTaskStateDelegate).self) else { return }
-        let session = task.session
-        session.deliveryPump.schedule {
-            if resumed {
-                delegate.urlSession(session, taskDidResume: task)
-            } else {
-                delegate.urlSession(session, taskDidSuspend: task)
-            }
-        }
+    /// Whether anybody hears `task`'s state changes (only then are they queued).
+    static func hearsStateChanges(task: URLSessionTask) -> Bool {
+        delegate(of: task, (any URLSessionTaskStateDelegate).self) != nil
+    }
+
+    /// `resume()` made `task` run (delegate queue; see `DeliveryQueue` for the order).
+    static func didResume(task: URLSessionTask) {
+        delegate(of: task, (any URLSessionTaskStateDelegate).self)?.urlSession(task.session, taskDidResume: task)
+    }
+
+    /// `suspend()` stopped `task` (delegate queue; see `DeliveryQueue` for the order).
+    static func didSuspend(task: URLSessionTask) {
+        delegate(of: task, (any URLSessionTaskStateDelegate).self)?.urlSession(task.session, taskDidSuspend: task)
     }
 
     // MARK: Trace messages (FWNetworking addition)

@@ -60,6 +60,11 @@ extension URLSessionTask: TransportTaskDelegate {
     // MARK: Handling one event (delegate queue, no lock held)
 
     private func handle(_ event: TaskEvent) {
+        switch event {
+        case .resumed: return DelegateRouter.didResume(task: self)
+        case .suspended: return DelegateRouter.didSuspend(task: self)
+        default: break
+        }
         let (ending, successor) = control.withLock { ($0.isEnding, $0.successor) }
         if let successor {
             successor.enqueue(event)
@@ -85,6 +90,8 @@ extension URLSessionTask: TransportTaskDelegate {
             DelegateRouter.didCreateTask(self)
         case .begin:
             if !ending { beginDelayedRequest() }
+        case .resumed, .suspended:
+            break // handled above, whatever became of the task
         case .transport(.end), .transport(.failed):
             handleTransport(event)
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):

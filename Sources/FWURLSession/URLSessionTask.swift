@@ -156,10 +156,10 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
         let action = control.withLock { $0.lifecycle.resume() }
         switch action {
         case .start:
-            DelegateRouter.didChangeState(task: self, resumed: true)
+            if DelegateRouter.hearsStateChanges(task: self) { enqueue(.resumed) }
             start()
         case .resumeDelivery:
-            DelegateRouter.didChangeState(task: self, resumed: true)
+            if DelegateRouter.hearsStateChanges(task: self) { enqueue(.resumed) }
             syncReadingPause()
             release(.suspended)
         default:
@@ -178,7 +178,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
         }
         guard paused else { return }
         syncReadingPause()
-        DelegateRouter.didChangeState(task: self, resumed: false)
+        if DelegateRouter.hearsStateChanges(task: self) { enqueue(.suspended) }
     }
 
     /// Cancels the task; it completes with `URLError.cancelled` (once).

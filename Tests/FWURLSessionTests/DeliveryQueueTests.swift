@@ -30,6 +30,9 @@ import Testing
         }
 
         static let end = Event(label: "end") { .transport(.end(trailers: HTTPHeaders())) }
+        static let created = Event(label: "created") { .created }
+        static let resumedEvent = Event(label: "resumed") { .resumed }
+        static let suspendedEvent = Event(label: "suspended") { .suspended }
         static let failure = Event(label: "fail") { .fail(URLError(.timedOut)) }
     }
 
@@ -113,6 +116,12 @@ import Testing
         ]),
         Case(name: "only body events count", ops: Array(repeating: append(.encoded(4 * 1024 * 1024)), count: 4)
                 + [append(.end), append(.failure), .backlogged(false)]),
+        Case(name: "state messages go in order, ahead of the load's events and whatever holds those", ops: [
+            append(.created), append(.encoded(1)), .hold(.suspended), append(.suspendedEvent), .claim(true),
+            next("created"), next("suspended"), next(nil), append(.encoded(2)), append(.resumedEvent),
+            .claim(true), next("resumed"), next(nil), .release(.suspended), .claim(true), next("encoded 1"),
+            next("encoded 2"), next(nil),
+        ]),
         Case(name: "a hold does not change the backlog", ops: [.hold(.suspended)] + bodies(1...7, flipsAt: 7)
                 + [.claim(false), next(nil), .backlogged(true)]),
     ]
@@ -126,7 +135,10 @@ import Testing
         case .transport(.encodedBodyBytes(let count)): "encoded \(count)"
         case .transport(.end): "end"
         case .fail: "fail"
-        case .transport, .cached, .loaded, .created, .begin: "other"
+        case .created: "created"
+        case .resumed: "resumed"
+        case .suspended: "suspended"
+        case .transport, .cached, .loaded, .begin: "other"
         }
     }
 

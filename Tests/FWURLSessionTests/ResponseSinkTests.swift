@@ -41,27 +41,26 @@ import TestSupport
         #expect(waitUntil(timeout: 2) { weakCaptured == nil })
     }
 
-    // Measured: 400 finished 1 MiB tasks held by the caller. The growth bound leaves room for what other
-    // suites of the same process allocate meanwhile; 400 kept bodies would be over 400 MB.
+    // 100 finished 1 MiB tasks held by the caller keep no body: not in their sinks, not in their delivery
+    // queues. (What that saves in resident memory is measured, in a process of its own, by
+    // `FW_MEASURE=1 swift test --filter ReliabilityMeasurements`: a bound on RSS here would also count
+    // what the suites running alongside allocate.)
     @Test func holdingFinishedTasksDoesNotHoldTheirBodies() throws {
         let server = try Self.server()
         defer { server.stop() }
         let session = URLSession(configuration: .default)
         defer { session.invalidateAndCancel() }
-        ProcessResources.releaseFreeMemory()
-        let before = ProcessResources.residentBytes
         var tasks: [URLSessionTask] = []
-        for _ in 0..<400 {
+        for _ in 0..<100 {
             let done = DispatchSemaphore(value: 0)
             let task = session.dataTask(with: url(server, "/")) { _, _, _ in done.signal() }
             task.resume()
             #expect(done.wait(timeout: .now() + 10) == .success)
             tasks.append(task)
         }
-        ProcessResources.releaseFreeMemory()
-        let growth = ProcessResources.residentBytes - before
-        print("ResponseSinkTests: 400 finished 1 MiB tasks held, RSS growth \(growth / 1_000_000) MB")
-        #expect(tasks.allSatisfy { $0.state == .completed })
-        #expect(growth < 150_000_000)
+        #expect(waitUntil(timeout: 5) { tasks.allSatisfy { $0.state == .completed } })
+        #expect(tasks.allSatisfy { $0.countOfBytesReceived == Int64(Self.bodySize) })
+        #expect(tasks.allSatisfy { ($0.sink as? CollectingSink)?.heldBodyBytes == 0 })
+        #expect(tasks.allSatisfy { task in task.control.withLock { $0.deliveries.keptCount } == 0 })
     }
 }

@@ -22,6 +22,8 @@ import TestSupport
         configuration.tlsTrustRoots = .certificates(
             try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
         configuration.timeoutIntervalForResource = 20
+        // Every request must reach the network: nginx's files are heuristically fresh for a moment.
+        configuration.urlCache = nil
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 

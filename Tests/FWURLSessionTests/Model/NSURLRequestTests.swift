@@ -37,7 +37,8 @@ import Testing
         request.httpShouldHandleCookies = false
         request.httpShouldUsePipelining = false
         #expect(request.httpMethod == "POST")
-        #expect(request.allHTTPHeaderFields == ["X-One": "a,b"])
+        // Stored as given, as by URLRequest: a task sending it fails with badURL before a byte is written.
+        #expect(request.allHTTPHeaderFields == ["X-One": "a,b", "X-Two": "bad\r\nInjected: 1"])
         #expect(request.value(forHTTPHeaderField: "X-ONE") == "a,b")
         #expect(request.httpBody == nil && request.httpBodyStream != nil)
         let value = request as URLRequest
