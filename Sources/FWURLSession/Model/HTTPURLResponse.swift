@@ -88,7 +88,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
 
     /// Creates a response from a parsed status line and the header fields in the order received; the
     /// transport glue calls this.
-    init(url: URL, statusCode: Int, httpVersion: String, orderedHeaderFields: [(name: String, value: String)]) {
+    init(url: URL, statusCode: Int, httpVersion: String?, orderedHeaderFields: [(name: String, value: String)]) {
         let combined = HTTPURLResponse.combine(orderedHeaderFields)
         let metadata = Metadata(url: url, fieldsByLowercasedName: combined.byLowercasedName)
         self.statusCode = statusCode
@@ -103,6 +103,29 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
             textEncodingName: metadata.textEncodingName,
             suggestedFilename: metadata.suggestedFilename
         )
+    }
+
+    /// Reads a response `encode(with:)` wrote (see `HTTPURLResponse+Coding.swift`): the status line and every
+    /// field in its order come back; nil when `coder` is not keyed or the archive is not an HTTP response's.
+    /// (Designated, so that subclasses in other modules inherit it.)
+    public required init?(coder: NSCoder) {
+        guard let archived = ArchivedHTTPHead(coder: coder) else { return nil }
+        let combined = HTTPURLResponse.combine(archived.fields)
+        statusCode = archived.statusCode
+        httpVersion = archived.httpVersion
+        orderedHeaderFields = archived.fields
+        distinctNames = combined.distinctNames
+        headerValuesByLowercasedName = combined.byLowercasedName
+        let metadata = Metadata(url: archived.url, fieldsByLowercasedName: combined.byLowercasedName)
+        super.init(url: archived.url, mimeType: metadata.mimeType, expectedContentLength: metadata.expectedContentLength,
+                   textEncodingName: metadata.textEncodingName, suggestedFilename: metadata.suggestedFilename)
+    }
+
+    /// Writes the response to a keyed `coder`: the metadata, the status line and every field in order.
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        guard coder.allowsKeyedCoding else { return }
+        encodeHead(with: coder)
     }
 
     // MARK: Lookup

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: every stored property is written only during initialisation and never again,
 /// so instances are safe to share between threads without a lock.
-open class URLResponse: NSObject, NSCopying, @unchecked Sendable { // immutable after init
+open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable { // immutable after init
     // MARK: Properties
 
     /// The URL of the receiver.
@@ -54,6 +54,25 @@ open class URLResponse: NSObject, NSCopying, @unchecked Sendable { // immutable 
         self.expectedContentLength = expectedContentLength
         self.textEncodingName = textEncodingName
         self.suggestedFilename = suggestedFilename
+    }
+
+    /// Reads a response `encode(with:)` wrote (see `URLResponse+Coding.swift`); nil when `coder` is not
+    /// keyed or the archive is not a response's.
+    /// (Designated, so that subclasses in other modules inherit it.)
+    public required init?(coder: NSCoder) {
+        guard let archived = ArchivedResponse(coder: coder) else { return nil }
+        url = archived.url
+        mimeType = archived.mimeType
+        expectedContentLength = archived.expectedContentLength
+        textEncodingName = archived.textEncodingName
+        suggestedFilename = archived.suggestedFilename
+    }
+
+    /// Writes the response to a keyed `coder` (a plain coder gets nothing: responses are archived keyed
+    /// only, as in FoundationNetworking).
+    open func encode(with coder: NSCoder) {
+        guard coder.allowsKeyedCoding else { return }
+        encodeMetadata(with: coder)
     }
 
     /// The last path component of `url` when it is usable as a file name (not empty, `/`, `.` or `..`),
