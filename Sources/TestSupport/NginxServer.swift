@@ -144,6 +144,10 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
             uwsgi_temp_path \(workspace)/temp/uwsgi;
             scgi_temp_path \(workspace)/temp/scgi;
             sendfile on;
+            # Far above nginx's 75 s: on a loaded 2-core machine a test can be starved for longer than that
+            # between two requests, and nginx closing the idle connection then is right but not what a
+            # test of connection reuse is about.
+            keepalive_timeout 3600s;
         \(servers)}
         """
     }
