@@ -43,6 +43,12 @@ struct Options {
     var keyFile: String?
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`.
     var retry = RetryOptions()
+    /// `-b`, `-c`, `-j` (Options+Cookies.swift).
+    var cookies = CookieOptions()
+    /// `-u USER:PASSWORD` (Options+Auth.swift).
+    var user: String?
+    /// `--basic` (the default), `--digest`, `--anyauth`.
+    var authScheme = HTTPAuthPolicy.Scheme.basic
     var urls: [URL] = []
 
     // MARK: Proxies (Options+Proxy.swift)
@@ -75,6 +81,7 @@ struct Options {
                       [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
+                      [-b NAME=VALUE|FILE]... [-c FILE] [-j] [-u USER:PASSWORD] [--basic|--digest|--anyauth]
                       URL [URL...]
                fwcurl demo
 
@@ -101,6 +108,16 @@ struct Options {
           --retry-delay S  wait S seconds between retries instead
           --retry-max-time S  start no retry after S seconds
           --retry-all-errors  retry every failure, not only the transient ones
+          -b NAME=VALUE    send this Cookie string with every request (several -b are joined with "; ")
+          -b FILE          read cookies from FILE (Netscape cookie-jar format or Set-Cookie: lines) and keep
+                           the cookies responses set for the requests that follow (redirects, later URLs)
+          -c FILE          keep cookies as -b FILE does and write them all into FILE at exit, in the
+                           Netscape format curl writes ("-" for stdout)
+          -j               leave out the session cookies (no expiry) of the -b files: a new session
+          -u USER:PASSWORD the server's credentials (USER: for an empty password; no prompt)
+          --basic          send them with Basic before any challenge (the default with -u)
+          --digest         answer a Digest challenge with them (the first request goes without)
+          --anyauth        answer the strongest scheme a 401 offers with them (Digest, then Basic)
           -f, --fail       an HTTP status of 400 or more fails (exit 22) and writes no body
           --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
                            from Content-Length before the transfer, or while it runs
@@ -169,6 +186,8 @@ struct Options {
                 noProxy = try value(for: argument)
             default:
                 if try parseRetry(argument, value: value) { continue }
+                if try parseCookies(argument, value: value) { continue }
+                if try parseAuth(argument, value: value) { continue }
                 try parseTLSOrURL(argument, value: value)
             }
         }
