@@ -6,7 +6,8 @@ import FWNetworking
 // curl's cookie flags, with curl's meaning:
 //
 //   -b NAME=VALUE[; N2=V2]  an argument with "=" is sent as given in the Cookie field of every request
-//                           (several -b strings are joined with "; "); the cookie engine stays off
+//                           (several -b strings are joined with "; "; a redirect to another origin drops
+//                           it, as the session drops every Cookie field there); the cookie engine stays off
 //   -b FILE, -b @FILE       read cookies from FILE (Netscape cookie-jar format or Set-Cookie lines, see
 //                           `NetscapeCookieFile`) and turn the cookie engine on; a missing FILE is only
 //                           mentioned with -v, as curl does
