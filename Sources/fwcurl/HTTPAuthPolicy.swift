@@ -4,8 +4,9 @@ import FWNetworking
 // MARK: - HTTPAuthPolicy
 
 /// `-u` with `--basic`, `--digest` or `--anyauth` as answers to a task's HTTP authentication challenges
-/// (a 401's `NSURLAuthenticationMethodHTTPBasic` / `HTTPDigest` protection space): the session computes
-/// the Authorization values (Digest's nonce counts included) from the `URLCredential` answered here.
+/// (a 401's `NSURLAuthenticationMethodHTTPBasic` / `HTTPDigest` protection space), or `-U` with
+/// `--proxy-digest` or `--proxy-anyauth` to a proxy's (a 407's): the session computes the Authorization
+/// (Proxy-Authorization) values, Digest's nonce counts included, from the `URLCredential` answered here.
 ///
 /// As curl: one credential per challenge, never again once refused. A challenge is answered only when its
 /// scheme is allowed and nothing was refused before it (`previousFailureCount` 0); otherwise the answer is
@@ -25,18 +26,21 @@ struct HTTPAuthPolicy: Sendable {
     var user: String
     var password: String
     var scheme: Scheme
+    /// True for the proxy's credentials (407 challenges of a proxy space), false for the server's (401).
+    var forProxy = false
 
-    /// True for the challenges this policy decides: a server's Basic or Digest challenge.
-    static func decides(_ challenge: URLAuthenticationChallenge) -> Bool {
+    /// True for the challenges this policy decides: a Basic or Digest challenge of the server (or of the
+    /// proxy, for a proxy policy).
+    func decides(_ challenge: URLAuthenticationChallenge) -> Bool {
         let space = challenge.protectionSpace
-        return !space.isProxy() && [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest]
-            .contains(space.authenticationMethod)
+        let methods = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest]
+        return space.isProxy() == forProxy && methods.contains(space.authenticationMethod)
     }
 
     /// The Authorization value every request carries from the start: Basic's for `--basic`, as curl sends
-    /// it; nil for the schemes that wait for a challenge.
+    /// it; nil for the schemes that wait for a challenge (and for a proxy, whose Basic the session sends).
     var preemptiveAuthorization: String? {
-        guard scheme == .basic else { return nil }
+        guard scheme == .basic, !forProxy else { return nil }
         return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
     }
 

@@ -13,11 +13,13 @@ import FWNetworking
 //   --anyauth         the first request goes without credentials and the strongest scheme the 401 offers
 //                     is answered (Digest, then Basic)
 //
-// The last of --basic, --digest and --anyauth wins. A refused credential is not offered again: the 401 is
+// The last of --basic, --digest and --anyauth wins; --proxy-basic, --proxy-digest and --proxy-anyauth do the
+// same for the proxy's credentials (-U, see Options+Proxy.swift). A refused credential is not offered again: the 401 is
 // the response (exit 22 with -f, its body written otherwise).
 
 extension Options {
-    /// Parses an authentication flag into `user` and `authScheme`; false when `argument` is none of them.
+    /// Parses an authentication flag into `user`, `authScheme` or `proxyAuthScheme`; false when `argument`
+    /// is none of them.
     mutating func parseAuth(_ argument: String, value: (String) throws(UsageError) -> String)
         throws(UsageError) -> Bool {
         switch argument {
@@ -34,6 +36,12 @@ extension Options {
             authScheme = .digest
         case "--anyauth":
             authScheme = .any
+        case "--proxy-basic":
+            proxyAuthScheme = .basic
+        case "--proxy-digest":
+            proxyAuthScheme = .digest
+        case "--proxy-anyauth":
+            proxyAuthScheme = .any
         default:
             return false
         }

@@ -58,7 +58,7 @@ extension Options {
                             maxRedirects: maxRedirects,
                             uploadMeter: meter && (uploadFile != nil || !formFields.isEmpty),
                             downloadMeter: meter && isFile, failOnHTTPError: fail, maxFileSize: maxFileSize,
-                            authentication: authentication)
+                            authentication: authentication, proxyAuthentication: proxyAuthentication)
     }
 
     /// curl's `-T` rule: a URL without a file part (its path empty or ending in `/`) gets the local

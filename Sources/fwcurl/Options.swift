@@ -49,6 +49,8 @@ struct Options {
     var user: String?
     /// `--basic` (the default), `--digest`, `--anyauth`.
     var authScheme = HTTPAuthPolicy.Scheme.basic
+    /// `--proxy-basic` (the default), `--proxy-digest`, `--proxy-anyauth`.
+    var proxyAuthScheme = HTTPAuthPolicy.Scheme.basic
     var urls: [URL] = []
 
     // MARK: Proxies (Options+Proxy.swift)
@@ -82,7 +84,7 @@ struct Options {
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
                       [-b NAME=VALUE|FILE]... [-c FILE] [-j] [-u USER:PASSWORD] [--basic|--digest|--anyauth]
-                      URL [URL...]
+                      [--proxy-basic|--proxy-digest|--proxy-anyauth] URL [URL...]
                fwcurl demo
 
           -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
@@ -101,7 +103,9 @@ struct Options {
           -x URL           use this proxy: http://HOST[:PORT] (CONNECT tunnels for https), socks5:// (names
                            resolved here) or socks5h:// (by the proxy); port 1080 by default; USER:PASSWORD@
                            may precede the host; "" for none. Without -x: http_proxy, https_proxy, all_proxy
-          -U USER:PASSWORD the proxy's credentials (--proxy-user), with -x
+          -U USER:PASSWORD the proxy's credentials (--proxy-user), with -x; sent with Basic (--proxy-basic,
+                           the default), or answering the proxy's Digest challenge (--proxy-digest) or the
+                           strongest scheme its 407 offers (--proxy-anyauth)
           --noproxy LIST   hosts that go direct: names (suffixes), addresses, CIDR ranges, :PORT, or *
           --retry N        retry a timeout or an HTTP 408, 429, 500, 502, 503, 504, 522, 524 up to N times,
                            waiting 1 s, then doubling (a 429/503 Retry-After wins); -v tells the attempts
