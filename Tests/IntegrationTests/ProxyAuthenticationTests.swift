@@ -98,8 +98,8 @@ import TestSupport
         let origin = try NginxServer(files: ProxyTests.file)
         let squid = try SquidProxy(users: ["alice": "secret"], digest: true)
         let url = "\(origin.baseURL)/hello.bin"
-        let outcome = try await ProxyTests.load(url, ProxyTests.httpProxy(squid.port, user: "alice", password: "secret"))
-            .get()
+        let proxies = ProxyTests.httpProxy(squid.port, user: "alice", password: "secret")
+        let outcome = try await ProxyTests.load(url, proxies).get()
         #expect(outcome.body == "hello through the proxy\n")
         #expect(squid.logged("GET \(url) 200 alice"), "\(squid.accessLog)")
     }

@@ -16,9 +16,9 @@ import FWWire
 //
 // Credentials are sent only to a proxy that asks for them in a scheme we speak (Basic), and only once:
 // a proxy that asks again has refused them. An `authorization` chosen above (a Basic or Digest answer to
-// an earlier 407) goes with the first CONNECT; a 407 to it is a refusal. Interim 1xx answers are skipped. A 2xx answer has no body
-// whatever its fields say; the bytes after its head belong to the origin (`leftover`). Bytes beyond an
-// answer the proxy sends before the next CONNECT went out break the protocol.
+// an earlier 407) goes with the first CONNECT; a 407 to it is a refusal. Interim 1xx answers are skipped.
+// A 2xx answer has no body whatever its fields say; the bytes after its head belong to the origin
+// (`leftover`). Bytes beyond an answer the proxy sends before the next CONNECT went out break the protocol.
 
 /// An HTTP CONNECT exchange with a proxy.
 struct HTTPConnectTunnel: Sendable {
