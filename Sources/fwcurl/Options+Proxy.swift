@@ -11,7 +11,8 @@ import FWNetworking
 // The proxy's credentials (`-U`, or USER:PASSWORD@ in the `-x` URL): with `--proxy-basic` (the default) they
 // go into the dictionary, and the session sends them with Basic from the start (to a tunnel: once the proxy
 // asks); with `--proxy-digest` or `--proxy-anyauth` they stay out of it and answer the proxy's 407
-// challenges instead (`HTTPAuthPolicy` for a proxy space, see `Transfer+Trace.swift`).
+// challenges instead (`HTTPAuthPolicy` for a proxy space, see `Transfer+Trace.swift`). A SOCKS5 proxy
+// always gets them in the dictionary.
 
 extension Options {
     /// The dictionary `-x`, `-U` and `--noproxy` describe; nil without `-x` (the environment decides).
@@ -44,7 +45,9 @@ extension Options {
             throw UsageError(
                 description: "-x: the proxy scheme \(other ?? "") is not supported (http, socks5, socks5h)")
         }
-        if proxyAuthScheme == .basic, let (user, password) = credentials(components) {
+        // A SOCKS5 proxy's credentials always go in (RFC 1929 has no challenge to answer).
+        let answersChallenges = proxyAuthScheme != .basic && components.scheme?.lowercased() == "http"
+        if !answersChallenges, let (user, password) = credentials(components) {
             dictionary[kCFProxyUsernameKey] = user
             dictionary[kCFProxyPasswordKey] = password
         }

@@ -120,4 +120,13 @@ import TestSupport
         let refused = try Fwcurl.run([flag, "-f", "-x", squid.url(), "-U", "alice:wrong", url], environment: [:])
         #expect(refused.status == 22, "\(refused.stderr)")
     }
+
+    @Test func aSOCKS5ProxyStillGetsTheCredentialsWithProxyAnyauth() throws {
+        let origin = try NginxServer(files: ProxyTests.file)
+        let socks = try MicrosocksProxy(user: "bob", password: "pw")
+        let run = try Fwcurl.run(["--proxy-anyauth", "-x", "socks5h://127.0.0.1:\(socks.port)", "-U", "bob:pw",
+                                  "\(origin.baseURL)/hello.bin"], environment: [:])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.text == "hello through the proxy\n")
+    }
 }
