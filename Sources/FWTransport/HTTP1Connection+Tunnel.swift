@@ -16,7 +16,8 @@ extension HTTP1Connection {
             run(machine.connectFailed(.timedOut("opening a tunnel to \(key) took longer than \(connectTimeout)")))
         }
         if proxy.kind == .http {
-            let tunnel = HTTPConnectTunnel(authority: key.authority, credentials: proxy.credentials, limits: limits)
+            let tunnel = HTTPConnectTunnel(authority: key.authority, credentials: proxy.credentials,
+                                           authorization: proxy.authorization, limits: limits)
             run(machine.tcpConnected(secure: key.isSecure, tunnel: .connect(tunnel)))
             return
         }

@@ -86,8 +86,8 @@ struct PreparedRequest: Sendable {
 
     /// `Proxy-Authorization` never reaches an origin: whatever the caller set is dropped (URLSession
     /// reserves the field). A request sent to an HTTP proxy in absolute form (plain HTTP through it) gets
-    /// the absolute-form target (RFC 9112 §3.2.2) and, when the proxy has credentials, their Basic
-    /// `Proxy-Authorization` (a proxy that consumes it never forwards it).
+    /// the absolute-form target (RFC 9112 §3.2.2) and the proxy's `authorization`, else the Basic
+    /// `Proxy-Authorization` of its credentials, if any (a proxy that consumes it never forwards it).
     static func addressProxy(_ head: inout HTTPRequestHead, key: ConnectionKey) {
         head.headers.remove(name: "Proxy-Authorization")
         guard key.usesAbsoluteForm else { return }
@@ -96,8 +96,8 @@ struct PreparedRequest: Sendable {
             let port = key.usesDefaultPort ? "" : ":\(key.port)"
             head.target = "\(key.scheme)://\(host)\(port)\(head.target)"
         }
-        if let credentials = key.proxy?.credentials {
-            head.headers.add(name: "Proxy-Authorization", value: credentials.basicAuthorization)
+        if let value = key.proxy?.authorization ?? key.proxy?.credentials?.basicAuthorization {
+            head.headers.add(name: "Proxy-Authorization", value: value)
         }
     }
 

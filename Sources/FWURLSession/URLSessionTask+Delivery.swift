@@ -138,6 +138,7 @@ extension URLSessionTask: TransportTaskDelegate {
             }
             finishCachedOrStored()
         case .failed(let error):
+            if considerTunnelAuthentication(error) { return }
             if let failure = failure(after: error) { finish(error: failure) }
         }
     }
@@ -149,7 +150,9 @@ extension URLSessionTask: TransportTaskDelegate {
         transfer.withLock { $0.hopResponse = response }
         storeCookies(from: response, for: request)
         authenticationSucceeded(response)
-        if cacheReceived(response) || considerAuthentication(response, for: request) { return }
+        proxyAuthenticationSucceeded(response)
+        if cacheReceived(response) || considerAuthentication(response, for: request)
+            || considerProxyAuthentication(response, for: request) { return }
         if !considerRedirect(response, from: request) { deliverResponse(response) }
     }
 

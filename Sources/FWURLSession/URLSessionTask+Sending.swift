@@ -107,6 +107,12 @@ extension URLSessionTask {
             enqueue(.fail(error))
             return
         }
+        let proxy = transportRequest.key.proxy
+        let answer = transfer.withLock { state -> ProxyAuthorization? in
+            state.hopProxy = proxy
+            return state.proxyAuthorization
+        }
+        if let answer, let proxy, answer.isFor(proxy) { transportRequest.key.proxy?.authorization = answer.value }
         // Each request sends its body from the first byte (a redirect hop replays it).
         counts.withLock { $0.reportedBodyBytesSent = 0 }
         let id = transport.execute(transportRequest, delegate: self)

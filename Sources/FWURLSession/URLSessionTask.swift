@@ -264,6 +264,12 @@ struct TaskTransfer {
     var cache = TaskCacheState()
     /// The challenge the task answered, while it is answering one.
     var authentication: TaskAuthentication?
+    /// The proxy challenge the task answered, while it is answering one (`URLSessionTask+ProxyAuthentication`).
+    var proxyAuthentication: TaskAuthentication?
+    /// The proxy the current hop went through, as the transport was given it.
+    var hopProxy: ProxyServer?
+    /// The answer to a proxy's challenge, given to the transport with that proxy for the task's requests.
+    var proxyAuthorization: ProxyAuthorization?
     /// The request body of upload tasks (and of data tasks with an `httpBodyStream`).
     var upload: UploadBody?
     /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).

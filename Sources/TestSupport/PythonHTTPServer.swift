@@ -41,7 +41,9 @@ public final class PythonHTTPServer: Sendable {
         try PythonHTTPServer(files: ["sink.py": Array(uploadSinkProgram.utf8)], program: "sink.py")
     }
 
-    private init(files: [String: [UInt8]], program: String?) throws {
+    /// Serves `files` with `http.server`, or runs `program` (one of `files`), which prints the same
+    /// "Serving HTTP on 127.0.0.1 port N" first line.
+    init(files: [String: [UInt8]], program: String?) throws {
         guard let python = Self.findExecutable("python3") else {
             throw TestSupportError.serverUnavailable("python3 not found on PATH")
         }

@@ -4,7 +4,8 @@ import Glibc
 // MARK: - SquidProxy
 
 /// squid (Debian's package) on 127.0.0.1: a real HTTP proxy for absolute-form requests and CONNECT tunnels,
-/// optionally requiring Basic credentials checked by its `basic_ncsa_auth` helper. No cache, no DNS use for
+/// optionally requiring Basic credentials checked by its `basic_ncsa_auth` helper (or Digest ones checked by
+/// `digest_file_auth`). No cache, no DNS use for
 /// numeric origins; CONNECT allowed to any port (the tests' origins listen on high ports).
 ///
 /// One process in the foreground (`-N`) under `timeout -k 1 300`, so it cannot outlive a crashed test run.
@@ -17,19 +18,26 @@ public final class SquidProxy: @unchecked Sendable { // immutable after init; `p
     private let workspace: String
     private let process: SpawnedProcess
 
-    /// Starts squid; with `users` (name → password) every request must carry Basic credentials of one.
-    public init(users: [String: String] = [:]) throws {
+    /// Starts squid; with `users` (name → password) every request must carry Basic credentials of one, or
+    /// Digest ones (realm "fwnetworking") when `digest` is true.
+    public init(users: [String: String] = [:], digest: Bool = false) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/squid") else {
             throw TestSupportError.serverUnavailable("squid is not installed (Scripts/install-deps.sh installs it)")
         }
         workspace = try ServedFiles.makeTemporaryDirectory(prefix: "fwnetworking-squid")
         chmod(workspace, 0o777)
-        try Self.writePasswords(users, to: workspace + "/passwd")
+        if digest {
+            let lines = users.map { "\($0.key):\($0.value)\n" }.joined()
+            try lines.write(toFile: workspace + "/passwd", atomically: true, encoding: .utf8)
+            chmod(workspace + "/passwd", 0o644)
+        } else {
+            try Self.writePasswords(users, to: workspace + "/passwd")
+        }
         var lastLog = ""
         for _ in 0..<5 {
             let port = try SpawnedProcess.freePort()
             let configPath = workspace + "/squid.conf"
-            try Self.config(workspace: workspace, port: port, authenticated: !users.isEmpty)
+            try Self.config(workspace: workspace, port: port, authentication: users.isEmpty ? nil : digest)
                 .write(toFile: configPath, atomically: true, encoding: .utf8)
             let process = try SpawnedProcess.spawn(
                 ["timeout", "-k", "1", "300", "/usr/sbin/squid", "-N", "-f", configPath],
@@ -93,10 +101,15 @@ public final class SquidProxy: @unchecked Sendable { // immutable after init; `p
         chmod(path, 0o644)
     }
 
-    private static func config(workspace: String, port: Int, authenticated: Bool) -> String {
-        let access = authenticated ? """
-            auth_param basic program /usr/lib/squid/basic_ncsa_auth \(workspace)/passwd
-            auth_param basic realm fwnetworking
+    /// The configuration; `authentication`: nil for none, true for Digest, false for Basic.
+    private static func config(workspace: String, port: Int, authentication digest: Bool?) -> String {
+        let scheme = digest == true
+            ? "auth_param digest program /usr/lib/squid/digest_file_auth \(workspace)/passwd\n"
+                + "auth_param digest realm fwnetworking"
+            : "auth_param basic program /usr/lib/squid/basic_ncsa_auth \(workspace)/passwd\n"
+                + "auth_param basic realm fwnetworking"
+        let access = digest != nil ? """
+            \(scheme)
             acl authenticated proxy_auth REQUIRED
             http_access allow authenticated
             http_access deny all

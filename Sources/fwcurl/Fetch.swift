@@ -4,9 +4,13 @@ import FWNetworking
 // MARK: - Fetching
 
 /// Fetches the URLs of `options` one after another on one session (so connections are reused); returns
-/// curl's exit status (see `ExitCode`).
-func fetch(_ options: Options) async -> Int32 {
-    guard let (configuration, identity) = sessionSetup(options) else { return ExitCode.usage }
+/// curl's exit status (see `ExitCode`). The `-b` files are read first; the `-c` jar is written at the end.
+func fetch(_ given: Options) async -> Int32 {
+    let loaded = given.cookies.load(verbose: given.verbose)
+    var adjusted = given
+    adjusted.cookies.pairs += loaded.everyHost
+    let options = adjusted
+    guard let (configuration, identity) = sessionSetup(options, cookies: loaded.cookies) else { return ExitCode.usage }
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
                            showChain: options.showChain, identity: identity)
     // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
@@ -14,6 +18,7 @@ func fetch(_ options: Options) async -> Int32 {
     let manager = options.retry.count > 0 ? RetriedFetch.manager(configuration, options: options) : nil
     let session = manager?.session ?? URLSession(configuration: configuration)
     defer { session.finishTasksAndInvalidate() }
+    defer { options.cookies.writeJar(from: session.configuration.httpCookieStorage) }
 
     let traceLog = options.traceFile.flatMap(TraceLog.init(path:))
     if let path = options.traceFile, traceLog == nil { Terminal.error("fwcurl: cannot write the trace to \(path)") }
@@ -70,13 +75,18 @@ private func report(_ error: URLError, record: TransferRecord, options: Options)
     Terminal.error("fwcurl: (\(error.code.rawValue)) \(error.localizedDescription)")
 }
 
-/// The session configuration and client identity `options` ask for; nil (the problem printed) when a
-/// `--cacert` or `--cert` file or a proxy option cannot be used.
-private func sessionSetup(_ options: Options) -> (URLSessionConfiguration, SecIdentity?)? {
-    // Like curl: no cache, and no cookies unless asked for.
+/// The session configuration and client identity `options` ask for, its cookie storage holding `cookies`;
+/// nil (the problem printed) when a `--cacert` or `--cert` file or a proxy option cannot be used.
+private func sessionSetup(_ options: Options, cookies: [HTTPCookie]) -> (URLSessionConfiguration, SecIdentity?)? {
+    // Like curl: no cache, and no cookies unless asked for (then every cookie a response sets is kept).
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil
-    configuration.httpCookieStorage = nil
+    if options.cookies.engineEnabled {
+        configuration.httpCookieAcceptPolicy = .always
+        for cookie in cookies { configuration.httpCookieStorage?.setCookie(cookie) }
+    } else {
+        configuration.httpCookieStorage = nil
+    }
     if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
     if let path = options.caCertificateFile {
         do {

@@ -7,6 +7,12 @@ import FWNetworking
 // schemes (plain requests in absolute form, CONNECT tunnels for https), a socks5:// or socks5h:// proxy
 // serves both through SOCKS5. Without `-x` the session reads the environment, and `--noproxy` replaces
 // `no_proxy` there, as curl's does.
+//
+// The proxy's credentials (`-U`, or USER:PASSWORD@ in the `-x` URL): with `--proxy-basic` (the default) they
+// go into the dictionary, and the session sends them with Basic from the start (to a tunnel: once the proxy
+// asks); with `--proxy-digest` or `--proxy-anyauth` they stay out of it and answer the proxy's 407
+// challenges instead (`HTTPAuthPolicy` for a proxy space, see `Transfer+Trace.swift`). A SOCKS5 proxy
+// always gets them in the dictionary.
 
 extension Options {
     /// The dictionary `-x`, `-U` and `--noproxy` describe; nil without `-x` (the environment decides).
@@ -39,12 +45,25 @@ extension Options {
             throw UsageError(
                 description: "-x: the proxy scheme \(other ?? "") is not supported (http, socks5, socks5h)")
         }
-        if let (user, password) = credentials(components) {
+        // A SOCKS5 proxy's credentials always go in (RFC 1929 has no challenge to answer).
+        let answersChallenges = proxyAuthScheme != .basic && components.scheme?.lowercased() == "http"
+        if !answersChallenges, let (user, password) = credentials(components) {
             dictionary[kCFProxyUsernameKey] = user
             dictionary[kCFProxyPasswordKey] = password
         }
         if let noProxy { dictionary[kCFNetworkProxiesExceptionsList] = [noProxy] }
         return dictionary
+    }
+
+    /// The answers to an HTTP proxy's 407 challenges with `--proxy-digest` or `--proxy-anyauth`; nil
+    /// without proxy credentials or with `--proxy-basic`.
+    var proxyAuthentication: HTTPAuthPolicy? {
+        guard proxyAuthScheme != .basic, let proxy, !proxy.isEmpty,
+              let components = URLComponents(string: proxy.contains("://") ? proxy : "http://" + proxy),
+              components.scheme?.lowercased() == "http", let (user, password) = credentials(components) else {
+            return nil
+        }
+        return HTTPAuthPolicy(user: user, password: password, scheme: proxyAuthScheme, forProxy: true)
     }
 
     /// `-U`, else the user and password of the `-x` URL (percent-decoded).

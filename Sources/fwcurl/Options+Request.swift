@@ -10,6 +10,15 @@ extension Options {
         var request = URLRequest(url: uploadFile.map { Self.uploadURL(urls[index], file: $0) } ?? urls[index])
         request.httpMethod = method ?? (uploadFile != nil ? "PUT" : body == nil && formFields.isEmpty ? "GET" : "POST")
         for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
+        // `-b NAME=VALUE` after a `-H Cookie:` of the user's; the session adds the stored cookies after both.
+        if let pairs = cookies.fieldValue {
+            let own = request.value(forHTTPHeaderField: "Cookie")
+            request.setValue(own.map { $0 + "; " + pairs } ?? pairs, forHTTPHeaderField: "Cookie")
+        }
+        if let basic = authentication?.preemptiveAuthorization,
+           request.value(forHTTPHeaderField: "Authorization") == nil {
+            request.setValue(basic, forHTTPHeaderField: "Authorization")
+        }
         if let body {
             request.httpBody = body
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
@@ -48,7 +57,8 @@ extension Options {
                             includeHeaders: includeHeaders && !json, followRedirects: followRedirects,
                             maxRedirects: maxRedirects,
                             uploadMeter: meter && (uploadFile != nil || !formFields.isEmpty),
-                            downloadMeter: meter && isFile, failOnHTTPError: fail, maxFileSize: maxFileSize)
+                            downloadMeter: meter && isFile, failOnHTTPError: fail, maxFileSize: maxFileSize,
+                            authentication: authentication, proxyAuthentication: proxyAuthentication)
     }
 
     /// curl's `-T` rule: a URL without a file part (its path empty or ending in `/`) gets the local

@@ -43,6 +43,14 @@ struct Options {
     var keyFile: String?
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`.
     var retry = RetryOptions()
+    /// `-b`, `-c`, `-j` (Options+Cookies.swift).
+    var cookies = CookieOptions()
+    /// `-u USER:PASSWORD` (Options+Auth.swift).
+    var user: String?
+    /// `--basic` (the default), `--digest`, `--anyauth`.
+    var authScheme = HTTPAuthPolicy.Scheme.basic
+    /// `--proxy-basic` (the default), `--proxy-digest`, `--proxy-anyauth`.
+    var proxyAuthScheme = HTTPAuthPolicy.Scheme.basic
     var urls: [URL] = []
 
     // MARK: Proxies (Options+Proxy.swift)
@@ -75,7 +83,8 @@ struct Options {
                       [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
-                      URL [URL...]
+                      [-b NAME=VALUE|FILE]... [-c FILE] [-j] [-u USER:PASSWORD] [--basic|--digest|--anyauth]
+                      [--proxy-basic|--proxy-digest|--proxy-anyauth] URL [URL...]
                fwcurl demo
 
           -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
@@ -94,13 +103,25 @@ struct Options {
           -x URL           use this proxy: http://HOST[:PORT] (CONNECT tunnels for https), socks5:// (names
                            resolved here) or socks5h:// (by the proxy); port 1080 by default; USER:PASSWORD@
                            may precede the host; "" for none. Without -x: http_proxy, https_proxy, all_proxy
-          -U USER:PASSWORD the proxy's credentials (--proxy-user), with -x
+          -U USER:PASSWORD the proxy's credentials (--proxy-user), with -x; sent with Basic (--proxy-basic,
+                           the default), or answering the proxy's Digest challenge (--proxy-digest) or the
+                           strongest scheme its 407 offers (--proxy-anyauth)
           --noproxy LIST   hosts that go direct: names (suffixes), addresses, CIDR ranges, :PORT, or *
           --retry N        retry a timeout or an HTTP 408, 429, 500, 502, 503, 504, 522, 524 up to N times,
                            waiting 1 s, then doubling (a 429/503 Retry-After wins); -v tells the attempts
           --retry-delay S  wait S seconds between retries instead
           --retry-max-time S  start no retry after S seconds
           --retry-all-errors  retry every failure, not only the transient ones
+          -b NAME=VALUE    send this Cookie string with every request (several -b are joined with "; ")
+          -b FILE          read cookies from FILE (Netscape cookie-jar format or Set-Cookie: lines) and keep
+                           the cookies responses set for the requests that follow (redirects, later URLs)
+          -c FILE          keep cookies as -b FILE does and write them all into FILE at exit, in the
+                           Netscape format curl writes ("-" for stdout)
+          -j               leave out the session cookies (no expiry) of the -b files: a new session
+          -u USER:PASSWORD the server's credentials (USER: for an empty password; no prompt)
+          --basic          send them with Basic before any challenge (the default with -u)
+          --digest         answer a Digest challenge with them (the first request goes without)
+          --anyauth        answer the strongest scheme a 401 offers with them (Digest, then Basic)
           -f, --fail       an HTTP status of 400 or more fails (exit 22) and writes no body
           --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
                            from Content-Length before the transfer, or while it runs
@@ -169,6 +190,8 @@ struct Options {
                 noProxy = try value(for: argument)
             default:
                 if try parseRetry(argument, value: value) { continue }
+                if try parseCookies(argument, value: value) { continue }
+                if try parseAuth(argument, value: value) { continue }
                 try parseTLSOrURL(argument, value: value)
             }
         }

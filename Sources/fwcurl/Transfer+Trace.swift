@@ -4,11 +4,23 @@ import FWNetworking
 // MARK: - Transfer: trace, challenges and metrics
 
 /// The task's trace, challenge and metrics messages, handed to its `FetchTrace` (the response head also
-/// feeds `-i`, in `Transfer.swift`); what they teach goes into the transfer's `TransferRecord`.
+/// feeds `-i`, in `Transfer.swift`); what they teach goes into the transfer's `TransferRecord`. A server's
+/// Basic or Digest challenge goes to the plan's `HTTPAuthPolicy` when `-u` was given, a proxy's when `-U`
+/// came with `--proxy-digest` or `--proxy-anyauth`.
 extension Transfer {
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
                         -> Void) {
+        let policies = [plan.authentication, plan.proxyAuthentication].compactMap { $0 }
+        if let authentication = policies.first(where: { $0.decides(challenge) }) {
+            let credential = withState(session) { state -> URLCredential? in
+                let refusedBefore = state.refusedAuthentication.map { $0 === challenge.failureResponse } ?? false
+                let credential = refusedBefore ? nil : authentication.credential(for: challenge)
+                if credential == nil { state.refusedAuthentication = challenge.failureResponse }
+                return credential
+            }
+            return completionHandler(credential == nil ? .rejectProtectionSpace : .useCredential, credential)
+        }
         let (disposition, credential) = trace.answer(challenge) { reason in
             withState(session) { $0.record.trustRejection = reason }
         }

@@ -15,7 +15,8 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     @unchecked Sendable { // `state`: the session's serial delegate queue only (see above)
     /// The trace and TLS policy of this URL.
     let trace: FetchTrace
-    private let plan: TransferPlan
+    /// What to do with the response, and the answers to 401 challenges.
+    let plan: TransferPlan
     /// Hears the result of a transfer that is one attempt of a retried fetch (`RetriedFetch`).
     private let onResult: (@Sendable (FetchResult) -> Void)?
     private var state: State
@@ -37,6 +38,8 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
         var failure: URLError?
         var uploadMeter: Meter?
         var downloadMeter: Meter?
+        /// The 401 whose challenge `-u` refused: a further scheme it offers is refused too.
+        var refusedAuthentication: URLResponse?
     }
 
     /// Where body bytes go.

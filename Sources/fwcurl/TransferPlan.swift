@@ -29,4 +29,8 @@ struct TransferPlan {
     var failOnHTTPError = false
     /// `--max-filesize`: the most body bytes the transfer takes.
     var maxFileSize: Int64?
+    /// `-u` and its scheme: the answers to the server's 401 challenges; nil without `-u`.
+    var authentication: HTTPAuthPolicy?
+    /// `-U` with `--proxy-digest` or `--proxy-anyauth`: the answers to an HTTP proxy's 407 challenges.
+    var proxyAuthentication: HTTPAuthPolicy?
 }

@@ -11,8 +11,15 @@ import Testing
                                  + "Proxy-Authorization: Basic YWxpY2U6c2VjcmV0\r\n\r\n").utf8)
     static let ok = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
 
-    static func make(credentials: ProxyCredentials? = nil) -> @Sendable () -> ProxyTunnel {
-        { .connect(HTTPConnectTunnel(authority: "example.org:443", credentials: credentials)) }
+    static func make(credentials: ProxyCredentials? = nil, authorization: String? = nil)
+        -> @Sendable () -> ProxyTunnel {
+        { .connect(HTTPConnectTunnel(authority: "example.org:443", credentials: credentials,
+                                     authorization: authorization)) }
+    }
+
+    /// A 407 failure carrying the Basic challenge of `challenge()`.
+    static func refusal(_ detail: String, _ offered: [String] = ["Basic realm=\"fw\""]) -> ProxyTunnelAction {
+        .failed(.authenticationRequired(detail, proxyAuthenticate: offered))
     }
 
     static func answer(_ text: String, _ then: ProxyTunnelAction) -> TunnelStep {
@@ -24,8 +31,6 @@ import Testing
             + (close ? "Connection: close\r\n" : "") + "Content-Length: 4\r\n\r\ndeny"
     }
 
-    static let needsCredentials = ProxyError.authenticationRequired(
-        "the proxy requires credentials for the tunnel to example.org:443")
 
     static let cases: [TunnelCase] = [
         TunnelCase(name: "200 opens the tunnel", make: make(), first: connect,
@@ -49,18 +54,23 @@ import Testing
         ]),
         TunnelCase(name: "credentials refused", make: make(credentials: alice), first: connect, steps: [
             answer(challenge(), .write(answered)),
-            answer(challenge(), .failed(.authenticationRequired(
-                "the proxy rejected the credentials for the tunnel to example.org:443"))),
+            answer(challenge(), refusal("the proxy rejected the credentials for the tunnel to example.org:443")),
         ]),
-        TunnelCase(name: "a challenge without credentials", make: make(), first: connect,
-                   steps: [answer(challenge(), .failed(needsCredentials))]),
-        TunnelCase(name: "a challenge in a scheme we do not speak", make: make(credentials: alice), first: connect,
-                   steps: [answer(challenge("Digest realm=\"fw\", nonce=\"1\""), .failed(.authenticationRequired(
-                       "the proxy asks for an authentication scheme FWNetworking does not speak: "
-                       + "Digest realm=\"fw\", nonce=\"1\"")))]),
+        TunnelCase(name: "a challenge without credentials", make: make(), first: connect, steps: [
+            answer(challenge(), refusal("the proxy requires credentials for the tunnel to example.org:443")),
+        ]),
+        TunnelCase(name: "a challenge in a scheme the tunnel does not speak", make: make(credentials: alice),
+                   first: connect,
+                   steps: [answer(challenge("Digest realm=\"fw\", nonce=\"1\""), refusal(
+                       "the proxy asks for an authentication scheme the tunnel does not speak: "
+                       + "Digest realm=\"fw\", nonce=\"1\"", ["Digest realm=\"fw\", nonce=\"1\""]))]),
         TunnelCase(name: "a challenge, then the proxy closes", make: make(credentials: alice), first: connect, steps: [
-            answer(challenge(close: true), .failed(.authenticationRequired(
-                "the proxy closed the connection after asking for credentials"))),
+            answer(challenge(close: true), refusal("the proxy closed the connection after asking for credentials")),
+        ]),
+        TunnelCase(name: "an authorization goes with the first CONNECT", make: make(authorization: "Digest x=1"),
+                   first: Array(("CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n"
+                                 + "Proxy-Authorization: Digest x=1\r\n\r\n").utf8), steps: [
+            answer(challenge(), refusal("the proxy rejected the credentials for the tunnel to example.org:443")),
         ]),
         TunnelCase(name: "a refusal", make: make(), first: connect, steps: [
             answer("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",

@@ -11,12 +11,14 @@ import FWWire
 //             (the 407's body is read) ──end, keep-alive──▶ CONNECT + Proxy-Authorization ──2xx──▶ established
 //
 //   any other answer, a second 407, a 407 without Basic or without credentials, a 407 after which the
-//   proxy closes, a parse error, end of stream: failed
+//   proxy closes, a parse error, end of stream: failed (a 407's failure carries its Proxy-Authenticate
+//   values, for the session to answer with an `authorization` on a new connection)
 //
 // Credentials are sent only to a proxy that asks for them in a scheme we speak (Basic), and only once:
-// a proxy that asks again has refused them. Interim 1xx answers are skipped. A 2xx answer has no body
-// whatever its fields say; the bytes after its head belong to the origin (`leftover`). Bytes beyond an
-// answer the proxy sends before the next CONNECT went out break the protocol.
+// a proxy that asks again has refused them. An `authorization` chosen above (a Basic or Digest answer to
+// an earlier 407) goes with the first CONNECT; a 407 to it is a refusal. Interim 1xx answers are skipped.
+// A 2xx answer has no body whatever its fields say; the bytes after its head belong to the origin
+// (`leftover`). Bytes beyond an answer the proxy sends before the next CONNECT went out break the protocol.
 
 /// An HTTP CONNECT exchange with a proxy.
 struct HTTPConnectTunnel: Sendable {
@@ -32,21 +34,27 @@ struct HTTPConnectTunnel: Sendable {
     /// "host:port" of the origin (IPv6 in brackets).
     private let authority: String
     private let credentials: ProxyCredentials?
+    private let authorization: String?
     private var parser: HTTPResponseParser
     private var state = State.idle
+    /// The Proxy-Authenticate values of the last 407.
+    private var offered: [String] = []
 
-    /// An exchange asking the proxy for a tunnel to `authority`, answering a Basic challenge with
-    /// `credentials`; the proxy's answers must stay within `limits`.
-    init(authority: String, credentials: ProxyCredentials?, limits: HTTPLimits = HTTPLimits()) {
+    /// An exchange asking the proxy for a tunnel to `authority`, with `authorization` from the start when
+    /// given, else answering a Basic challenge with `credentials`; the proxy's answers must stay within
+    /// `limits`.
+    init(authority: String, credentials: ProxyCredentials?, authorization: String? = nil,
+         limits: HTTPLimits = HTTPLimits()) {
         self.authority = authority
         self.credentials = credentials
+        self.authorization = authorization
         self.parser = HTTPResponseParser(limits: limits)
     }
 
     /// The first CONNECT request.
     mutating func start() -> ProxyTunnelAction {
         guard state == .idle else { preconditionFailure("start() in state \(state)") }
-        return connect(authorization: nil)
+        return connect(authorization: authorization)
     }
 
     /// Bytes from the proxy.
@@ -97,16 +105,17 @@ struct HTTPConnectTunnel: Sendable {
         guard head.status == 407 else {
             return fail(.refused("the proxy refused the tunnel to \(authority): \(status)"))
         }
+        offered = head.headers.values(name: "Proxy-Authenticate")
         guard !answered else {
-            return fail(.authenticationRequired("the proxy rejected the credentials for the tunnel to \(authority)"))
+            return failAuthentication("the proxy rejected the credentials for the tunnel to \(authority)")
         }
         guard credentials != nil else {
-            return fail(.authenticationRequired("the proxy requires credentials for the tunnel to \(authority)"))
+            return failAuthentication("the proxy requires credentials for the tunnel to \(authority)")
         }
         guard Self.offersBasic(head.headers) else {
-            let offered = head.headers.values(name: "Proxy-Authenticate").joined(separator: ", ")
-            return fail(.authenticationRequired("the proxy asks for an authentication scheme FWNetworking does not "
-                                                + "speak: \(offered.isEmpty ? "none" : offered)"))
+            let shown = offered.joined(separator: ", ")
+            return failAuthentication("the proxy asks for an authentication scheme the tunnel does not "
+                                      + "speak: \(shown.isEmpty ? "none" : shown)")
         }
         state = .readingChallenge
         return nil
@@ -116,7 +125,7 @@ struct HTTPConnectTunnel: Sendable {
     private mutating func challengeRead(keepAlive: Bool) -> ProxyTunnelAction {
         guard state == .readingChallenge else { preconditionFailure("an end in state \(state)") }
         guard keepAlive else {
-            return fail(.authenticationRequired("the proxy closed the connection after asking for credentials"))
+            return failAuthentication("the proxy closed the connection after asking for credentials")
         }
         guard parser.bufferedByteCount == 0 else {
             return fail(.malformedReply("the proxy sent bytes after its 407 before the next CONNECT"))
@@ -136,6 +145,11 @@ struct HTTPConnectTunnel: Sendable {
     private mutating func fail(_ error: ProxyError) -> ProxyTunnelAction {
         state = .done
         return .failed(error)
+    }
+
+    /// A 407 that the tunnel does not answer: the failure carries its challenges.
+    private mutating func failAuthentication(_ detail: String) -> ProxyTunnelAction {
+        fail(.authenticationRequired(detail, proxyAuthenticate: offered))
     }
 
     /// Whether one of the `Proxy-Authenticate` challenges is Basic (a challenge starts a field value or

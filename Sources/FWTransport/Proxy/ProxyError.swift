@@ -11,10 +11,14 @@ public struct ProxyError: Error, Hashable, Sendable, CustomStringConvertible {
 
     private let code: Code
     private let detail: String
+    /// The `Proxy-Authenticate` values of the 407 behind an `authenticationRequired` CONNECT failure (empty
+    /// for every other failure): the challenges a layer above may answer with a new tunnel.
+    public let proxyAuthenticate: [String]
 
-    private init(_ code: Code, _ detail: String) {
+    private init(_ code: Code, _ detail: String, proxyAuthenticate: [String] = []) {
         self.code = code
         self.detail = detail
+        self.proxyAuthenticate = proxyAuthenticate
     }
 
     /// The proxy answered but would not connect to the origin (a non-2xx CONNECT answer other than an
@@ -22,9 +26,9 @@ public struct ProxyError: Error, Hashable, Sendable, CustomStringConvertible {
     public static func refused(_ detail: String) -> ProxyError { ProxyError(.refused, detail) }
 
     /// The proxy wants credentials that were not given, not accepted, or asked for in a scheme we do
-    /// not speak (a CONNECT 407, a failed RFC 1929 exchange).
-    public static func authenticationRequired(_ detail: String) -> ProxyError {
-        ProxyError(.authenticationRequired, detail)
+    /// not speak (a CONNECT 407, a failed RFC 1929 exchange); `proxyAuthenticate`: the 407's challenges.
+    public static func authenticationRequired(_ detail: String, proxyAuthenticate: [String] = []) -> ProxyError {
+        ProxyError(.authenticationRequired, detail, proxyAuthenticate: proxyAuthenticate)
     }
 
     /// The proxy's answer broke its protocol (a bad SOCKS5 version or address type, an unparsable

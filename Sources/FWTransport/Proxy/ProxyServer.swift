@@ -30,13 +30,20 @@ public struct ProxyServer: Hashable, Sendable, CustomStringConvertible {
     /// The credentials to present: Basic `Proxy-Authorization` for an HTTP proxy, RFC 1929
     /// username/password for a SOCKS5 proxy.
     public var credentials: ProxyCredentials?
+    /// A `Proxy-Authorization` value chosen above the transport (the session's answer to a 407) for an HTTP
+    /// proxy: sent with the first CONNECT and with every request in absolute form, instead of the Basic
+    /// value of `credentials`. Part of the key, so only requests carrying the same value use the
+    /// connections opened with it. Never shown in descriptions.
+    public var authorization: String?
 
     /// Creates a proxy; the host is lowercased.
-    public init(kind: Kind, host: String, port: Int, credentials: ProxyCredentials? = nil) {
+    public init(kind: Kind, host: String, port: Int, credentials: ProxyCredentials? = nil,
+                authorization: String? = nil) {
         self.kind = kind
         self.host = host.lowercased()
         self.port = port
         self.credentials = credentials
+        self.authorization = authorization
     }
 
     /// "socks5h://host:port" (credentials never appear).
