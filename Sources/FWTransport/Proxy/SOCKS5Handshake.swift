@@ -99,7 +99,9 @@ struct SOCKS5Handshake: Sendable {
             return fail(.authenticationRequired("the SOCKS5 proxy requires credentials"))
         case 0xFF:
             return fail(.refused("the SOCKS5 proxy accepts none of the offered authentication methods"))
-        case 0, 2 where credentials != nil:
+        case 0:
+            break
+        case 2 where credentials != nil:
             break
         default:
             return fail(.malformedReply("the SOCKS5 proxy chose method \(method), which was not offered"))
