@@ -31,7 +31,8 @@ extension HTTPRequestSerializer.State {
                 as? [String],
               names.count == values.count else { return nil }
         self.init()
-        stringEncoding = String.Encoding(rawValue: UInt(truncatingIfNeeded: coder.decodeInt64(forKey: Key.stringEncoding)))
+        let encoding = UInt(truncatingIfNeeded: coder.decodeInt64(forKey: Key.stringEncoding))
+        stringEncoding = String.Encoding(rawValue: encoding)
         httpMethodsEncodingParametersInURI = Set(methods)
         headers = zip(names, values).map { (name: $0, value: $1) }
         queryStringSerializationStyle = HTTPRequestQueryStringSerializationStyle(

@@ -3,8 +3,8 @@ import FWNetworking
 import Testing
 import TestSupport
 
-// The client of the DocC article Sources/FWNetworking/FWNetworking.docc/HTTPSessionManager.md (and of the
-// README's "HTTP session manager" section), compiled with the article's two imports and run against a
+// The client of the DocC article Sources/FWNetworking/FWNetworking.docc/HTTPSessionManagerArticle.md (and of
+// the README's "HTTP session manager" section), compiled with the article's two imports and run against a
 // loopback server: the GET's page in the query below the base URL's path, the POST's JSON body, the
 // decoded replies, and a 404 in the error. Keep the client below identical to the article's.
 
