@@ -6,7 +6,8 @@ import TestSupport
 
 // How HTTPSessionManager's requests end: an HTTP error in failure with the task and the response, a
 // request that cannot be built in failure with no task on the completion queue (never a throw or a
-// trap), the general dataTask left suspended, and a multipart POST parsed by Python's email.parser.
+// trap), the general dataTask left suspended, a multipart POST parsed by Python's email.parser, and
+// public-key pinning over HTTPS against `openssl s_server`.
 
 @Suite struct HTTPSessionManagerRequestsTests {
     // MARK: Failures
@@ -136,5 +137,35 @@ import TestSupport
         #expect(reply.method == "POST" && reply.contentType?.hasPrefix("multipart/form-data; boundary=") == true)
         let length = try #require(reply.contentLength.flatMap(Int.init))
         #expect(reply.received == length && uploaded.withLock { $0 } == Int64(length))
+    }
+}
+
+// MARK: - Pinning over HTTPS
+
+@Suite struct HTTPSessionManagerPinningTests {
+    /// An https manager for `openssl s_server` trusting the fixture root, pinning `pins`' public keys.
+    @Test(arguments: [(["valid-ecdsa.pem"], true), (["valid-rsa.pem"], false)])
+    func anHTTPSManagerPinsPublicKeys(_ pins: [String], trusted: Bool) throws {
+        let server = try OpenSSLServer.start(certificate: "valid-ecdsa.pem", chain: "intermediate-ca.pem")
+        defer { server.stop() }
+        let manager = HTTPSessionManager(baseURL: URL(string: "https://127.0.0.1:\(server.port)/api"),
+                                         sessionConfiguration: try ManagerTests.fixtureTrust())
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        manager.completionQueue = HTTPManagerTests.completionQueue
+        manager.responseSerializer = HTTPResponseSerializer()
+        let policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: try ManagerTests.der(pins))
+        try manager.setSecurityPolicy(policy)
+        #expect(manager.securityPolicy === policy)
+
+        let recorder = VerbRecorder()
+        let task = manager.get(urlString: "/", success: recorder.success, failure: recorder.failure)
+        let outcome = try #require(recorder.wait())
+        #expect(outcome.task === task && outcome.onCompletionQueue)
+        if trusted {
+            #expect(outcome.error == nil && outcome.status == 200, "\(String(describing: outcome.error))")
+        } else {
+            let error = try #require(outcome.error as? URLError, "\(String(describing: outcome.error))")
+            #expect(error.code == .serverCertificateUntrusted)
+        }
     }
 }
