@@ -113,7 +113,7 @@ final class Sink {
 /// Peak resident set size of this process so far, in bytes (`ru_maxrss` is in KiB on Linux).
 func peakRSS() -> Int {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     return usage.ru_maxrss * 1024
 }
 
