@@ -259,4 +259,8 @@ selection=()
     --rounds "$rounds" --seconds "$seconds" "${selection[@]}" --out "$report" \
     --note "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, Linux $(uname -r), $quiet" \
     --note "$versions"
+# The multipart upload benchmark runs on its own (Scripts/bench-multipart.sh); its last recorded result is
+# kept in its package and carried into every report, so a full run does not drop it.
+multipart="$package/multipart-upload/results.md"
+if [ -f "$multipart" ]; then printf '\n' >> "$report" && cat "$multipart" >> "$report"; fi
 say "report written to $report"

@@ -31,8 +31,10 @@ public struct HTTPRequestQueryStringSerializationStyle: RawRepresentable, Hashab
 /// `HTTPRequestSerializer`, AFNetworking's `AFHTTPRequestSerializer`).
 ///
 /// Every property may be read and written from any thread: the state sits behind one lock, and a
-/// request is built from a snapshot of it.
-open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable { // all state in `state` (a LockedBox)
+/// request is built from a snapshot of it. A serializer can be archived (`NSSecureCoding`: everything
+/// but the query string block) and copied (`NSCopying`: everything), as AFNetworking's can.
+open class HTTPRequestSerializer: NSObject, URLRequestSerialization, NSSecureCoding, NSCopying,
+    @unchecked Sendable { // all state in `state` (a LockedBox)
     /// Turns the request being serialized and its parameters into a query string (nil: none).
     public typealias QueryStringSerialization = @Sendable (_ request: URLRequest, _ parameters: Any) throws -> String?
 
@@ -52,9 +54,43 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
 
     /// A serializer with `Accept-Language` from the process's locale settings and a `User-Agent` naming
     /// the program, the system and FWNetworking (see `+Defaults`).
-    public init() {
+    override public required init() {
+        super.init()
         setValue(Self.defaultAcceptLanguage(), forHTTPHeaderField: "Accept-Language")
         setValue(Self.defaultUserAgent(), forHTTPHeaderField: "User-Agent")
+    }
+
+    // MARK: NSSecureCoding, NSCopying
+
+    /// True: a serializer decodes only the types it encoded.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes what `encode(with:)` archived (see HTTPRequestSerializer+Coding.swift); nil when the
+    /// archive is not a request serializer's.
+    public required init?(coder: NSCoder) {
+        guard let decoded = State(coder: coder) else { return nil }
+        super.init()
+        state.withLock { $0 = decoded }
+    }
+
+    /// Encodes the string encoding, the methods encoding parameters in the URI, the default headers (in
+    /// order), the mirrored request properties that were set and the query string style; never the
+    /// query string block, which cannot be archived.
+    open func encode(with coder: NSCoder) {
+        state.withLock { $0 }.encode(with: coder)
+    }
+
+    /// A serializer of the same class with the same settings, query string block included.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = type(of: self).init()
+        copySettings(into: copy)
+        return copy
+    }
+
+    /// Gives `copy` (of this serializer's class) these settings; each subclass adds its own.
+    func copySettings(into copy: HTTPRequestSerializer) {
+        let settings = state.withLock { $0 }
+        copy.state.withLock { $0 = settings }
     }
 
     // MARK: Building requests

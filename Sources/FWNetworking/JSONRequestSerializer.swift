@@ -18,8 +18,28 @@ open class JSONRequestSerializer: HTTPRequestSerializer, @unchecked Sendable { /
     }
 
     /// A serializer with no writing options.
-    override public init() {
+    public required init() {
         super.init()
+    }
+
+    /// Decodes the superclass's settings and the writing options.
+    public required init?(coder: NSCoder) {
+        super.init(coder: coder)
+        let raw = UInt(truncatingIfNeeded: coder.decodeInt64(forKey: Self.writingOptionsKey))
+        options.withLock { $0 = JSONSerialization.WritingOptions(rawValue: raw) }
+    }
+
+    private static let writingOptionsKey = "writingOptions"
+
+    /// Encodes the superclass's settings and the writing options.
+    override open func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(Int64(truncatingIfNeeded: writingOptions.rawValue), forKey: Self.writingOptionsKey)
+    }
+
+    override func copySettings(into copy: HTTPRequestSerializer) {
+        super.copySettings(into: copy)
+        (copy as? JSONRequestSerializer)?.writingOptions = writingOptions
     }
 
     /// A serializer with `writingOptions`.

@@ -26,8 +26,36 @@ open class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Send
     }
 
     /// A serializer writing XML property lists.
-    override public init() {
+    public required init() {
         super.init()
+    }
+
+    private enum Key {
+        static let format = "format"
+        static let writeOptions = "writeOptions"
+    }
+
+    /// Decodes the superclass's settings, the format and the write options; nil for an unknown format.
+    public required init?(coder: NSCoder) {
+        let raw = UInt(truncatingIfNeeded: coder.decodeInt64(forKey: Key.format))
+        guard let format = PropertyListSerialization.PropertyListFormat(rawValue: raw) else { return nil }
+        let writeOptions = PropertyListSerialization.WriteOptions(coder.decodeInt64(forKey: Key.writeOptions))
+        super.init(coder: coder)
+        settings.withLock { $0 = (format, writeOptions) }
+    }
+
+    /// Encodes the superclass's settings, the format and the write options.
+    override open func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        let (format, writeOptions) = settings.withLock { ($0.format, $0.writeOptions) }
+        coder.encode(Int64(truncatingIfNeeded: format.rawValue), forKey: Key.format)
+        coder.encode(Int64(truncatingIfNeeded: writeOptions), forKey: Key.writeOptions)
+    }
+
+    override func copySettings(into copy: HTTPRequestSerializer) {
+        super.copySettings(into: copy)
+        let values = settings.withLock { $0 }
+        (copy as? PropertyListRequestSerializer)?.settings.withLock { $0 = values }
     }
 
     /// A serializer writing `format` with `writeOptions`.

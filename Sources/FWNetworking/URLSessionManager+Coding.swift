@@ -55,9 +55,20 @@ extension URLSessionManager {
     /// serializer and the policy.
     func makeCopy() -> URLSessionManager {
         let copy = type(of: self).init(sessionConfiguration: sessionConfiguration)
-        let (serializer, policy) = settings.withLock { ($0.responseSerializer, $0.securityPolicy) }
-        copy.responseSerializer = serializer.copy() as? HTTPResponseSerializer ?? serializer
-        copy.securityPolicy = policy.copy() as? SecurityPolicy ?? policy
+        copySettings(into: copy)
         return copy
+    }
+
+    /// Gives `copy` copies of this manager's response serializer and security policy. The policy is
+    /// stored as it is, not through `securityPolicy`'s setter: this manager already accepted it, and a
+    /// subclass's setter may judge it against state the copy does not have yet.
+    func copySettings(into copy: URLSessionManager) {
+        let (serializer, policy) = settings.withLock { ($0.responseSerializer, $0.securityPolicy) }
+        let serializerCopy = serializer.copy() as? HTTPResponseSerializer ?? serializer
+        let policyCopy = policy.copy() as? SecurityPolicy ?? policy
+        copy.settings.withLock {
+            $0.responseSerializer = serializerCopy
+            $0.securityPolicy = policyCopy
+        }
     }
 }

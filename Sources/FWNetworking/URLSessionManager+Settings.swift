@@ -13,13 +13,6 @@ extension URLSessionManager {
         set { settings.withLock { $0.responseSerializer = newValue } }
     }
 
-    /// Judges the server trust of the session's connections (unless `sessionDidReceiveAuthenticationChallenge`
-    /// or `authenticationChallengeHandler` decide otherwise). `SecurityPolicy.default` by default.
-    public var securityPolicy: SecurityPolicy {
-        get { settings.withLock { $0.securityPolicy } }
-        set { settings.withLock { $0.securityPolicy = newValue } }
-    }
-
     /// The queue completion handlers (and the notifications that follow them) run on; nil (the default)
     /// for the main queue, as the seeds say. Set it in a process that does not run the main queue.
     public var completionQueue: DispatchQueue? {

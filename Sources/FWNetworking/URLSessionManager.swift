@@ -102,6 +102,16 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
         }
     }
 
+    // MARK: Server trust
+
+    /// Judges the server trust of the session's connections (unless `sessionDidReceiveAuthenticationChallenge`
+    /// or `authenticationChallengeHandler` decide otherwise). `SecurityPolicy.default` by default.
+    /// Open so that `HTTPSessionManager` can refuse a pinning policy without an https base URL.
+    open var securityPolicy: SecurityPolicy {
+        get { settings.withLock { $0.securityPolicy } }
+        set { settings.withLock { $0.securityPolicy = newValue } }
+    }
+
     // MARK: URLSessionDelegate
 
     /// Calls `sessionDidBecomeInvalid`, then posts `urlSessionDidInvalidateNotification`.

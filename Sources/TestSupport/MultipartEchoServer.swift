@@ -1,36 +1,60 @@
-import Foundation
-import TestSupport
-
 // MultipartEchoServer: a Python http.server (HTTP/1.1, so it answers Expect: 100-continue) that parses
 // multipart/form-data bodies and answers with what it saw, as JSON: for each part its name, file name,
 // Content-Type, length and SHA-256. `/parse` reads the whole body and parses it with `email.parser`
 // (BytesParser with a synthetic header); `/stream` parses it while reading, in 1 MiB pieces, for bodies
-// too large to hold (the part headers still go through email's header parser).
-final class MultipartEchoServer {
+// too large to hold (the part headers still go through email's header parser). Used by the integration
+// tests and the HTTPSessionManager tests.
+
+import Foundation
+
+// MARK: - MultipartEchoServer
+
+/// A Python server that parses multipart/form-data bodies and answers with what it saw, as JSON.
+public final class MultipartEchoServer {
     /// What the server saw of one request.
-    struct Reply: Decodable {
-        var method: String
-        var contentType: String?
-        var contentLength: String?
-        var received: Int
-        var parts: [Part]
+    public struct Reply: Decodable, Sendable {
+        /// The request method.
+        public var method: String
+        /// The request's Content-Type (with the boundary).
+        public var contentType: String?
+        /// The request's Content-Length, as sent.
+        public var contentLength: String?
+        /// Body bytes read.
+        public var received: Int
+        /// The parts, in order.
+        public var parts: [Part]
     }
 
     /// One part as the server parsed it.
-    struct Part: Decodable, Equatable {
-        var name: String?
-        var filename: String?
-        var contentType: String?
-        var length: Int
-        var sha256: String
+    public struct Part: Decodable, Equatable, Sendable {
+        /// The `name` of the part's Content-Disposition.
+        public var name: String?
+        /// The `filename` of the part's Content-Disposition.
+        public var filename: String?
+        /// The part's Content-Type.
+        public var contentType: String?
+        /// The payload's length.
+        public var length: Int
+        /// The payload's SHA-256, hex.
+        public var sha256: String
+
+        /// A part with these fields.
+        public init(name: String?, filename: String?, contentType: String?, length: Int, sha256: String) {
+            self.name = name
+            self.filename = filename
+            self.contentType = contentType
+            self.length = length
+            self.sha256 = sha256
+        }
     }
 
-    let port: Int
+    /// The port on 127.0.0.1.
+    public let port: Int
     private let process: SpawnedProcess
     private let directory: String
 
     /// Starts the server on a free port of 127.0.0.1 (the script binds port 0 and prints it).
-    init() throws {
+    public init() throws {
         directory = NSTemporaryDirectory() + "/fwnetworking-multipart-echo-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let script = directory + "/echo.py"
@@ -55,16 +79,16 @@ final class MultipartEchoServer {
     }
 
     /// `http://127.0.0.1:PORT`.
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Stops the server and removes its directory.
-    func stop() {
+    public func stop() {
         process.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Decodes a reply body.
-    static func reply(_ data: Data) throws -> Reply {
+    public static func reply(_ data: Data) throws -> Reply {
         try JSONDecoder().decode(Reply.self, from: data)
     }
 
