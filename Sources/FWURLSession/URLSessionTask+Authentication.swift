@@ -29,6 +29,37 @@ struct TaskAuthentication {
     var failures = 0
     /// The challenges of the 401 being answered, for `rejectProtectionSpace` to move on to the next.
     var offered: [HTTPAuthenticationChallenge] = []
+
+    /// The next step for a task answering a challenge.
+    enum Step {
+        /// Ask for a credential; the task was refused `failures` times in this protection space.
+        case ask(failures: Int)
+        /// Send the same credential again (Digest's `stale=true`).
+        case again(URLCredential)
+        /// Stop answering: the challenge is the response.
+        case give
+    }
+
+    /// What to do about `challenge` for `space`, updating the task's record in `slot`: a new protection
+    /// space starts afresh; in the same space a refusal counts as a failure, up to `maximumFailures`.
+    static func step(answering challenge: HTTPAuthenticationChallenge, offered: [HTTPAuthenticationChallenge],
+                     space: URLProtectionSpace, fresh: HTTPAuthenticationState, maximumFailures: Int,
+                     in slot: inout TaskAuthentication?) -> Step {
+        guard var current = slot, current.space == space else {
+            slot = TaskAuthentication(space: space, state: fresh, offered: offered)
+            return .ask(failures: 0)
+        }
+        let outcome = current.state.update(with: challenge)
+        current.offered = offered
+        defer { slot = current }
+        switch outcome {
+        case .retryWithSameCredential: return current.credential.map(Step.again) ?? .ask(failures: current.failures)
+        case .askForCredential:
+            current.failures += 1
+            return current.failures > maximumFailures ? .give : .ask(failures: current.failures)
+        case .cannotAnswer: return .give
+        }
+    }
 }
 
 extension URLSessionTask {
@@ -58,22 +89,9 @@ extension URLSessionTask {
         guard let challenge = HTTPAuthenticationChallenge.preferred(among: offered),
               let space = challenge.protectionSpace(forServerOf: url),
               let fresh = HTTPAuthenticationState(challenge: challenge) else { return .declined }
-        enum Step { case ask(Int), again(URLCredential), give }
-        let step = transfer.withLock { state -> Step in
-            guard var current = state.authentication, current.space == space else {
-                state.authentication = TaskAuthentication(space: space, state: fresh, offered: offered)
-                return .ask(0)
-            }
-            let outcome = current.state.update(with: challenge)
-            current.offered = offered
-            defer { state.authentication = current }
-            switch outcome {
-            case .retryWithSameCredential: return current.credential.map(Step.again) ?? .ask(current.failures)
-            case .askForCredential:
-                current.failures += 1
-                return current.failures > Self.maximumAuthenticationFailures ? .give : .ask(current.failures)
-            case .cannotAnswer: return .give
-            }
+        let step = transfer.withLock { state in
+            TaskAuthentication.step(answering: challenge, offered: offered, space: space, fresh: fresh,
+                                    maximumFailures: Self.maximumAuthenticationFailures, in: &state.authentication)
         }
         switch step {
         case .give: return .declined

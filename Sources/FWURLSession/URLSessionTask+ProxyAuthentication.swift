@@ -117,22 +117,9 @@ extension URLSessionTask {
               let space = challenge.protectionSpace(forProxyHost: hop.proxy.host, port: hop.proxy.port,
                                                     type: hop.spaceType),
               let fresh = HTTPAuthenticationState(challenge: challenge) else { return .declined }
-        enum Step { case ask(Int), again(URLCredential), give }
-        let step = transfer.withLock { state -> Step in
-            guard var current = state.proxyAuthentication, current.space == space else {
-                state.proxyAuthentication = TaskAuthentication(space: space, state: fresh, offered: offered)
-                return .ask(0)
-            }
-            let outcome = current.state.update(with: challenge)
-            current.offered = offered
-            defer { state.proxyAuthentication = current }
-            switch outcome {
-            case .retryWithSameCredential: return current.credential.map(Step.again) ?? .ask(current.failures)
-            case .askForCredential:
-                current.failures += 1
-                return current.failures > Self.maximumAuthenticationFailures ? .give : .ask(current.failures)
-            case .cannotAnswer: return .give
-            }
+        let step = transfer.withLock { state in
+            TaskAuthentication.step(answering: challenge, offered: offered, space: space, fresh: fresh,
+                                    maximumFailures: Self.maximumAuthenticationFailures, in: &state.proxyAuthentication)
         }
         switch step {
         case .give: return .declined
