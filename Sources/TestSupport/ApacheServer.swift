@@ -36,7 +36,7 @@ public final class ApacheServer: Sendable {
             try Self.config(workspace: workspace, port: port)
                 .write(toFile: workspace + "/httpd.conf", atomically: true, encoding: .utf8)
             let process = try SpawnedProcess.spawn(
-                ["timeout", "-k", "1", "300", apache, "-X", "-f", workspace + "/httpd.conf"],
+                SpawnedProcess.safetyNet + [apache, "-X", "-f", workspace + "/httpd.conf"],
                 logPath: workspace + "/stdout.log")
             if waitUntil(timeout: 10, { SpawnedProcess.isAccepting(port: port) || process.hasExited() }),
                !process.hasExited() {

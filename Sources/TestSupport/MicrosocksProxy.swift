@@ -23,7 +23,7 @@ public final class MicrosocksProxy: Sendable { // immutable; `process` stops its
         var lastLog = ""
         for _ in 0..<5 {
             let port = try SpawnedProcess.freePort()
-            var arguments = ["timeout", "-k", "1", "300", microsocks, "-i", "127.0.0.1", "-p", "\(port)"]
+            var arguments = SpawnedProcess.safetyNet + [microsocks, "-i", "127.0.0.1", "-p", "\(port)"]
             if let user { arguments += ["-u", user, "-P", password ?? ""] }
             let logPath = NSTemporaryDirectory() + "fwnetworking-microsocks-\(getpid())-\(port).log"
             let process = try SpawnedProcess.spawn(arguments, logPath: logPath)

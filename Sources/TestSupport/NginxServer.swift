@@ -49,13 +49,18 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
             // Two blocks on one port would be virtual hosts of one listener, not two servers.
             guard Set(ports).count == ports.count else { continue }
             let configPath = workspace + "/nginx.conf"
+            // nginx writes its pid file only once every listener is bound: until then a port that accepts
+            // may be another test's server that took the port meanwhile (nginx then fails and exits).
+            let pidFile = workspace + "/nginx.pid"
+            try? FileManager.default.removeItem(atPath: pidFile)
             try Self.config(workspace: workspace, root: root, blocks: blocks, ports: ports)
                 .write(toFile: configPath, atomically: true, encoding: .utf8)
             let process = try SpawnedProcess.spawn(
-                ["timeout", "-k", "1", "300", nginx, "-p", workspace, "-c", configPath, "-e", workspace + "/error.log"],
+                SpawnedProcess.safetyNet + [nginx, "-p", workspace, "-c", configPath, "-e", workspace + "/error.log"],
                 logPath: workspace + "/stdout.log")
             let up = waitUntil(timeout: 10) {
-                ports.allSatisfy(SpawnedProcess.isAccepting(port:)) || process.hasExited()
+                (FileManager.default.fileExists(atPath: pidFile) && ports.allSatisfy(SpawnedProcess.isAccepting(port:)))
+                    || process.hasExited()
             }
             if up, !process.hasExited() {
                 self.ports = ports

@@ -46,7 +46,7 @@ public final class OpenSSLServer: Sendable { // immutable; `process` stops itsel
         for _ in 0..<5 {
             let port = try SpawnedProcess.freePort()
             let logPath = NSTemporaryDirectory() + "fwtls-s_server-\(getpid())-\(port)-\(UUID().uuidString).log"
-            let arguments = ["timeout", "-k", "1", "120", "openssl", "s_server", "-accept", "127.0.0.1:\(port)"]
+            let arguments = SpawnedProcess.safetyNet + ["openssl", "s_server", "-accept", "127.0.0.1:\(port)"]
             let process = try SpawnedProcess.spawn(arguments + options, logPath: logPath)
             let server = OpenSSLServer(port: port, process: process)
             let deadline = Date().addingTimeInterval(5)

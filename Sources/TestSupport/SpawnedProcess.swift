@@ -84,6 +84,11 @@ public final class SpawnedProcess: @unchecked Sendable { // `stopped`: only stop
         Glibc.close(inputWriter)
     }
 
+    /// The `timeout` every spawned server runs under, as `["timeout", "-k", "1", "<seconds>"]`: a safety net
+    /// that ends a server whose test process died without stopping it. Far longer than any test: a
+    /// ThreadSanitizer run on a loaded 2-core machine kept a test's s_server past the 120 s it once had.
+    public static let safetyNet = ["timeout", "-k", "1", "1800"]
+
     /// A port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close). For servers that
     /// cannot listen on port 0; a collision shows as the server exiting, and callers retry. For a port that
     /// must refuse connections, use `RefusingPort`.

@@ -40,7 +40,7 @@ public final class SquidProxy: @unchecked Sendable { // immutable after init; `p
             try Self.config(workspace: workspace, port: port, authentication: users.isEmpty ? nil : digest)
                 .write(toFile: configPath, atomically: true, encoding: .utf8)
             let process = try SpawnedProcess.spawn(
-                ["timeout", "-k", "1", "300", "/usr/sbin/squid", "-N", "-f", configPath],
+                SpawnedProcess.safetyNet + ["/usr/sbin/squid", "-N", "-f", configPath],
                 logPath: workspace + "/stdout.log")
             let up = waitUntil(timeout: 20) { SpawnedProcess.isAccepting(port: port) || process.hasExited() }
             if up, !process.hasExited() {
