@@ -12,6 +12,11 @@
 #                                      libcurl's multi interface (Scripts/bench/curl/bench-curl.c, one easy
 #                                      handle reused, the same closed loop); prints both syscall tables with
 #                                      the calls per request
+#   Scripts/profile.sh hops [N]        wall-clock time per request of ProfileClient and of libcurl multi
+#                                      (bench-curl) over N requests (default 3000) after a warm-up, and the
+#                                      round trip of two threads waking each other through semaphores
+#                                      (what one hand-off there and back costs here), in 3 interleaved
+#                                      rounds; prints each round's figures and the ratios
 #   Scripts/profile.sh serve           only start nginx and print its URL (stops on Ctrl-C)
 #
 # Installs valgrind, strace and nginx with apt-get when missing and run as root. Nothing but 127.0.0.1 is
@@ -24,8 +29,9 @@ mode=${1:-callgrind}
 case "$mode" in
     callgrind) requests=${2:-2000} ;;
     strace) requests=${2:-10000} ;;
+    hops) requests=${2:-3000} ;;
     serve) requests=0 ;;
-    *) echo "usage: $0 callgrind|strace|serve [N]" >&2; exit 2 ;;
+    *) echo "usage: $0 callgrind|strace|hops|serve [N]" >&2; exit 2 ;;
 esac
 say() { echo "profile: $*" >&2; }
 
@@ -155,6 +161,57 @@ if [ "$mode" = callgrind ]; then
     echo '### exclusive (top 40)'
     callgrind_annotate --threshold=100 "$out/callgrind.out" 2>/dev/null |
         swift demangle --simplified | sed -n '1,60p'
+    exit 0
+fi
+
+# MARK: hops
+
+if [ "$mode" = hops ]; then
+    cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+    cat >"$work/wake.c" <<'C'
+// N round trips between two threads over semaphores: the main thread wakes the peer, the peer wakes it.
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static sem_t ping, pong;
+static long n;
+static void *peer(void *arg) {
+    for (long i = 0; i < n; i++) { sem_wait(&ping); sem_post(&pong); }
+    return arg;
+}
+int main(int argc, char **argv) {
+    n = argc > 1 ? atol(argv[1]) : 3000;
+    sem_init(&ping, 0, 0);
+    sem_init(&pong, 0, 0);
+    pthread_t thread;
+    pthread_create(&thread, NULL, peer, NULL);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (long i = 0; i < n; i++) { sem_post(&ping); sem_wait(&pong); }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    pthread_join(thread, NULL);
+    printf("%.0f\n", ((end.tv_sec - start.tv_sec) * 1e9 + (end.tv_nsec - start.tv_nsec)) / n);
+    return 0;
+}
+C
+    cc -O2 -pthread -o "$work/wake" "$work/wake.c"
+    echo "## hops: $requests sequential GETs of 64 B (ns per request, wall clock) and a thread round trip"
+    echo
+    echo "| round | FWNetworking | libcurl multi | round trip of 2 threads | FW / curl | (FW - curl) / round trip |"
+    echo "|--:|--:|--:|--:|--:|--:|"
+    for round in 1 2 3; do
+        fw=$("$client" "$url" "$requests" --warm-up 200 --time)
+        start=$(date +%s%N)
+        "$work/bench-curl" "$url" 1 "$requests" get >/dev/null
+        curl_ns=$(( ($(date +%s%N) - start) / requests ))
+        trip=$("$work/wake" "$requests")
+        awk -v r="$round" -v f="$fw" -v c="$curl_ns" -v t="$trip" \
+            'BEGIN { printf "| %d | %d | %d | %d | %.2f | %.2f |\n", r, f, c, t, f / c, (f - c) / t }'
+    done
+    echo
+    echo "bench-curl's figure includes its process start-up and connection (FWNetworking's does not)."
     exit 0
 fi
 

@@ -3,10 +3,11 @@
 // does), then exits; a failed request ends it with status 1. The workload of Scripts/profile.sh, which runs
 // it under callgrind, perf or strace against a loopback nginx.
 //
-//   ProfileClient URL COUNT [--warm-up N] [--gate]
+//   ProfileClient URL COUNT [--warm-up N] [--gate] [--time]
 //     --warm-up N   send N requests first (the connection, caches and lazy initialisation)
 //     --gate        after the warm-up, print "warmed-up" and wait for a line on standard input before the
 //                   COUNT requests (the profiler starts collecting in between)
+//     --time        print the wall-clock nanoseconds per request of the COUNT requests on standard output
 
 import Dispatch
 import Foundation
@@ -51,5 +52,9 @@ if arguments.contains("--gate") {
     FileHandle.standardOutput.write(Data("warmed-up\n".utf8))
     _ = readLine()
 }
+let started = DispatchTime.now().uptimeNanoseconds
 for _ in 0..<count { send() }
+if arguments.contains("--time") {
+    print((DispatchTime.now().uptimeNanoseconds - started) / UInt64(max(count, 1)))
+}
 session.finishTasksAndInvalidate()
