@@ -17,6 +17,9 @@
 #                                      round trip of two threads waking each other through semaphores
 #                                      (what one hand-off there and back costs here), in 3 interleaved
 #                                      rounds; prints each round's figures and the ratios
+#   Scripts/profile.sh memory          peak RSS (ru_maxrss, /usr/bin/time) of ProfileClient: exiting at its
+#                                      argument check (Foundation and FWNetworking loaded, nothing run), with
+#                                      a session and no request, one GET, 1000 GETs; 3 rounds
 #   Scripts/profile.sh serve           only start nginx and print its URL (stops on Ctrl-C)
 #
 # Installs valgrind, strace and nginx with apt-get when missing and run as root. Nothing but 127.0.0.1 is
@@ -30,8 +33,9 @@ case "$mode" in
     callgrind) requests=${2:-2000} ;;
     strace) requests=${2:-10000} ;;
     hops) requests=${2:-3000} ;;
+    memory) requests=0 ;;
     serve) requests=0 ;;
-    *) echo "usage: $0 callgrind|strace|hops|serve [N]" >&2; exit 2 ;;
+    *) echo "usage: $0 callgrind|strace|hops|memory|serve [N]" >&2; exit 2 ;;
 esac
 say() { echo "profile: $*" >&2; }
 
@@ -161,6 +165,21 @@ if [ "$mode" = callgrind ]; then
     echo '### exclusive (top 40)'
     callgrind_annotate --threshold=100 "$out/callgrind.out" 2>/dev/null |
         swift demangle --simplified | sed -n '1,60p'
+    exit 0
+fi
+
+# MARK: memory
+
+if [ "$mode" = memory ]; then
+    peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1; }
+    echo "## memory: peak RSS of ProfileClient (KB, ru_maxrss)"
+    echo
+    echo "| round | loaded, nothing run | session, no request | one GET | 1000 GETs |"
+    echo "|--:|--:|--:|--:|--:|"
+    for round in 1 2 3; do
+        echo "| $round | $(peak "$client") | $(peak "$client" "$url" 0) | $(peak "$client" "$url" 1) |" \
+            "$(peak "$client" "$url" 1000) |"
+    done
     exit 0
 fi
 
