@@ -16,7 +16,8 @@
 #                                      (bench-curl) over N requests (default 3000) after a warm-up, and the
 #                                      round trip of two threads waking each other through semaphores
 #                                      (what one hand-off there and back costs here), in 3 interleaved
-#                                      rounds; prints each round's figures and the ratios
+#                                      rounds; then CPU per request (user + system) of both clients;
+#                                      prints each round's figures and the ratios
 #   Scripts/profile.sh memory          peak RSS (ru_maxrss, /usr/bin/time) of ProfileClient: exiting at its
 #                                      argument check (Foundation and FWNetworking loaded, nothing run), with
 #                                      a session and no request, one GET, 1000 GETs; 3 rounds
@@ -231,6 +232,24 @@ C
     done
     echo
     echo "bench-curl's figure includes its process start-up and connection (FWNetworking's does not)."
+    echo
+    # CPU (user + system, all threads) per request: the difference between a run of N and one of N/6
+    # requests, so that start-up and the first connection cancel out.
+    cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -n 1 | awk '{ printf "%d", ($1 + $2) * 1e6 }'; }
+    small=$((requests / 6))
+    echo "### CPU per request (µs, user + system; (run of $requests - run of $small) / $((requests - small)))"
+    echo
+    echo "| round | FWNetworking | libcurl multi | FW / curl |"
+    echo "|--:|--:|--:|--:|"
+    for round in 1 2 3; do
+        fw_large=$(cpu "$client" "$url" "$requests")
+        fw_small=$(cpu "$client" "$url" "$small")
+        curl_large=$(cpu "$work/bench-curl" "$url" 1 "$requests" get)
+        curl_small=$(cpu "$work/bench-curl" "$url" 1 "$small" get)
+        awk -v r="$round" -v fl="$fw_large" -v fs="$fw_small" -v cl="$curl_large" -v cs="$curl_small" \
+            -v n=$((requests - small)) \
+            'BEGIN { f = (fl - fs) / n; c = (cl - cs) / n; printf "| %d | %.1f | %.1f | %.2f |\n", r, f, c, f / c }'
+    done
     exit 0
 fi
 
