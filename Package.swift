@@ -47,5 +47,16 @@ let package = Package(
         .executableTarget(
             name: "ReachabilityProbe", dependencies: ["FWNetworking", "TestSupport"], path: "Tests/ReachabilityProbe"
         ),
+        // Counts heap allocations per keep-alive GET (URLSession and HTTPTransport) against the budgets in
+        // Tests/AllocationBudget/budget.txt. CAllocationCounter defines malloc and friends: only this
+        // executable may depend on it, no library or test target.
+        .target(name: "CAllocationCounter", path: "Tests/AllocationCounter"),
+        .executableTarget(
+            name: "AllocationBudget",
+            dependencies: ["CAllocationCounter", "FWNetworking", "FWTransport", "FWLoop", "FWWire"],
+            path: "Tests/AllocationBudget", exclude: ["budget.txt"]
+        ),
+        // The workload Scripts/profile.sh profiles: sequential GETs through URLSession with completion handlers.
+        .executableTarget(name: "ProfileClient", dependencies: ["FWNetworking"], path: "Tests/ProfileClient"),
     ]
 )

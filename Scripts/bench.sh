@@ -251,6 +251,14 @@ versions+="$("$curl_tool" --version | head -1 | cut -d' ' -f1-2) (tool), OpenSSL
     cut -d' ' -f2), $("$wrk" -v 2>&1 | head -1 | cut -d' ' -f1-2), $(swift --version 2>/dev/null | head -1)"
 selection=()
 [ -n "$rows" ] && selection=(--rows "$rows")
+# A full run rewrites results.md; what follows its hand-maintained marker (allocation, profile and syscall
+# figures) is kept.
+marker='<!-- Hand-maintained from here on'
+kept=""
+if [ -f "$report" ] && grep -qF "$marker" "$report"; then
+    kept=$(mktemp)
+    sed -n "/^$marker/,\$p" "$report" >"$kept"
+fi
 "$bin/bench-suite" --server "http=http://127.0.0.1:${ports[0]}" --server "https=https://127.0.0.1:${ports[1]}" \
     --server "https-rsa=https://127.0.0.1:${ports[2]}" --server "https-ecdsa=https://127.0.0.1:${ports[3]}" \
     --bin "$bin" --curl "$package/.build/c/bench-curl" --curl-tool "$curl_tool" --wrk "$wrk" \
@@ -263,4 +271,8 @@ selection=()
 # kept in its package and carried into every report, so a full run does not drop it.
 multipart="$package/multipart-upload/results.md"
 if [ -f "$multipart" ]; then printf '\n' >> "$report" && cat "$multipart" >> "$report"; fi
+if [ -n "$kept" ]; then
+    { echo; cat "$kept"; } >>"$report"
+    rm -f "$kept"
+fi
 say "report written to $report"

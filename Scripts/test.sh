@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: system packages, build, every test target (the fault suite included: a fault-
 # injecting proxy between the client and nginx / openssl s_server, every fault x phase x API, ~15 s), the
-# same suite again under shifted clocks (no test may depend on today's date), then the dependency check,
+# allocation budgets (heap allocations per keep-alive GET, Tests/AllocationBudget), the same suite again
+# under shifted clocks (no test may depend on today's date), then the dependency check,
 # the symbol diff against FoundationNetworking (a missing symbol that is not on
 # Scripts/api-diff/allowlist.txt fails it) and the DocC archive (a broken link in the documentation
 # catalog fails it).
@@ -18,6 +19,8 @@ trap 'rm -rf "$scratch"' EXIT
 export XDG_DATA_HOME="$scratch/data" XDG_CACHE_HOME="$scratch/cache"
 swift build --build-tests
 swift test --skip-build
+# Heap allocations per keep-alive GET against Tests/AllocationBudget/budget.txt (counts, not times; ~10 s).
+Scripts/alloc-budget.sh --debug
 Scripts/time-travel.sh
 if [ "${1:-}" = "--tsan" ]; then
     swift build --build-tests --sanitize=thread --scratch-path .build-tsan

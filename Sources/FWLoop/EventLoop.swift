@@ -84,6 +84,12 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     private var timers = TimerQueue()
     /// Loop thread only: work for the end of the current iteration (`atEndOfIteration`).
     private var endOfIteration: [() -> Void] = []
+    /// Loop thread only: emptied lists kept with their capacity, swapped in when `endOfIteration` and
+    /// `incoming.tasks` are taken, so that a busy loop does not allocate a new list every iteration.
+    private var spareEndOfIteration: [() -> Void] = []
+    private var spareTasks: [@Sendable () -> Void] = []
+    /// A spare list that held more than this many items is let go (a burst does not pin its memory).
+    private static let keptListCapacity = 256
 
     // MARK: Life cycle
 
@@ -309,25 +315,30 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
 
     private func runEndOfIteration() {
         while !endOfIteration.isEmpty {
-            let work = endOfIteration
-            endOfIteration = []
+            var work = spareEndOfIteration
+            spareEndOfIteration = []
+            swap(&work, &endOfIteration)
             for item in work {
                 item()
             }
+            work.removeAll(keepingCapacity: work.count <= Self.keptListCapacity)
+            spareEndOfIteration = work
         }
     }
 
     private func runQueuedTasks() {
-        let tasks = incoming.withLock { incoming in
+        var tasks = spareTasks
+        spareTasks = []
+        incoming.withLock { incoming in
             incoming.wakeupPending = false
-            defer {
-                incoming.tasks = []
-            }
-            return incoming.tasks
+            swap(&tasks, &incoming.tasks)
         }
         for task in tasks {
             task()
         }
+        // The tasks (and what they captured) are released here, outside the lock.
+        tasks.removeAll(keepingCapacity: tasks.count <= Self.keptListCapacity)
+        spareTasks = tasks
     }
 
     private func dispatch(_ events: UnsafeMutableBufferPointer<fw_epoll_event>) {

@@ -58,7 +58,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     /// Whether the request in flight has decoded slices still to come out (nothing else is read or parsed
     /// meanwhile: see `scheduleDecoding`).
-    var decodedOutputPending: Bool { machine.inFlight?.hasDecodedOutputPending ?? false }
+    var decodedOutputPending: Bool { machine.hasDecodedOutputPending }
     /// Loop thread only: the buffer ciphertext is read into (HTTPS only; plaintext is read straight into
     /// the parser).
     lazy var cipherBuffer = [UInt8](repeating: 0, count: Self.readSize)
@@ -71,6 +71,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     var addresses: (local: String?, remote: String?) = (nil, nil)
     /// Loop thread only: events waiting for the end of the loop iteration (`post`), per request, in order.
     private var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
+    /// Loop thread only: the emptied outbox of the last flush, kept with its capacity for the next one.
+    private var spareOutbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
     var metrics = TransportMetrics()
     var bytesWritten: Int64 = 0
@@ -245,16 +247,25 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             return
         }
         if outbox.isEmpty { loop.atEndOfIteration { [self] in flushOutbox() } }
-        outbox.append((request, events))
+        // Room for what usually follows in the same iteration (head, body, metrics, end): one allocation.
+        var batch = events
+        batch.reserveCapacity(Self.eventsPerBatch)
+        outbox.append((request, batch))
     }
+
+    /// The events one request usually posts in one iteration.
+    private static let eventsPerBatch = 6
 
     /// Delivers what `post` collected; also called before a request goes back to the transport, which
     /// delivers that request's later events itself.
     private func flushOutbox() {
         guard !outbox.isEmpty else { return }
-        let batches = outbox
-        outbox = []
+        var batches = spareOutbox
+        spareOutbox = []
+        swap(&batches, &outbox)
         for batch in batches { batch.request.deliver(batch.events) }
+        batches.removeAll(keepingCapacity: true)
+        spareOutbox = batches
     }
 
     // MARK: Socket

@@ -109,7 +109,18 @@ struct HTTP1ConnectionStateMachine {
 
     /// Whether the connection must not read now: a request is in flight and its task does not want the
     /// response read.
-    var isReadingPaused: Bool { inFlight?.readingPaused ?? false }
+    var isReadingPaused: Bool {
+        guard case .active(let request) = state else { return false }
+        return request.readingPaused
+    }
+
+    /// Whether the request in flight has decoded output still to come out (false when none is in flight).
+    /// Like `isReadingPaused`, read in place rather than through a copy of the request's machine (`inFlight`):
+    /// the connection asks several times per read.
+    var hasDecodedOutputPending: Bool {
+        guard case .active(let request) = state else { return false }
+        return request.hasDecodedOutputPending
+    }
 
     // MARK: Establishment
 

@@ -24,11 +24,12 @@ struct PreparedRequest: Sendable {
     /// would put invalid bytes on the wire.
     init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
         var head = request.head
-        if !head.headers.contains(name: "Host") {
-            head.headers.add(name: "Host", value: Self.hostFieldValue(for: request.key))
-        }
         // RFC 9110 §7.2: Host goes first (servers and proxies that read it by position exist).
-        head.headers.moveToFront(name: "Host")
+        if head.headers.contains(name: "Host") {
+            head.headers.moveToFront(name: "Host")
+        } else {
+            head.headers.addFirst(name: "Host", value: Self.hostFieldValue(for: request.key))
+        }
         Self.addressProxy(&head, key: request.key)
         if let body = request.body {
             let length = body.length

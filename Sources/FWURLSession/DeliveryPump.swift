@@ -13,7 +13,9 @@ import FWTransport
 
 final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue` is thread-safe
     private struct State {
-        var ready: [URLSessionTask] = []
+        /// Tasks to drain, in order; each is taken out (nil) when its drain starts, so that the pump's
+        /// reference goes with the drain, never inside the lock (the last reference may free the task).
+        var ready: [URLSessionTask?] = []
         var head = 0
         var isScheduled = false
     }
@@ -57,7 +59,7 @@ final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue`
                 return nil
             }
             defer { state.head += 1 }
-            return state.ready[state.head]
+            return state.ready[state.head].take()
         }
     }
 }

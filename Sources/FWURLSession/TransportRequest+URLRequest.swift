@@ -13,7 +13,9 @@ extension URLRequest {
     /// The cache judges `Vary` against this request, and the transport writes it.
     func outgoing(configuration: URLSessionConfiguration, cookies: String?) -> URLRequest {
         var request = self
-        for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
+        let additional = configuration.httpAdditionalHeaders ?? [:]
+        request.reserveFieldCapacity(adding: additional.count + 4)
+        for (name, value) in additional {
             guard let name = name.base as? String, request.value(forHTTPHeaderField: name) == nil else { continue }
             request.appendField(name, "\(value)")
         }
@@ -60,7 +62,10 @@ extension TransportRequest {
 
         let method = request.httpMethod ?? "GET"
         var headers = HTTPHeaders()
-        for field in request.orderedHeaderFields { headers.add(name: field.name, value: field.value) }
+        let fields = request.orderedHeaderFields
+        headers.reserveCapacity(fields: fields.count,
+                                bytes: fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+        for field in fields { headers.add(name: field.name, value: field.value) }
 
         var body = request.httpBody.map { [UInt8]($0) }
         if body == nil, ["POST", "PUT", "PATCH"].contains(method) { body = [] }

@@ -17,7 +17,7 @@ extension URLSessionTask: TransportTaskDelegate {
     /// Called by the transport on a loop thread: one loop iteration's events, queued under one lock and
     /// drained by one hop to the delegate queue.
     public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
-        enqueue(events.map(TaskEvent.transport))
+        enqueue(events.lazy.map(TaskEvent.transport))
     }
 
     func enqueue(_ event: TaskEvent) {

@@ -87,10 +87,29 @@ public struct HTTPHeaders: Sendable {
         self = kept
     }
 
+    /// Inserts a field before all the others (one new buffer, sized once).
+    public mutating func addFirst(name: String, value: String) {
+        var front = HTTPHeaders()
+        front.reserveCapacity(fields: fields.count + 1, bytes: name.utf8.count + value.utf8.count + storage.count)
+        front.add(name: name, value: value)
+        front.storage.append(contentsOf: storage)
+        let shift = front.storage.count - storage.count
+        for field in fields {
+            front.fields.append(FieldRanges(name: field.name.lowerBound + shift..<field.name.upperBound + shift,
+                                            value: field.value.lowerBound + shift..<field.value.upperBound + shift))
+        }
+        self = front
+    }
+
     /// Moves every field named `name` (case-insensitive) before all the others, keeping the order within
     /// each group and every byte as it is.
     public mutating func moveToFront(name: String) {
         guard contains(name: name) else { return }
+        // Already in front (the usual case: the field was just added there): nothing moves.
+        if let firstOther = fields.indices.first(where: { !nameMatches(at: $0, name) }),
+           !fields.indices[firstOther...].contains(where: { nameMatches(at: $0, name) }) {
+            return
+        }
         var moved = HTTPHeaders()
         moved.storage.reserveCapacity(storage.count)
         moved.fields.reserveCapacity(fields.count)
@@ -105,8 +124,9 @@ public struct HTTPHeaders: Sendable {
 
     // MARK: Appending raw bytes (parser)
 
-    /// Reserves room for `fields` fields taking `bytes` bytes of names and values in all.
-    mutating func reserveCapacity(fields fieldCount: Int, bytes byteCount: Int) {
+    /// Reserves room for `fields` fields taking `bytes` bytes of names and values (UTF-8) in all, so that
+    /// adding them allocates nothing more.
+    public mutating func reserveCapacity(fields fieldCount: Int, bytes byteCount: Int) {
         fields.reserveCapacity(fieldCount)
         storage.reserveCapacity(byteCount)
     }

@@ -65,6 +65,9 @@ let moveToFrontCases: [(HTTPHeaders, String, HTTPHeaders)] = [
     (["A": "1", "h": "x", "B": "2", "H": "y"], "H", ["h": "x", "H": "y", "A": "1", "B": "2"]),
     (["A": "1"], "Missing", ["A": "1"]),
     (HTTPHeaders(), "Host", HTTPHeaders()),
+    (["h": "x", "H": "y", "A": "1"], "h", ["h": "x", "H": "y", "A": "1"]),
+    (["h": "x", "A": "1", "H": "y"], "h", ["h": "x", "H": "y", "A": "1"]),
+    (["Host": "h"], "host", ["Host": "h"]),
 ]
 
 @Test("moving fields to the front keeps every byte and the order within each group", arguments: moveToFrontCases)
@@ -82,6 +85,31 @@ func movingToFrontKeepsRawBytes() {
     headers.moveToFront(name: "host")
     #expect(Array(headers.rawName(at: 0)) == Array("Host".utf8))
     // A round trip through ISO-8859-1 strings would have made four bytes of these three.
+    #expect(Array(headers.rawValue(at: 1)) == [0xC3, 0xA9, 0x41])
+}
+
+let addFirstCases: [(HTTPHeaders, HTTPHeaders)] = [
+    (HTTPHeaders(), ["Host": "h"]),
+    (["A": "1"], ["Host": "h", "A": "1"]),
+    (["A": "1", "B": "", "A": "2"], ["Host": "h", "A": "1", "B": "", "A": "2"]),
+]
+
+@Test("adding a field first keeps every other field and byte after it", arguments: addFirstCases)
+func addingFirst(_ headers: HTTPHeaders, _ expected: HTTPHeaders) {
+    var added = headers
+    added.addFirst(name: "Host", value: "h")
+    #expect(added == expected)
+    #expect(added.count == headers.count + 1)
+    added.add(name: "Z", value: "9")
+    #expect(added[added.count - 1] == (name: "Z", value: "9"))
+}
+
+@Test("adding first keeps the bytes of non-ASCII values")
+func addingFirstKeepsRawBytes() {
+    var headers = HTTPHeaders()
+    headers.add(name: "X", value: "\u{E9}A")
+    headers.addFirst(name: "Host", value: "h")
+    #expect(Array(headers.rawName(at: 0)) == Array("Host".utf8))
     #expect(Array(headers.rawValue(at: 1)) == [0xC3, 0xA9, 0x41])
 }
 

@@ -48,7 +48,9 @@ struct CacheControl: Equatable, Sendable {
 
     /// The directives in a Cache-Control field value (several field lines joined with commas).
     init(fieldValue: String?) {
-        for member in Self.members(of: fieldValue ?? "") {
+        // No field (the usual request): no directive, and nothing to split.
+        guard let fieldValue, !fieldValue.isEmpty else { return }
+        for member in Self.members(of: fieldValue) {
             apply(name: member.name.lowercased(), value: member.value)
         }
     }

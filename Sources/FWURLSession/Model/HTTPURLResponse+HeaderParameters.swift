@@ -53,6 +53,9 @@ extension HTTPURLResponse {
 
         /// The text between unquoted `;`s, quotes and quoted-pair backslashes removed; never empty.
         private static func segments(of field: String) -> [String] {
+            // Most values (`text/html`, `application/json`) have no parameter, quote or escape: the scalar
+            // walk below would rebuild them unchanged.
+            guard field.utf8.contains(where: isSplittingOrQuoting) else { return [field] }
             var segments: [String] = []
             var current = String.UnicodeScalarView()
             var isQuoted = false
@@ -80,6 +83,11 @@ extension HTTPURLResponse {
             segments.append(String(current))
             return segments
         }
+    }
+
+    /// Whether `byte` is one that `segments(of:)` treats specially: a semicolon, a quote or a backslash.
+    private static func isSplittingOrQuoting(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ";") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     // MARK: Extended values (RFC 8187)

@@ -42,6 +42,8 @@ extension HTTPURLResponse {
         /// such values that are all equal; `nil` for anything else.
         private static func contentLength(_ value: String?) -> Int64? {
             guard let value else { return nil }
+            // The usual case, one value of digits only, without splitting.
+            if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return Int64(value) }
             let lengths = value.split(separator: ",", omittingEmptySubsequences: false).map { element in
                 let digits = element.trimmingHTTPWhitespace()
                 let isNumber = !digits.isEmpty && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }

@@ -162,6 +162,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         _ fields: [(name: String, value: String)]
     ) -> (distinctNames: [(lowercased: String, name: String)], byLowercasedName: [String: String]) {
         var distinctNames: [(lowercased: String, name: String)] = []
+        distinctNames.reserveCapacity(fields.count)
         var byLowercasedName: [String: String] = [:]
         byLowercasedName.reserveCapacity(fields.count)
         for field in fields where !field.name.isEmpty {

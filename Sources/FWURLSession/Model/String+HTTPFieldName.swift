@@ -11,6 +11,9 @@ extension StringProtocol {
 
     /// Whether `self` equals `other` when ASCII letters are compared without regard to case.
     func isEqualIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
+        // Most comparisons (a field name against the one looked for) fail on the length, which native
+        // strings know without reading a byte.
+        guard utf8.count == other.utf8.count else { return false }
         var lhs = utf8.makeIterator()
         var rhs = other.utf8.makeIterator()
         while true {

@@ -90,8 +90,19 @@ extension URLRequest {
     /// Appends a field the session itself adds (a default, a configured field), without the capitalisation
     /// and checks `setValue` makes: its name is reported as given.
     mutating func appendField(_ name: String, _ value: String) {
+        // Taken out while it grows, so that the append happens in place instead of copying the list.
         var fields = headerFields ?? []
+        headerFields = nil
         fields.append(HeaderField(name: name, key: name, value: value))
+        headerFields = fields
+    }
+
+    /// Makes room for `count` more fields in one allocation (a request copied from another gets a list of
+    /// its own here, instead of at its first change).
+    mutating func reserveFieldCapacity(adding count: Int) {
+        var fields = headerFields ?? []
+        headerFields = nil
+        fields.reserveCapacity(fields.count + count)
         headerFields = fields
     }
 }

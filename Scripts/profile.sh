@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# Profiles the small-request path: sequential keep-alive GETs of a 64-byte file through URLSession with
+# completion handlers (Tests/ProfileClient, release build) against a loopback nginx (one worker, keep-alive
+# for 100000 requests, no access log).
+#
+#   Scripts/profile.sh callgrind [N]   valgrind --tool=callgrind over N requests (default 2000) after 200
+#                                      warm-up requests (instrumentation is switched on after the warm-up, so
+#                                      start-up and the connection are not in the profile); prints
+#                                      callgrind_annotate's inclusive and exclusive tables and instructions
+#                                      per request, and keeps callgrind.out in Scripts/.profile/
+#   Scripts/profile.sh strace [N]      strace -c -f over N requests (default 10000) of ProfileClient and of
+#                                      libcurl's multi interface (Scripts/bench/curl/bench-curl.c, one easy
+#                                      handle reused, the same closed loop); prints both syscall tables with
+#                                      the calls per request
+#   Scripts/profile.sh hops [N]        wall-clock time per request of ProfileClient and of libcurl multi
+#                                      (bench-curl) over N requests (default 3000) after a warm-up, and the
+#                                      round trip of two threads waking each other through semaphores
+#                                      (what one hand-off there and back costs here), in 3 interleaved
+#                                      rounds; then CPU per request (user + system) of both clients;
+#                                      prints each round's figures and the ratios
+#   Scripts/profile.sh memory          peak RSS (ru_maxrss, /usr/bin/time) of ProfileClient: exiting at its
+#                                      argument check (Foundation and FWNetworking loaded, nothing run), with
+#                                      a session and no request, one GET, 1000 GETs; 3 rounds
+#   Scripts/profile.sh serve           only start nginx and print its URL (stops on Ctrl-C)
+#
+# Installs valgrind, strace and nginx with apt-get when missing and run as root. Nothing but 127.0.0.1 is
+# contacted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+mode=${1:-callgrind}
+case "$mode" in
+    callgrind) requests=${2:-2000} ;;
+    strace) requests=${2:-10000} ;;
+    hops) requests=${2:-3000} ;;
+    memory) requests=0 ;;
+    serve) requests=0 ;;
+    *) echo "usage: $0 callgrind|strace|hops|memory|serve [N]" >&2; exit 2 ;;
+esac
+say() { echo "profile: $*" >&2; }
+
+# MARK: Dependencies
+
+missing=()
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx)
+command -v valgrind >/dev/null || missing+=(valgrind)
+command -v strace >/dev/null || missing+=(strace)
+command -v cc >/dev/null || missing+=(gcc)
+echo '#include <curl/curl.h>' | cc -E - >/dev/null 2>&1 || missing+=(libcurl4-openssl-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        say "missing ${missing[*]}; run: sudo apt-get install -y ${missing[*]/#nginx/nginx-light}"
+        exit 1
+    fi
+    if [[ " ${missing[*]} " == *" nginx "* ]] && apt-cache show nginx-light >/dev/null 2>&1; then
+        missing=("${missing[@]/#nginx/nginx-light}")
+    fi
+    say "installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2 ||
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2; }
+fi
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+
+# MARK: nginx
+
+work=$(mktemp -d /tmp/fwprofile.XXXXXX)
+nginx_pid=""
+cleanup() {
+    if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
+        kill -TERM "$nginx_pid" 2>/dev/null || true
+        wait "$nginx_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+chmod 755 "$work"   # nginx's worker runs as an unprivileged user when we are root
+mkdir -p "$work/www" "$work/logs" "$work/temp"
+head -c 64 /dev/urandom >"$work/www/64.bin"
+chmod 644 "$work/www/64.bin"
+
+port_is_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for _ in $(seq 20); do
+    port=$((20000 + RANDOM % 40000))
+    port_is_taken "$port" && continue
+    cat >"$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    tcp_nodelay on;
+    keepalive_timeout 65s;
+    keepalive_requests 100000;
+    default_type application/octet-stream;
+    client_body_temp_path $work/temp/body;
+    proxy_temp_path $work/temp/proxy;
+    fastcgi_temp_path $work/temp/fastcgi;
+    uwsgi_temp_path $work/temp/uwsgi;
+    scgi_temp_path $work/temp/scgi;
+    root $work/www;
+    server { listen 127.0.0.1:$port; }
+}
+CONF
+    "$nginx" -p "$work" -e "$work/logs/error.log" -c "$work/nginx.conf" -g 'daemon off;' &
+    nginx_pid=$!
+    for _ in $(seq 50); do
+        kill -0 "$nginx_pid" 2>/dev/null || { nginx_pid=""; break; }
+        port_is_taken "$port" && break 2
+        sleep 0.1
+    done
+    [ -n "$nginx_pid" ] && { kill -TERM "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; }
+    nginx_pid=""
+done
+[ -n "$nginx_pid" ] || { say "nginx did not start: $(tail -3 "$work/logs/error.log" 2>/dev/null)"; exit 1; }
+url="http://127.0.0.1:$port/64.bin"
+say "nginx on $url (pid $nginx_pid)"
+if [ "$mode" = serve ]; then
+    echo "$url"
+    wait "$nginx_pid"
+    exit 0
+fi
+
+# MARK: The client
+
+swift build -c release --product ProfileClient >&2
+client="$(swift build -c release --show-bin-path)/ProfileClient"
+
+# MARK: callgrind
+
+if [ "$mode" = callgrind ]; then
+    out="$root/Scripts/.profile"
+    mkdir -p "$out"
+    rm -f "$out"/callgrind.out*
+    # valgrind 3.19 cannot read the DWARF 5 the toolchain writes: profile a copy without debug information
+    # (the symbol table is enough for functions).
+    cp "$client" "$work/ProfileClient"
+    strip --strip-debug "$work/ProfileClient"
+    mkfifo "$work/gate"
+    valgrind --tool=callgrind --instr-atstart=no --separate-threads=no \
+        --callgrind-out-file="$out/callgrind.out" \
+        "$work/ProfileClient" "$url" "$requests" --warm-up 200 --gate <"$work/gate" >"$work/client.out" 2>"$work/valgrind.log" &
+    valgrind_pid=$!
+    exec 4>"$work/gate"
+    for _ in $(seq 1200); do
+        grep -q warmed-up "$work/client.out" 2>/dev/null && break
+        kill -0 "$valgrind_pid" 2>/dev/null || break
+        sleep 0.25
+    done
+    grep -q warmed-up "$work/client.out" || { cat "$work/valgrind.log" >&2; say "the client did not warm up"; exit 1; }
+    callgrind_control -i on "$valgrind_pid" >&2
+    echo go >&4
+    exec 4>&-
+    wait "$valgrind_pid" || { tail -20 "$work/valgrind.log" >&2; exit 1; }
+    total=$(grep -m1 '^summary:\|^totals:' "$out/callgrind.out" | awk '{print $2}')
+    echo "## callgrind: $requests GETs of 64 B, URLSession completion handlers, loopback nginx"
+    echo
+    echo "instructions (Ir) total $total, per request $((total / requests))"
+    echo
+    echo '### inclusive (top 40)'
+    callgrind_annotate --inclusive=yes --threshold=100 "$out/callgrind.out" 2>/dev/null |
+        swift demangle --simplified | sed -n '1,60p'
+    echo
+    echo '### exclusive (top 40)'
+    callgrind_annotate --threshold=100 "$out/callgrind.out" 2>/dev/null |
+        swift demangle --simplified | sed -n '1,60p'
+    exit 0
+fi
+
+# MARK: memory
+
+if [ "$mode" = memory ]; then
+    peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1; }
+    echo "## memory: peak RSS of ProfileClient (KB, ru_maxrss)"
+    echo
+    echo "| round | loaded, nothing run | session, no request | one GET | 1000 GETs |"
+    echo "|--:|--:|--:|--:|--:|"
+    for round in 1 2 3; do
+        echo "| $round | $(peak "$client") | $(peak "$client" "$url" 0) | $(peak "$client" "$url" 1) |" \
+            "$(peak "$client" "$url" 1000) |"
+    done
+    exit 0
+fi
+
+# MARK: hops
+
+if [ "$mode" = hops ]; then
+    cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+    cat >"$work/wake.c" <<'C'
+// N round trips between two threads over semaphores: the main thread wakes the peer, the peer wakes it.
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static sem_t ping, pong;
+static long n;
+static void *peer(void *arg) {
+    for (long i = 0; i < n; i++) { sem_wait(&ping); sem_post(&pong); }
+    return arg;
+}
+int main(int argc, char **argv) {
+    n = argc > 1 ? atol(argv[1]) : 3000;
+    sem_init(&ping, 0, 0);
+    sem_init(&pong, 0, 0);
+    pthread_t thread;
+    pthread_create(&thread, NULL, peer, NULL);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (long i = 0; i < n; i++) { sem_post(&ping); sem_wait(&pong); }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    pthread_join(thread, NULL);
+    printf("%.0f\n", ((end.tv_sec - start.tv_sec) * 1e9 + (end.tv_nsec - start.tv_nsec)) / n);
+    return 0;
+}
+C
+    cc -O2 -pthread -o "$work/wake" "$work/wake.c"
+    echo "## hops: $requests sequential GETs of 64 B (ns per request, wall clock) and a thread round trip"
+    echo
+    echo "| round | FWNetworking | libcurl multi | round trip of 2 threads | FW / curl | (FW - curl) / round trip |"
+    echo "|--:|--:|--:|--:|--:|--:|"
+    for round in 1 2 3; do
+        fw=$("$client" "$url" "$requests" --warm-up 200 --time)
+        start=$(date +%s%N)
+        "$work/bench-curl" "$url" 1 "$requests" get >/dev/null
+        curl_ns=$(( ($(date +%s%N) - start) / requests ))
+        trip=$("$work/wake" "$requests")
+        awk -v r="$round" -v f="$fw" -v c="$curl_ns" -v t="$trip" \
+            'BEGIN { printf "| %d | %d | %d | %d | %.2f | %.2f |\n", r, f, c, t, f / c, (f - c) / t }'
+    done
+    echo
+    echo "bench-curl's figure includes its process start-up and connection (FWNetworking's does not)."
+    echo
+    # CPU (user + system, all threads) per request: the difference between a run of N and one of N/6
+    # requests, so that start-up and the first connection cancel out.
+    cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -n 1 | awk '{ printf "%d", ($1 + $2) * 1e6 }'; }
+    small=$((requests / 6))
+    echo "### CPU per request (µs, user + system; (run of $requests - run of $small) / $((requests - small)))"
+    echo
+    echo "| round | FWNetworking | libcurl multi | FW / curl |"
+    echo "|--:|--:|--:|--:|"
+    for round in 1 2 3; do
+        fw_large=$(cpu "$client" "$url" "$requests")
+        fw_small=$(cpu "$client" "$url" "$small")
+        curl_large=$(cpu "$work/bench-curl" "$url" 1 "$requests" get)
+        curl_small=$(cpu "$work/bench-curl" "$url" 1 "$small" get)
+        awk -v r="$round" -v fl="$fw_large" -v fs="$fw_small" -v cl="$curl_large" -v cs="$curl_small" \
+            -v n=$((requests - small)) \
+            'BEGIN { f = (fl - fs) / n; c = (cl - cs) / n; printf "| %d | %.1f | %.1f | %.2f |\n", r, f, c, f / c }'
+    done
+    exit 0
+fi
+
+# MARK: strace
+
+per_request() { # per_request STRACE-OUTPUT: the syscall table with calls per request
+    awk -v n="$requests" '
+        /^[ ]*[0-9.]+[ ]+[0-9.]+[ ]+[0-9]+[ ]+[0-9]+/ {
+            calls = $4; name = $NF
+            if ($5 ~ /^[0-9]+$/) { name = $6 }
+            printf "  %-16s %9d  %7.2f per request\n", name, calls, calls / n
+        }' "$1"
+}
+say "strace: ProfileClient, $requests requests"
+strace -c -f -o "$work/fw.strace" "$client" "$url" "$requests" --warm-up 0 >/dev/null
+say "strace: libcurl multi (bench-curl), $requests requests"
+cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+strace -c -f -o "$work/curl.strace" "$work/bench-curl" "$url" 1 "$requests" get >/dev/null
+echo "## strace -c -f: $requests sequential GETs of 64 B on one keep-alive connection"
+echo
+echo "### FWNetworking (URLSession completion handlers; the whole process, start-up included)"
+per_request "$work/fw.strace"
+echo
+echo "### $(curl-config --version) multi interface (bench-curl, c=1; the whole process)"
+per_request "$work/curl.strace"
