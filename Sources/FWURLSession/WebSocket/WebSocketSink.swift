@@ -183,6 +183,13 @@ final class WebSocketSink: ResponseSink {
             }
             DelegateRouter.didClose(webSocketTask: task.asTask(URLSessionWebSocketTask.self), code: code, reason: reason)
         case .finished(let closure):
+            // A protocol error (a message too big included) closed with the code the rule names.
+            if let error = closure.error?.underlying as? WebSocketError,
+               let code = URLSessionWebSocketTask.CloseCode(rawValue: Int(error.closeCode.rawValue)) {
+                state.withLock { state in
+                    if state.closeCode == .invalid { state.closeCode = code }
+                }
+            }
             task.finish(error: closure.error.map { URLError($0, url: task.currentRequest?.url) })
         case .reply(let completion, let error):
             completion(error)
