@@ -266,8 +266,10 @@ extension WebSocketChannel {
                 _ = try writes.flush(to: socket) { written in bytesWritten += written.count }
             }
         } catch {
-            finish(WebSocketClosure(received: receivedClose,
-                                    error: .connectionLost("writing failed: \(error)", underlying: error)))
+            // While closing (a protocol error, the peer's close) that reason stands; a peer gone meanwhile
+            // only cut the close short.
+            finish(pendingClosure ?? WebSocketClosure(received: receivedClose,
+                                                      error: .connectionLost("writing failed: \(error)", underlying: error)))
             return
         }
         while let first = sendCompletions.first, first.end <= bytesWritten {

@@ -1,5 +1,6 @@
 import Foundation
 import FWNetworking
+import FWTLS
 import Testing
 import TestSupport
 
@@ -216,6 +217,50 @@ import TestSupport
         let error = await #expect(throws: URLError.self) { try await refused.receive() }
         #expect(error?.code == .serverCertificateHasUnknownRoot)
         #expect(recorder.awaitCompletion() == [.completed(.serverCertificateHasUnknownRoot)])
+    }
+
+    /// A loopback server that answers the handshake with `accept` (nil: the right value), then `frames` in the
+    /// same write, then closes the connection.
+    private static func scriptedPeer(accept: String? = nil, frames: [UInt8]) throws -> LoopbackHTTPServer {
+        try LoopbackHTTPServer { request in
+            let key = request.header("Sec-WebSocket-Key") ?? ""
+            let right = Base64.encode(Digest.sha1.hash(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+            let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Accept: \(accept ?? right)\r\n\r\n"
+            return LoopbackHTTPServer.Reply(bytes: Array(head.utf8) + frames, closeAfter: true)
+        }
+    }
+
+    @Test func framesThatCameWithThe101AreDecodedFirst() async throws {
+        // A text frame "hi" right behind the head, then the end of the connection without a close frame.
+        let server = try Self.scriptedPeer(frames: [0x81, 0x02, 0x68, 0x69])
+        defer { server.stop() }
+        let session = try Self.session(Recorder())
+        defer { session.invalidateAndCancel() }
+        let task = session.webSocketTask(with: Self.url(server.port, "/"))
+        task.resume()
+        #expect(Self.text(try await task.receive()) == "hi")
+        let error = await #expect(throws: URLError.self) { try await task.receive() }
+        #expect(error?.code == .networkConnectionLost)
+    }
+
+    @Test(arguments: [
+        ("a wrong accept value", "d3Jvbmc=", [UInt8]()),
+        ("a masked frame from the server", nil, [0x81, 0x82, 1, 2, 3, 4, 0x69, 0x6B]),
+        ("a reserved opcode", nil, [0x83, 0x00]),
+    ] as [(String, String?, [UInt8])])
+    func aPeerThatBreaksTheProtocolFailsTheTask(_ why: String, accept: String?, frames: [UInt8]) async throws {
+        let server = try Self.scriptedPeer(accept: accept, frames: frames)
+        defer { server.stop() }
+        let recorder = Recorder()
+        let session = try Self.session(recorder)
+        defer { session.invalidateAndCancel() }
+        let task = session.webSocketTask(with: Self.url(server.port, "/"))
+        task.resume()
+        let error = await #expect(throws: URLError.self) { try await task.receive() }
+        #expect(error?.code == .badServerResponse, "\(why)")
+        #expect(recorder.awaitCompletion().last == .completed(.badServerResponse))
+        if accept == nil { #expect(task.closeCode == .protocolError) }
     }
 
     @Test func aServerThatDoesNotSwitchFailsTheTask() async throws {
