@@ -14,7 +14,8 @@ import FWNetworking
 /// Runs one WebSocket session on `session`; returns the exit status (0 after a clean close).
 func runWebSocket(_ request: URLRequest, options: Options, session: URLSession, trace: FetchTrace) async -> Int32 {
     let task = session.webSocketTask(with: request)
-    task.delegate = WebSocketTrace(trace: trace)
+    let delegate = WebSocketTrace(trace: trace)
+    task.delegate = delegate
     task.resume()
     let printer = WebSocketPrinter(json: options.json)
     let input = Thread {
@@ -36,12 +37,20 @@ func runWebSocket(_ request: URLRequest, options: Options, session: URLSession, 
         return 0
     }
     printer.printError(error)
-    return ExitCode.failure(error, record: TransferRecord(trustMode: trace.trustMode))
+    var record = TransferRecord(trustMode: trace.trustMode)
+    record.trustRejection = delegate.rejection
+    return ExitCode.failure(error, record: record)
 }
 
-/// Answers a WebSocket task's challenges with fwcurl's TLS policy (`--cacert`, `-k`, `--pinnedpubkey`).
-final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate, Sendable {
+/// Answers a WebSocket task's challenges with fwcurl's TLS policy (`--cacert`, `-k`, `--pinnedpubkey`) and
+/// remembers a refusal.
+final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate, @unchecked Sendable { // `refusal`: under `lock`
     let trace: FetchTrace
+    private let lock = NSLock()
+    private var refusal: String?
+
+    /// Why the policy refused the server (a pin mismatch: exit 90), once it did.
+    var rejection: String? { lock.withLock { refusal } }
 
     init(trace: FetchTrace) {
         self.trace = trace
@@ -50,7 +59,7 @@ final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
                         -> Void) {
-        let (disposition, credential) = trace.answer(challenge) { _ in }
+        let (disposition, credential) = trace.answer(challenge) { reason in lock.withLock { refusal = reason } }
         completionHandler(disposition, credential)
     }
 }

@@ -37,5 +37,14 @@ import TestSupport
         let untrusted = try Fwcurl.runInteractive(["--json", url], lines: [], awaiting: [#""type": "error""#])
         #expect(untrusted.text.contains(#""code": -1203"#))
         #expect(untrusted.status == 60)
+
+        let pins = try TLSFixtures.readmePins()
+        let pinned = try Fwcurl.runInteractive(["--json", "--cacert", TLSFixtures.path("root-ca.pem"),
+                                                "--pinnedpubkey", pins["valid-ecdsa.pem"] ?? "", url],
+                                               lines: ["pinned"], awaiting: [#""data": "pinned""#])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+        let mismatch = try Fwcurl.runInteractive(["--json", "-k", "--pinnedpubkey", pins["valid-rsa.pem"] ?? "", url],
+                                                 lines: [], awaiting: [#""type": "error""#])
+        #expect(mismatch.status == 90, "\(mismatch.stderr)")
     }
 }

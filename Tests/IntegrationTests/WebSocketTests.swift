@@ -18,6 +18,13 @@ import TestSupport
         }
 
         let events = LockedBox<[Event]>([])
+        /// The status of each transaction the task's metrics list.
+        let transactions = LockedBox<[Int?]>([])
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+            let statuses = metrics.transactionMetrics.map { ($0.response as? HTTPURLResponse)?.statusCode }
+            transactions.withLock { $0 = statuses }
+        }
 
         func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
                         didOpenWithProtocol protocol: String?) {
@@ -161,6 +168,8 @@ import TestSupport
         // The server echoes our close: the handshake completes and the task with it, without an error.
         #expect(recorder.awaitCompletion() == [.opened(nil), .closed(.normalClosure, "done"), .completed(nil)])
         #expect(task.closeCode == .normalClosure)
+        // The handshake is the task's one transaction.
+        #expect(recorder.transactions.withLock { $0 } == [101])
         await #expect(throws: URLError.self) { try await task.send(.string("too late")) }
     }
 
