@@ -20,8 +20,8 @@ struct PreparedRequest: Sendable {
 
     /// Completes the head (`Host`, as the first field; `Content-Length`, or `Transfer-Encoding: chunked` for
     /// a stream of unknown length; `Expect: 100-continue` for large or unknown-length bodies; the proxy's
-    /// form, see `addressProxy`; a WebSocket handshake's fields) and encodes it; throws before any connection is involved when the request
-    /// would put invalid bytes on the wire.
+    /// form, see `addressProxy`; a WebSocket handshake's fields) and encodes it; throws before any connection
+    /// is involved when the request would put invalid bytes on the wire.
     init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
         var head = request.head
         if !head.headers.contains(name: "Host") {
@@ -32,7 +32,9 @@ struct PreparedRequest: Sendable {
         Self.addressProxy(&head, key: request.key)
         if let upgrade = request.webSocket {
             // The handshake's own fields replace any the caller set (a stale key would fail the accept check).
-            for field in upgrade.handshake.requestHeaders { head.headers.replaceOrAdd(name: field.name, value: field.value) }
+            for field in upgrade.handshake.requestHeaders {
+                head.headers.replaceOrAdd(name: field.name, value: field.value)
+            }
         }
         if let body = request.body {
             let length = body.length

@@ -121,7 +121,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     /// The WebSocket peer broke the protocol (the `WebSocketError` is the underlying error); a message larger
     /// than the limit is `isWebSocketMessageTooBig` instead.
     public static func webSocketFailed(_ error: WebSocketError) -> TransportError {
-        let code: Code = error == .messageTooBig || error == .frameTooLarge ? .webSocketMessageTooBig : .webSocketProtocol
+        let tooBig = error == .messageTooBig || error == .frameTooLarge
+        let code: Code = tooBig ? .webSocketMessageTooBig : .webSocketProtocol
         return TransportError(code, "WebSocket: \(error)", underlying: error)
     }
 

@@ -56,7 +56,8 @@ public struct TransportRequest: Sendable {
 // MARK: - TransportEvent
 
 /// What happens to a request, in order: `connected`, maybe `headSent`, `informational`s, `head`,
-/// `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake) `upgraded`. With tracing, `wireWrite` and `wireRead` report the
+/// `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
+/// `upgraded`. With tracing, `wireWrite` and `wireRead` report the
 /// raw bytes in between, in the order they moved. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
 public enum TransportEvent: Sendable {

@@ -64,8 +64,8 @@ extension WebSocketChannel {
                     Result { () throws(IOError) in try socket.read(into: buffer) }
                 }.get()
             } catch {
-                finish(WebSocketClosure(received: receivedClose,
-                                        error: .connectionLost("the connection was reset: \(error)", underlying: error)))
+                let lost = TransportError.connectionLost("the connection was reset: \(error)", underlying: error)
+                finish(WebSocketClosure(received: receivedClose, error: lost))
                 return
             }
             guard case .processed(let count) = result else { break }
@@ -268,8 +268,8 @@ extension WebSocketChannel {
         } catch {
             // While closing (a protocol error, the peer's close) that reason stands; a peer gone meanwhile
             // only cut the close short.
-            finish(pendingClosure ?? WebSocketClosure(received: receivedClose,
-                                                      error: .connectionLost("writing failed: \(error)", underlying: error)))
+            let lost = TransportError.connectionLost("writing failed: \(error)", underlying: error)
+            finish(pendingClosure ?? WebSocketClosure(received: receivedClose, error: lost))
             return
         }
         while let first = sendCompletions.first, first.end <= bytesWritten {

@@ -22,8 +22,8 @@ public struct WebSocketUpgrade: Sendable {
     public init(protocols: [String] = [], offersCompression: Bool = true, limits: WebSocketLimits = WebSocketLimits(),
                 closeTimeout: Duration = .seconds(5)) throws(WebSocketHandshakeError) {
         var generator = SystemRandomNumberGenerator()
-        handshake = try WebSocketHandshake(protocols: protocols, deflate: offersCompression ? WebSocketDeflateOffer() : nil,
-                                           using: &generator)
+        let offer = offersCompression ? WebSocketDeflateOffer() : nil
+        handshake = try WebSocketHandshake(protocols: protocols, deflate: offer, using: &generator)
         self.limits = limits
         self.closeTimeout = closeTimeout
     }

@@ -30,7 +30,8 @@ public final class PythonWebSocketServer: Sendable {
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-u", script, TLSFixtures.path("valid-ecdsa-chain.pem"), TLSFixtures.path("valid-ecdsa.key")]
+        process.arguments = ["-u", script, TLSFixtures.path("valid-ecdsa-chain.pem"),
+                             TLSFixtures.path("valid-ecdsa.key")]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output

@@ -21,7 +21,8 @@ import TestSupport
         /// The status of each transaction the task's metrics list.
         let transactions = LockedBox<[Int?]>([])
 
-        func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        func urlSession(_ session: URLSession, task: URLSessionTask,
+                        didFinishCollecting metrics: URLSessionTaskMetrics) {
             let statuses = metrics.transactionMetrics.map { ($0.response as? HTTPURLResponse)?.statusCode }
             transactions.withLock { $0 = statuses }
         }
@@ -97,7 +98,8 @@ import TestSupport
         #expect((task.response as? HTTPURLResponse)?.statusCode == 101)
     }
 
-    @Test(arguments: [(["chat.v1"], "chat.v1"), (["nope", "chat.v2"], "chat.v2"), (["nope"], nil)] as [([String], String?)])
+    @Test(arguments: [(["chat.v1"], "chat.v1"), (["nope", "chat.v2"], "chat.v2"), (["nope"], nil)]
+            as [([String], String?)])
     func negotiatesASubprotocol(offered: [String], chosen: String?) async throws {
         let server = try PythonWebSocketServer()
         defer { server.stop() }
@@ -120,7 +122,8 @@ import TestSupport
         let task = session.webSocketTask(with: Self.url(compressed ? server.deflatePort : server.plainPort,
                                                         "/fragments/60/16000"))
         task.resume()
-        let expected = (0..<60).map { String(repeating: String(UnicodeScalar(UInt8(97 + $0 % 26))), count: 16000) }.joined()
+        let letters = (0..<60).map { String(UnicodeScalar(UInt8(97 + $0 % 26))) }
+        let expected = letters.map { String(repeating: $0, count: 16000) }.joined()
         #expect(Self.text(try await task.receive()) == expected)
     }
 

@@ -25,6 +25,8 @@ extension URLSession {
         var request = request
         // The handshake's answer is never stored, nor served from the cache.
         request.cachePolicy = .reloadIgnoringLocalCacheData
-        return register { URLSessionWebSocketTask(session: self, identifier: $0, request: request, protocols: protocols) }
+        return register {
+            URLSessionWebSocketTask(session: self, identifier: $0, request: request, protocols: protocols)
+        }
     }
 }

@@ -91,8 +91,9 @@ final class WebSocketSink: ResponseSink {
     }
 
     func close(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?, task: URLSessionTask) {
-        let frame = WebSocketCloseFrame(code: code == .invalid ? nil : WebSocketCloseCode(rawValue: UInt16(code.rawValue)),
-                                        reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        let wireCode = code == .invalid ? nil : WebSocketCloseCode(rawValue: UInt16(code.rawValue))
+        let text = reason.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let frame = WebSocketCloseFrame(code: wireCode, reason: text)
         let channel = state.withLock { state -> WebSocketChannel? in
             guard state.ended == nil else { return nil }
             if state.closeCode == .invalid {
@@ -134,7 +135,8 @@ final class WebSocketSink: ResponseSink {
         do throws(WebSocketHandshakeError) {
             return try WebSocketUpgrade(protocols: protocols, limits: limits)
         } catch {
-            throw URLError(.badURL, url: request.url, description: "invalid WebSocket subprotocols \(protocols): \(error)")
+            throw URLError(.badURL, url: request.url,
+                           description: "invalid WebSocket subprotocols \(protocols): \(error)")
         }
     }
 
@@ -160,7 +162,9 @@ final class WebSocketSink: ResponseSink {
         DelegateRouter.didOpen(webSocketTask: task.asTask(URLSessionWebSocketTask.self), protocol: channel.subprotocol)
         channel.start(delegate: WebSocketChannelBridge(task: task))
         for _ in 0..<opened.demand { channel.requestMessage() }
-        for (message, completion) in opened.sends { channel.send(message, completion: Self.reply(completion, task: task)) }
+        for (message, completion) in opened.sends {
+            channel.send(message, completion: Self.reply(completion, task: task))
+        }
         for completion in opened.pings { channel.sendPing(completion: Self.reply(completion, task: task)) }
         if let close = opened.close { channel.close(close) }
     }
@@ -181,7 +185,8 @@ final class WebSocketSink: ResponseSink {
                 state.closeCode = code
                 state.closeReason = reason
             }
-            DelegateRouter.didClose(webSocketTask: task.asTask(URLSessionWebSocketTask.self), code: code, reason: reason)
+            let webSocketTask = task.asTask(URLSessionWebSocketTask.self)
+            DelegateRouter.didClose(webSocketTask: webSocketTask, code: code, reason: reason)
         case .finished(let closure):
             // A protocol error (a message too big included) closed with the code the rule names.
             if let error = closure.error?.underlying as? WebSocketError,
