@@ -33,7 +33,7 @@ import FWWire
         let channel: WebSocketChannel
         let peer: Int32
 
-        init() throws {
+        init(closeTimeout: Duration = .seconds(5)) throws {
             group = try EventLoopGroup(loopCount: 1, namePrefix: "fw-ws-test")
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(listener) }
@@ -59,7 +59,9 @@ import FWWire
                 _ = poll(&entry, 1, 5000)
                 try client.finishConnect()
             }
-            channel = WebSocketChannel(socket: client, tls: nil, loop: group.next(), upgrade: try WebSocketUpgrade(),
+            var upgrade = try WebSocketUpgrade()
+            upgrade.closeTimeout = closeTimeout
+            channel = WebSocketChannel(socket: client, tls: nil, loop: group.next(), upgrade: upgrade,
                                        agreement: .init(subprotocol: nil, deflate: nil), received: [])
         }
 
@@ -148,5 +150,20 @@ import FWWire
         let closure = recorder.closure.withLock { $0 }
         #expect(closure?.received == WebSocketCloseFrame(code: .normalClosure))
         #expect(closure?.error == nil)
+    }
+
+    @Test func aPeerThatNeverAnswersOurCloseTimesOut() throws {
+        let fixture = try Fixture(closeTimeout: .milliseconds(50))
+        defer { fixture.stop() }
+        let recorder = Recorder()
+        fixture.channel.start(delegate: recorder)
+        let sent = LockedBox<TransportError??>(nil)
+        fixture.channel.close(WebSocketCloseFrame(code: .goingAway))
+        #expect(fixture.receive(8).prefix(2) == [0x88, 0x82])
+        // A send after our close fails at once: no data frame may follow a close.
+        fixture.channel.send(.text("late")) { error in sent.withLock { $0 = .some(error) } }
+        _ = waitUntil(timeout: 10) { recorder.closure.withLock { $0 != nil } }
+        #expect(recorder.closure.withLock { $0?.error?.isTimedOut } == true)
+        #expect(sent.withLock { $0??.isConnectionLost } == true)
     }
 }

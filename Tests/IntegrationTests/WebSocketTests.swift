@@ -176,6 +176,23 @@ import TestSupport
         await #expect(throws: URLError.self) { try await task.send(.string("too late")) }
     }
 
+    @Test func cancelEndsTheTaskWithCancelled() async throws {
+        let server = try PythonWebSocketServer()
+        defer { server.stop() }
+        let recorder = Recorder()
+        let session = try Self.session(recorder)
+        defer { session.invalidateAndCancel() }
+        let task = session.webSocketTask(with: Self.url(server.plainPort, "/echo"))
+        task.resume()
+        try await task.send(.string("one"))
+        #expect(Self.text(try await task.receive()) == "one")
+        let pending = Task { try await task.receive() }
+        task.cancel()
+        let error = await #expect(throws: URLError.self) { try await pending.value }
+        #expect(error?.code == .cancelled)
+        #expect(recorder.awaitCompletion() == [.opened(nil), .completed(.cancelled)])
+    }
+
     @Test func anAbruptEndIsALostConnection() async throws {
         let server = try PythonWebSocketServer()
         defer { server.stop() }
