@@ -52,6 +52,8 @@ import TestSupport
 
     private static func session(_ recorder: Recorder, systemRoots: Bool = false) throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
+        // A bound on every task: a receive that is never answered fails instead of hanging the suite.
+        configuration.timeoutIntervalForResource = 60
         configuration.tlsTrustRoots = systemRoots
             ? .system : .certificates(try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
         return URLSession(configuration: configuration, delegate: recorder, delegateQueue: nil)

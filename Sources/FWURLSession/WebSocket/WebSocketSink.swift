@@ -13,8 +13,9 @@ import FWTransport
 //   waiting ──the handshake failed (non-101, bad accept, connection error)──▶ ended
 //
 // Once ended, every waiting and later call fails with the error the task completed with (or
-// `networkConnectionLost` after a clean close). A response other than a 101 completes the task with
-// `badServerResponse`. Thread-safe: the state is under one `LockedBox`; no callback runs under it.
+// `networkConnectionLost` after a clean close). After `cancel()` no message or close reaches anyone. A
+// response other than a 101 completes the task with `badServerResponse`. Thread-safe: the state is under
+// one `LockedBox`; no callback runs under it.
 
 /// The WebSocket state of one `URLSessionWebSocketTask`.
 final class WebSocketSink: ResponseSink {
@@ -170,7 +171,11 @@ final class WebSocketSink: ResponseSink {
     }
 
     func webSocket(_ event: WebSocketTaskEvent, for task: URLSessionTask) {
+        // After cancel() only the completion goes out (and the replies every call is owed).
+        let ending = [.canceling, .completed].contains(task.state)
         switch event {
+        case .message where ending, .closeReceived where ending:
+            return
         case .message(let message):
             let receive = state.withLock { state in state.receives.isEmpty ? nil : state.receives.removeFirst() }
             switch message {
