@@ -5,7 +5,8 @@ import FWWire
 // MARK: - WebSocketChannel: reading, writing, closing
 //
 // Reading: ciphertext through the engine (or plaintext straight) into the state machine, whose events are
-// pulled one at a time (`pump`): messages go to the delegate while it asked for them, else one is parked and
+// pulled one at a time (`pump`): messages go to the delegate while it asked for them, else they are parked
+// (up to `parkLimit` bytes, then reading stops);
 // reading stops; pings are answered; pongs release the oldest `sendPing`; the peer's close is answered and
 // ends the channel once the answer is written. Writing: frames are queued (encrypted first on TLS) and
 // written as the socket takes them; a send completes when the socket took its last byte. Loop thread only.
@@ -49,8 +50,8 @@ extension WebSocketChannel {
 
     // MARK: Reading
 
-    /// Whether decoding waits for the receiver: a message is parked and the connection is open.
-    private var waitsForDemand: Bool { parked != nil && machine.isOpen }
+    /// Whether decoding waits for the receiver: parked messages reached the limit and the connection is open.
+    private var waitsForDemand: Bool { parkedBytes >= parkLimit && machine.isOpen }
 
     /// Reads what the socket holds (a few reads at most), then decodes it. A hang-up or error is read even
     /// while a message is parked (the kernel reports it whatever the interest).
@@ -136,7 +137,6 @@ extension WebSocketChannel {
                 if !pongWaiters.isEmpty { pongWaiters.removeFirst()(nil) }
             case .closeReceived(let frame):
                 receivedClose = frame
-                delegate?.webSocketChannel(self, didReceiveClose: frame)
                 // The echo when we had not closed yet (nil when this answers our close).
                 if let echo = machine.close(frame) { queueClose(echo) }
                 closeWhenFlushed(WebSocketClosure(received: frame, error: nil))
@@ -147,8 +147,9 @@ extension WebSocketChannel {
 
     /// A message for the delegate, now or when it asks.
     private func arrived(_ message: WebSocketMessage) {
-        guard demand > 0 else {
-            parked = message
+        guard demand > 0, parked.isEmpty else {
+            parked.append(message)
+            parkedBytes += Self.size(of: message)
             refreshInterest()
             return
         }
@@ -156,14 +157,29 @@ extension WebSocketChannel {
         delegate?.webSocketChannel(self, didReceive: message)
     }
 
-    /// Delivers the parked message if there is demand for it, then decodes and reads on.
+    /// Delivers parked messages while there is demand for them, then decodes and reads on.
     func deliverParked() {
-        guard let message = parked, demand > 0 else { return }
-        parked = nil
-        demand -= 1
-        delegate?.webSocketChannel(self, didReceive: message)
-        pump()
-        flush()
+        guard !parked.isEmpty, demand > 0 else { return }
+        while !parked.isEmpty, demand > 0 {
+            let message = parked.removeFirst()
+            parkedBytes -= Self.size(of: message)
+            demand -= 1
+            delegate?.webSocketChannel(self, didReceive: message)
+        }
+        if finished {
+            reportEndIfDrained()
+        } else {
+            pump()
+            flush()
+        }
+    }
+
+    /// What a parked message counts against `parkLimit` (at least one byte, so empty ones count too).
+    private static func size(of message: WebSocketMessage) -> Int {
+        switch message {
+        case .text(let text): max(1, text.utf8.count)
+        case .binary(let bytes): max(1, bytes.count)
+        }
     }
 
     /// The peer broke the protocol, or the stream ended without a close: our close with the rule's code (when
@@ -315,7 +331,8 @@ extension WebSocketChannel {
         flush()
     }
 
-    /// Ends the channel (once): the socket closes, waiting sends and pings fail, the delegate hears the end.
+    /// Ends the channel (once): the socket closes, waiting sends and pings fail; the delegate hears the end
+    /// (the peer's close, then `didFinish`) once the messages parked before it were asked for.
     func finish(_ closure: WebSocketClosure) {
         guard !finished else { return }
         outcome = closure
@@ -327,12 +344,26 @@ extension WebSocketChannel {
         let pings = pongWaiters
         sendCompletions = []
         pongWaiters = []
-        parked = nil
         for send in sends { send.completion(error) }
         for ping in pings { ping(error) }
-        let delegate = self.delegate
+        reportEndIfDrained()
+    }
+
+    /// Once the channel finished and no parked message is left: the delegate hears the peer's close (if one
+    /// came) and the end, and is let go.
+    func reportEndIfDrained() {
+        guard let outcome, parked.isEmpty, let delegate else { return }
         self.delegate = nil
-        delegate?.webSocketChannel(self, didFinish: closure)
+        if let receivedClose { delegate.webSocketChannel(self, didReceiveClose: receivedClose) }
+        delegate.webSocketChannel(self, didFinish: outcome)
+    }
+
+    /// `abort`: the connection drops at once and parked messages with it.
+    func drop(_ error: TransportError) {
+        parked = []
+        parkedBytes = 0
+        finish(WebSocketClosure(received: receivedClose, error: error))
+        reportEndIfDrained()
     }
 
     /// Closes the socket: announcing the end of a TLS stream when the socket takes it at once; with RST

@@ -16,10 +16,12 @@ import FWWire
 //                       └ abort: finished (error), no close frame
 //
 // A ping is answered with a pong at once; a pong goes to the oldest `sendPing` waiting. Messages go to the
-// delegate one per `requestMessage()`: when a message arrives with no demand it is parked and the socket is
-// no longer read (nor are later frames decoded) until the next demand — a slow receiver holds the peer back
-// through TCP instead of filling memory. Once our close is out, the socket is read whatever the demand (only
-// the peer's close matters then); the close handshake waits `closeTimeout` at most. After the handshake
+// delegate one per `requestMessage()`: a message that arrives with no demand is parked, and reading and
+// decoding go on (so that pings and pongs behind it are still answered) until the parked messages hold
+// `parkLimit` bytes; then the socket is no longer read (nor are later frames decoded) until demand takes
+// them — a slow receiver holds the peer back through TCP instead of filling memory. Once our close is out, the socket is read whatever the demand (only
+// the peer's close matters then); the close handshake waits `closeTimeout` at most. The end reaches the
+// delegate only after the messages parked before it were asked for. After the handshake
 // completes both ways the socket closes (the peer has nothing more to say).
 //
 // Sendable because every mutable stored property is touched on `loop`'s thread only: the public methods
@@ -45,7 +47,8 @@ public struct WebSocketClosure: Sendable {
 public protocol WebSocketChannelDelegate: AnyObject, Sendable {
     /// A message, one for each `requestMessage()`.
     func webSocketChannel(_ channel: WebSocketChannel, didReceive message: WebSocketMessage)
-    /// The peer's close frame arrived (the channel answers it); `didFinish` follows.
+    /// The peer's close frame arrived (and was answered), reported after the messages before it; `didFinish`
+    /// follows.
     func webSocketChannel(_ channel: WebSocketChannel, didReceiveClose frame: WebSocketCloseFrame)
     /// The channel ended; nothing follows. Sends and pings still waiting were failed before this.
     func webSocketChannel(_ channel: WebSocketChannel, didFinish closure: WebSocketClosure)
@@ -86,8 +89,13 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
     var delegate: (any WebSocketChannelDelegate)?
     /// Loop thread only: messages asked for and not delivered yet.
     var demand = 0
-    /// Loop thread only: a message that arrived without demand (reading stops while it waits).
-    var parked: WebSocketMessage?
+    /// Loop thread only: messages that arrived without demand, oldest first, and their size.
+    var parked: [WebSocketMessage] = []
+    var parkedBytes = 0
+    /// How many bytes of parked messages stop reading (a message counts at least one byte).
+    let parkLimit: Int
+    /// The default `parkLimit`: 1 MiB.
+    static let defaultParkLimit = 1024 * 1024
     /// Loop thread only: bytes written to the socket so far, and those queued so far (wire bytes).
     var bytesWritten = 0
     var bytesQueued = 0
@@ -113,7 +121,8 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
     lazy var readBuffer = [UInt8](repeating: 0, count: HTTP1Connection.readSize)
 
     init(socket: Socket, tls: TLSEngine?, loop: EventLoop, upgrade: WebSocketUpgrade,
-         agreement: WebSocketHandshake.Agreement, received: [UInt8]) {
+         agreement: WebSocketHandshake.Agreement, received: [UInt8], parkLimit: Int = defaultParkLimit) {
+        self.parkLimit = parkLimit
         self.socket = socket
         self.tls = tls
         self.loop = loop
@@ -137,7 +146,8 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
     /// Asks for one more message: the delegate hears the next one as soon as it is there.
     public func requestMessage() {
         loop.execute { [self] in
-            guard !finished else { return }
+            // After the end only messages parked before it are still handed out.
+            guard !finished || !parked.isEmpty else { return }
             demand += 1
             deliverParked()
         }
@@ -161,8 +171,9 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
         loop.execute { [self] in startClosing(frame) }
     }
 
-    /// Drops the connection at once, without a close handshake; the channel finishes with `error`.
+    /// Drops the connection at once, without a close handshake, and the messages nobody asked for yet; the
+    /// channel finishes with `error` (unless it finished already).
     public func abort(_ error: TransportError) {
-        loop.execute { [self] in finish(WebSocketClosure(received: receivedClose, error: error)) }
+        loop.execute { [self] in drop(error) }
     }
 }

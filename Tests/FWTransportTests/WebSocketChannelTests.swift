@@ -1,6 +1,7 @@
-// WebSocketChannel on a real loopback socket, the peer played by hand with blocking POSIX calls: a message
-// nobody asked for is parked and the socket is no longer read until it is asked for (backpressure), pings are
-// answered with masked pongs at once, and our close completes the handshake when the peer echoes it.
+// WebSocketChannel on a real loopback socket, the peer played by hand with blocking POSIX calls: messages
+// nobody asked for are parked and, at the limit, the socket is no longer read until they are asked for
+// (backpressure), while a pong behind a parked message still answers its ping; pings are answered with masked
+// pongs at once; our close completes the handshake when the peer echoes it, or times out.
 
 import Glibc
 import Testing
@@ -33,7 +34,7 @@ import FWWire
         let channel: WebSocketChannel
         let peer: Int32
 
-        init(closeTimeout: Duration = .seconds(5)) throws {
+        init(closeTimeout: Duration = .seconds(5), parkLimit: Int = WebSocketChannel.defaultParkLimit) throws {
             group = try EventLoopGroup(loopCount: 1, namePrefix: "fw-ws-test")
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(listener) }
@@ -62,7 +63,8 @@ import FWWire
             var upgrade = try WebSocketUpgrade()
             upgrade.closeTimeout = closeTimeout
             channel = WebSocketChannel(socket: client, tls: nil, loop: group.next(), upgrade: upgrade,
-                                       agreement: .init(subprotocol: nil, deflate: nil), received: [])
+                                       agreement: .init(subprotocol: nil, deflate: nil), received: [],
+                                       parkLimit: parkLimit)
         }
 
         /// Writes `bytes` to the channel (blocking).
@@ -84,11 +86,11 @@ import FWWire
             return received
         }
 
-        /// The channel's parked message and whether it watches its socket for reading, read on its loop.
+        /// The channel's oldest parked message and whether it watches its socket for reading, read on its loop.
         func readingState() -> (parked: WebSocketMessage?, reading: Bool) {
             let answer = LockedBox<(WebSocketMessage?, Bool)?>(nil)
             channel.loop.execute { [channel] in
-                answer.withLock { $0 = (channel.parked, channel.interest.contains(.readable)) }
+                answer.withLock { $0 = (channel.parked.first, channel.interest.contains(.readable)) }
             }
             _ = waitUntil(timeout: 10) { answer.withLock { $0 != nil } }
             return answer.withLock { $0 } ?? (nil, true)
@@ -107,8 +109,9 @@ import FWWire
         return bytes[6...].enumerated().map { $0.element ^ key[$0.offset % 4] }
     }
 
-    @Test func aMessageNobodyAskedForStopsReadingUntilItIsAskedFor() throws {
-        let fixture = try Fixture()
+    @Test func messagesNobodyAskedForStopReadingAtTheLimitUntilTheyAreAskedFor() throws {
+        // A limit of one byte: the first message parked stops reading.
+        let fixture = try Fixture(parkLimit: 1)
         defer { fixture.stop() }
         let recorder = Recorder()
         fixture.send([0x81, 0x01, 0x61, 0x81, 0x01, 0x62, 0x81, 0x01, 0x63])
@@ -165,5 +168,20 @@ import FWWire
         _ = waitUntil(timeout: 10) { recorder.closure.withLock { $0 != nil } }
         #expect(recorder.closure.withLock { $0?.error?.isTimedOut } == true)
         #expect(sent.withLock { $0??.isConnectionLost } == true)
+    }
+
+    @Test func aPongBehindAParkedMessageStillAnswersItsPing() throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let recorder = Recorder()
+        fixture.channel.start(delegate: recorder)
+        let ponged = LockedBox<TransportError??>(nil)
+        fixture.channel.sendPing { error in ponged.withLock { $0 = .some(error) } }
+        #expect(fixture.receive(6).prefix(2) == [0x89, 0x80])
+        // A message nobody asked for, then the pong.
+        fixture.send([0x81, 0x01, 0x61, 0x8A, 0x00])
+        _ = waitUntil(timeout: 10) { ponged.withLock { $0 != nil } }
+        #expect(ponged.withLock { $0.map { $0 == nil } } == true)
+        #expect(fixture.readingState() == (.text("a"), true))
     }
 }
