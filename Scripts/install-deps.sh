@@ -6,6 +6,7 @@
 #   publicsuffix              the public suffix list cookies are checked against (without it, single-label
 #                             cookie domains are refused)
 #   python3, openssl, nginx   test peers (http.server, s_server, nginx)
+#   python3-websockets        a WebSocket test peer (echo, compression, subprotocols, close codes)
 #   apache2-bin               a test peer for HTTP Digest
 #   faketime                  Scripts/time-travel.sh
 #   iproute2, util-linux      ip, unshare and nsenter for the network-namespace tests of reachability
@@ -19,6 +20,7 @@ dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 [ -f /etc/mime.types ] || missing+=(media-types)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+/usr/bin/python3 -c 'import websockets' >/dev/null 2>&1 || missing+=(python3-websockets)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)

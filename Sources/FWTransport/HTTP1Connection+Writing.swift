@@ -13,7 +13,8 @@ import FWWire
 
 extension HTTP1Connection {
     func startWriting(_ request: PreparedRequest) {
-        parser.expectResponse(requestMethod: request.request.head.method)
+        parser.expectResponse(requestMethod: request.request.head.method,
+                              acceptsSwitchingProtocols: request.request.webSocket != nil)
         lastActivity = loop.now()
         startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)

@@ -197,6 +197,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             complete(request, trailers: trailers, reusable: reusable, stopping: producer)
         case .failRequest(let request, let error, let retry, let producer):
             fail(request, error: error, retry: retry, stopping: producer)
+        case .handOver(let request, let head, let producer):
+            producer?.producer.stop()
+            handOver(request, head: head)
         case .closeIdle:
             cancelTimer()
             closeSocket()
@@ -224,7 +227,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     /// The request failed: its metrics and the events collected so far go out before the transport
     /// retries it or delivers its failure.
-    private func fail(_ request: PreparedRequest, error: TransportError, retry: Bool,
+    func fail(_ request: PreparedRequest, error: TransportError, retry: Bool,
                       stopping producer: BodyProducer?) {
         cancelTimer()
         cancelContinueTimer()
@@ -258,7 +261,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     /// Delivers what `post` collected; also called before a request goes back to the transport, which
     /// delivers that request's later events itself.
-    private func flushOutbox() {
+    func flushOutbox() {
         guard !outbox.isEmpty else { return }
         var batches = spareOutbox
         spareOutbox = []

@@ -43,6 +43,9 @@ extension HTTP1ConnectionStateMachine {
         case finishBody([UInt8], stop: BodyProducer?)
         /// The request succeeded: deliver its end, release the connection to the pool (or close it).
         case completeRequest(PreparedRequest, trailers: HTTPHeaders, reusable: Bool, stop: BodyProducer?)
+        /// A WebSocket handshake got its 101: check it, then hand the socket (and TLS engine, and the bytes
+        /// read after the head) to a WebSocket channel; the connection leaves the pool without closing.
+        case handOver(PreparedRequest, head: HTTPResponseHead, stop: BodyProducer?)
         /// End the request with an error (or retry it) and close the connection.
         case failRequest(PreparedRequest, TransportError, retry: Bool, stop: BodyProducer?)
         /// Close the connection and tell the pool it is gone.

@@ -17,6 +17,7 @@ import FWWire
 //                       connecting(awaitingIdentity) ──chosen──▶ connecting(handshaking) ─┘ (complete, already trusted)
 //
 //   idle ──startRequest──▶ active(request) ──(write done ∧ response ended ∧ reusable)──▶ idle
+//   active(WebSocket handshake) ──its 101 ended──▶ closed, the connection handed over (never back to the pool)
 //
 //   any state ──failure, reject, cancel, peer close, not reusable──▶ closed
 //
@@ -355,6 +356,10 @@ struct HTTP1ConnectionStateMachine {
             return failActiveRequest(.cannotDecodeContent(error.description))
         }
         completedRequests += 1
+        if let head = request.switchingProtocolsHead {
+            state = .closed
+            return .handOver(request.request, head: head, stop: request.stopBody())
+        }
         let reusable = keepAlive && request.writeDone && !request.request.forbidsReuse && !hasUnreadBytes
             && completedRequests < maxRequests
         let producer = request.stopBody()

@@ -11,6 +11,7 @@ import FWWire
 //
 //   write half:  head ──▶ body pieces (after `100 Continue` or its timeout, when the body waits) ──▶ done
 //   read half:   awaiting head ──1xx*──▶ awaiting head ──head──▶ body ──▶ (end: the connection decides)
+//                a WebSocket handshake's 101 is its final head (no body): the connection hands itself over
 //
 // A content-encoded body is decoded in bounded slices: a received piece that inflates to more than one slice
 // leaves the rest pending (`hasDecodedOutputPending`), which the connection takes out one slice per loop
@@ -55,6 +56,8 @@ struct HTTP1RequestStateMachine {
     private(set) var responseStarted = false
     /// An interim response arrived and the final head has not yet.
     private var awaitingFinalHeadAfterInterim = false
+    /// The final head was a 101 to a WebSocket handshake: at its end the connection leaves HTTP.
+    private(set) var switchingProtocolsHead: HTTPResponseHead?
     /// The task does not want the response read now (suspended, or its delegate is behind).
     private(set) var readingPaused: Bool
 
@@ -141,6 +144,7 @@ struct HTTP1RequestStateMachine {
     mutating func receivedHead(_ head: HTTPResponseHead) -> BodyProducer? {
         responseStarted = true
         awaitingFinalHeadAfterInterim = false
+        if head.status == 101, request.request.webSocket != nil { switchingProtocolsHead = head }
         if request.request.decodesContent, let encoding = head.headers.first(name: "Content-Encoding") {
             decoder = ContentDecoder(contentEncoding: encoding)
         }

@@ -20,8 +20,8 @@ struct PreparedRequest: Sendable {
 
     /// Completes the head (`Host`, as the first field; `Content-Length`, or `Transfer-Encoding: chunked` for
     /// a stream of unknown length; `Expect: 100-continue` for large or unknown-length bodies; the proxy's
-    /// form, see `addressProxy`) and encodes it; throws before any connection is involved when the request
-    /// would put invalid bytes on the wire.
+    /// form, see `addressProxy`; a WebSocket handshake's fields) and encodes it; throws before any connection
+    /// is involved when the request would put invalid bytes on the wire.
     init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
         var head = request.head
         // RFC 9110 §7.2: Host goes first (servers and proxies that read it by position exist).
@@ -31,6 +31,12 @@ struct PreparedRequest: Sendable {
             head.headers.addFirst(name: "Host", value: Self.hostFieldValue(for: request.key))
         }
         Self.addressProxy(&head, key: request.key)
+        if let upgrade = request.webSocket {
+            // The handshake's own fields replace any the caller set (a stale key would fail the accept check).
+            for field in upgrade.handshake.requestHeaders {
+                head.headers.replaceOrAdd(name: field.name, value: field.value)
+            }
+        }
         if let body = request.body {
             let length = body.length
             if let length {

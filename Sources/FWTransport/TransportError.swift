@@ -22,6 +22,9 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         case bodyStreamFailed
         case proxyFailed
         case shutDown
+        case webSocketHandshakeFailed
+        case webSocketProtocol
+        case webSocketMessageTooBig
     }
 
     private let code: Code
@@ -109,6 +112,20 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         TransportError(.bodyStreamFailed, "the request body stream failed: \(reason)")
     }
 
+    /// The server's answer to a WebSocket handshake broke RFC 6455 §4.1 (the `WebSocketHandshakeError` is
+    /// the underlying error).
+    public static func webSocketHandshakeFailed(_ error: WebSocketHandshakeError) -> TransportError {
+        TransportError(.webSocketHandshakeFailed, "WebSocket handshake failed: \(error)", underlying: error)
+    }
+
+    /// The WebSocket peer broke the protocol (the `WebSocketError` is the underlying error); a message larger
+    /// than the limit is `isWebSocketMessageTooBig` instead.
+    public static func webSocketFailed(_ error: WebSocketError) -> TransportError {
+        let tooBig = error == .messageTooBig || error == .frameTooLarge
+        let code: Code = tooBig ? .webSocketMessageTooBig : .webSocketProtocol
+        return TransportError(code, "WebSocket: \(error)", underlying: error)
+    }
+
     // MARK: Predicates
 
     /// See `cancelled`.
@@ -147,6 +164,12 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var isProxyFailure: Bool { code == .proxyFailed }
     /// See `shutDown`.
     public var isShutDown: Bool { code == .shutDown }
+    /// See `webSocketHandshakeFailed(_:)`.
+    public var isWebSocketHandshakeFailure: Bool { code == .webSocketHandshakeFailed }
+    /// A WebSocket peer broke the protocol (see `webSocketFailed(_:)`).
+    public var isWebSocketProtocolError: Bool { code == .webSocketProtocol }
+    /// A WebSocket message or frame was larger than the limit (close code 1009; see `webSocketFailed(_:)`).
+    public var isWebSocketMessageTooBig: Bool { code == .webSocketMessageTooBig }
 
     /// A human-readable explanation.
     public var description: String { detail }

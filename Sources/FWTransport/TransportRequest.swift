@@ -23,6 +23,9 @@ public struct TransportRequest: Sendable {
     /// Report the exact bytes exchanged: `.headSent`, and every `.wireWrite` / `.wireRead` (for `-v`
     /// and `--trace-ascii` style tracing; it costs a copy of every byte).
     public var tracesBytes: Bool
+    /// Turn the connection into a WebSocket: the handshake's fields are added, a 101 is the final response
+    /// and, once checked, the connection leaves the pool as `.upgraded`'s channel. nil for plain HTTP.
+    public var webSocket: WebSocketUpgrade?
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,
@@ -53,7 +56,8 @@ public struct TransportRequest: Sendable {
 // MARK: - TransportEvent
 
 /// What happens to a request, in order: `connected`, maybe `headSent`, `informational`s, `head`,
-/// `body`s, then exactly one of `end` or `failed`. With tracing, `wireWrite` and `wireRead` report the
+/// `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
+/// `upgraded`. With tracing, `wireWrite` and `wireRead` report the
 /// raw bytes in between, in the order they moved. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
 public enum TransportEvent: Sendable {
@@ -86,13 +90,16 @@ public enum TransportEvent: Sendable {
     case end(trailers: HTTPHeaders)
     /// The request failed; nothing follows.
     case failed(TransportError)
+    /// The WebSocket handshake succeeded (after `head`, the 101, and `metrics`): the connection left the
+    /// pool and is now this channel, which the receiver must `start` or `abort`. Nothing follows.
+    case upgraded(WebSocketChannel)
 }
 
 extension TransportEvent {
     /// True for `end` and `failed`: nothing follows them.
     public var isTerminal: Bool {
         switch self {
-        case .end, .failed: return true
+        case .end, .failed, .upgraded: return true
         default: return false
         }
     }

@@ -36,6 +36,8 @@ enum TaskEvent {
     case resumed
     /// `suspend()` stopped the task: `taskDidSuspend` for a state delegate. A state message.
     case suspended
+    /// What a WebSocket task's channel reported (`WebSocket/URLSessionWebSocketTask+Channel.swift`).
+    case webSocket(WebSocketTaskEvent)
 
     /// Whether this is a message about the task itself rather than its load: see `DeliveryQueue`.
     var isStateMessage: Bool {

@@ -33,9 +33,27 @@ protocol ResponseSink: AnyObject, Sendable {
     /// The complete response may be stored in the URL cache as `proposal`: `decide` gets what to store.
     func willCache(_ proposal: CachedURLResponse, for task: URLSessionTask,
                    decide: @escaping @Sendable (CachedURLResponse?) -> Void)
+    /// The WebSocket handshake `request` carries, or nil for a plain HTTP request (every sink but a
+    /// WebSocket task's).
+    func webSocketUpgrade(for request: URLRequest, task: URLSessionTask) throws(URLError) -> WebSocketUpgrade?
+    /// The handshake succeeded: the connection is now `channel`, which the sink starts (or aborts).
+    func upgraded(_ channel: WebSocketChannel, for task: URLSessionTask)
+    /// What the task's WebSocket channel reported, on the delegate queue.
+    func webSocket(_ event: WebSocketTaskEvent, for task: URLSessionTask)
 }
 
 extension ResponseSink {
+    /// Plain HTTP by default.
+    func webSocketUpgrade(for request: URLRequest, task: URLSessionTask) throws(URLError) -> WebSocketUpgrade? { nil }
+
+    /// Nobody takes a WebSocket by default: it is dropped at once.
+    func upgraded(_ channel: WebSocketChannel, for task: URLSessionTask) {
+        channel.abort(.cancelled)
+    }
+
+    /// Only a WebSocket task's sink makes these events.
+    func webSocket(_ event: WebSocketTaskEvent, for task: URLSessionTask) {}
+
     /// Nothing to prepare for a response without HTTP metadata by default.
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {}
 

@@ -37,14 +37,16 @@ extension TransportRequest {
     /// bodies are decoded whoever asked for them); the key names the proxy `proxies` choose for the URL.
     /// Throws `badURL` or `unsupportedURL` for URLs the engine cannot carry (`unsupportedURL` for a request
     /// without a URL, as FoundationNetworking does), and `unsupportedURL` when their proxy setting cannot be
-    /// used.
+    /// used. With `webSocket` (a WebSocket task's handshake) `ws` and `wss` URLs are carried too.
     init(_ request: URLRequest, configuration: URLSessionConfiguration, proxies: ProxySettings = .direct,
-         priority: Float = URLSessionTask.defaultPriority, tracing: Bool) throws(URLError) {
+         priority: Float = URLSessionTask.defaultPriority, tracing: Bool,
+         webSocket: WebSocketUpgrade? = nil) throws(URLError) {
         guard let url = request.url else {
             // FoundationNetworking's code for a request without a URL.
             throw URLError(.unsupportedURL, url: nil, description: "the request has no URL")
         }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        let schemes: Set<String> = webSocket == nil ? ["http", "https"] : ["http", "https", "ws", "wss"]
+        guard let scheme = url.scheme?.lowercased(), schemes.contains(scheme) else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
         guard var key = ConnectionKey(url: url) else {
@@ -77,6 +79,7 @@ extension TransportRequest {
                   priority: Int((priority * 1000).rounded()),
                   decodesContent: true,
                   tracesBytes: tracing)
+        self.webSocket = webSocket
     }
 
     /// The longest a request without timeout is given: about 68 years (`Duration` and the loops' deadlines

@@ -37,6 +37,11 @@ extension URLError {
             code = .cannotDecodeContentData
         } else if error.isProxyFailure {
             code = URLError.Code(proxyFailure: error.underlying as? ProxyError)
+        } else if error.isWebSocketMessageTooBig {
+            // A message larger than `maximumMessageSize` (the task closed with 1009).
+            code = .dataLengthExceedsMaximum
+        } else if error.isWebSocketHandshakeFailure || error.isWebSocketProtocolError {
+            code = .badServerResponse
         } else if error.isUnsupportedURL {
             code = .unsupportedURL
         } else if error.isBodyStreamFailed {

@@ -127,6 +127,21 @@ enum DelegateRouter {
                                                                               didBecome: downloadTask)
     }
 
+    // MARK: WebSocket messages
+
+    static func didOpen(webSocketTask task: URLSessionWebSocketTask, protocol chosen: String?) {
+        let session = task.session
+        delegate(of: task, (any URLSessionWebSocketDelegate).self)?.urlSession(session, webSocketTask: task,
+                                                                               didOpenWithProtocol: chosen)
+    }
+
+    static func didClose(webSocketTask task: URLSessionWebSocketTask, code: URLSessionWebSocketTask.CloseCode,
+                         reason: Data?) {
+        let session = task.session
+        delegate(of: task, (any URLSessionWebSocketDelegate).self)?.urlSession(session, webSocketTask: task,
+                                                                               didCloseWith: code, reason: reason)
+    }
+
     // MARK: Download messages
 
     /// The finished file; false when no download delegate hears it.

@@ -94,6 +94,11 @@ extension URLSessionTask: TransportTaskDelegate {
             break // handled above, whatever became of the task
         case .transport(.end), .transport(.failed):
             handleTransport(event)
+        case .transport(.upgraded(let channel)):
+            // A task cancelled meanwhile drops the WebSocket it asked for.
+            if ending { channel.abort(.cancelled) } else { sink.upgraded(channel, for: self) }
+        case .webSocket(let event):
+            sink.webSocket(event, for: self)
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
             // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
             // redirect being followed is not delivered at all.
@@ -140,6 +145,8 @@ extension URLSessionTask: TransportTaskDelegate {
         case .failed(let error):
             if considerTunnelAuthentication(error) { return }
             if let failure = failure(after: error) { finish(error: failure) }
+        case .upgraded(let channel):
+            sink.upgraded(channel, for: self)
         }
     }
 

@@ -101,7 +101,8 @@ extension URLSessionTask {
         do {
             transportRequest = try TransportRequest(request, configuration: session.configuration,
                                                     proxies: session.proxySettings, priority: priority,
-                                                    tracing: DelegateRouter.wantsTrace(task: self))
+                                                    tracing: DelegateRouter.wantsTrace(task: self),
+                                                    webSocket: try sink.webSocketUpgrade(for: request, task: self))
             if let body = try uploadBody(for: request) { transportRequest.body = body }
         } catch {
             enqueue(.fail(error))

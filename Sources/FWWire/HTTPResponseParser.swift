@@ -2,7 +2,10 @@
 // Bytes and end of stream go in; events come out of `next()`, one at a time, as soon as they are known.
 //
 //   idle ──expectResponse──▶ statusLine ──status line──▶ headerFields ──blank line──▶ (head complete)
-//   head complete: 101 → error; other 1xx → report `.informational`, back to statusLine (more than
+//   head complete: 101 → error, unless the request asked to switch protocols (a WebSocket handshake):
+//                  then report `.head` (framing none) and `.end` (keepAlive false); the bytes after the head
+//                  stay buffered for the new protocol (`takeBufferedBytes`);
+//                  other 1xx → report `.informational`, back to statusLine (more than
 //                  `maxInterimResponses` of them → error);
 //                  final → report `.head`, then by ResponseFramingRules:
 //                  none or contentLength(0) → ending; contentLength(n) → contentLength;
@@ -48,6 +51,8 @@ public struct HTTPResponseParser: Sendable {
     private var requestMethod = ""
     /// Interim responses reported for that request so far.
     private var interimCount = 0
+    /// The request asked to switch protocols: a 101 is its final response.
+    private var acceptsSwitchingProtocols = false
     /// Received bytes; those before `readIndex` are consumed.
     private var buffer: [UInt8] = []
     private var readIndex = 0
@@ -66,13 +71,16 @@ public struct HTTPResponseParser: Sendable {
 
     // MARK: Inputs
 
-    /// Announces the request whose response comes next (method "HEAD" => no body).
+    /// Announces the request whose response comes next (method "HEAD" => no body). With
+    /// `acceptsSwitchingProtocols` (the request carried `Upgrade`), a 101 is the final response: it ends
+    /// right after its head and what follows stays buffered for the new protocol (`takeBufferedBytes`).
     /// Precondition: idle (no response in progress). Bytes already buffered are parsed after this.
-    public mutating func expectResponse(requestMethod: String) {
+    public mutating func expectResponse(requestMethod: String, acceptsSwitchingProtocols: Bool = false) {
         guard case .idle = state else {
             preconditionFailure("expectResponse(requestMethod:) in state \(state)")
         }
         self.requestMethod = requestMethod
+        self.acceptsSwitchingProtocols = acceptsSwitchingProtocols
         interimCount = 0
         state = .statusLine(LineScanner())
     }
@@ -160,7 +168,8 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// Hands over the bytes received after the last message and forgets them: once a 2xx answer to
-    /// CONNECT ended, they belong to the tunnel, not to HTTP. Precondition: idle.
+    /// CONNECT or an accepted 101 ended, they belong to the tunnel or the new protocol, not to HTTP.
+    /// Precondition: idle.
     public mutating func takeBufferedBytes() -> [UInt8] {
         guard case .idle = state else {
             preconditionFailure("takeBufferedBytes() in state \(state)")
@@ -249,7 +258,9 @@ public struct HTTPResponseParser: Sendable {
     /// the body state its framing selects.
     private mutating func headComplete(_ head: HTTPResponseHead) throws(HTTPParseError) -> HTTPResponseEvent {
         if head.status == 101 {
-            throw .unsolicitedSwitchingProtocols
+            guard acceptsSwitchingProtocols else { throw .unsolicitedSwitchingProtocols }
+            state = .ending(trailers: HTTPHeaders(), keepAlive: false)
+            return .head(head, framing: .none)
         }
         if (100..<200).contains(head.status) {
             interimCount += 1

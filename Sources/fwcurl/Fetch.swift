@@ -23,6 +23,15 @@ func fetch(_ given: Options) async -> Int32 {
     let traceLog = options.traceFile.flatMap(TraceLog.init(path:))
     if let path = options.traceFile, traceLog == nil { Terminal.error("fwcurl: cannot write the trace to \(path)") }
     let makeTrace = { @Sendable in FetchTrace(verbose: options.verbose, traceLog: traceLog, policy: policy) }
+    if options.urls.count == 1, ["ws", "wss"].contains(options.urls[0].scheme?.lowercased()) {
+        do {
+            return await runWebSocket(try options.request(forURLAt: 0, resumeOffset: nil), options: options,
+                                      session: session, trace: makeTrace())
+        } catch {
+            Terminal.error("fwcurl: (26) \(error.localizedDescription)")
+            return ExitCode.readError
+        }
+    }
     var results: [FetchResult] = []
     var status: Int32 = 0
     for index in options.urls.indices {

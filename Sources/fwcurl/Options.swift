@@ -125,6 +125,9 @@ struct Options {
           -f, --fail       an HTTP status of 400 or more fails (exit 22) and writes no body
           --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
                            from Content-Length before the transfer, or while it runs
+        ws:// and wss:// URLs open a WebSocket: each line of standard input is sent as a text message, every
+        message that arrives is printed (--json: one JSON object per message, with its type), and the end of
+        standard input closes the connection with 1000
         exit status: curl's (6 host not found, 7 cannot connect, 28 timeout, 35 TLS handshake, 47 redirects,
                      60 untrusted certificate, 90 pin mismatch, 22 with -f, 63 --max-filesize, ...)
         """

@@ -357,6 +357,18 @@ import TestSupport
                     == "complete(R1, reusable: false, stop: false)")
     }
 
+    @Test func aWebSocketHandshakes101HandsTheConnectionOverAndNeverBackToThePool() {
+        let handshake = StubRequests.prepared(1, webSocket: true)
+        let (machine, actions) = Self.run([
+            .tcp(secure: false), .start(handshake), .nextBody, .written, .head(101), .end(keepAlive: false),
+        ])
+        #expect(actions.suffix(2) == ["deliverHead(101, R1, stop: false)", "handOver(R1, 101, stop: false)"])
+        #expect(machine.isClosed)
+        // The same status for a request that did not ask to upgrade completes it (the parser refuses it first).
+        let plain = Self.run([.tcp(secure: false), .start(Self.get), .nextBody, .written, .head(101), .end()])
+        #expect(plain.1.last == "complete(R1, reusable: true, stop: false)")
+    }
+
     // MARK: Decoding and pausing
 
     @Test func anEncodedBodyIsDecodedAndABrokenOneFailsTheRequest() throws {

@@ -21,7 +21,7 @@ enum StubRequests {
     /// Request `number` (its id is R`number`): a GET unless told otherwise, with an in-memory `body` or a
     /// streamed body of `stream` bytes, and header `fields`.
     static func prepared(_ number: UInt64, method: String = "GET", body: [UInt8]? = nil, stream: Int64? = nil,
-                         closes: Bool = false, decodes: Bool = false,
+                         closes: Bool = false, decodes: Bool = false, webSocket: Bool = false,
                          fields: [(String, String)] = []) -> PreparedRequest {
         var headers = HTTPHeaders()
         if closes { headers.add(name: "Connection", value: "close") }
@@ -29,6 +29,7 @@ enum StubRequests {
         var request = TransportRequest(key: key, head: HTTPRequestHead(method: method, target: "/", headers: headers),
                                        decodesContent: decodes)
         if let body { request.body = .bytes(body) }
+        if webSocket { request.webSocket = try? WebSocketUpgrade() }
         if let stream { request.body = .stream(TransportBodyStream(length: stream) { IdleProducer() }) }
         do {
             return try PreparedRequest(id: RequestID(number), request: request, delegate: Sink())
@@ -66,6 +67,8 @@ extension HTTP1ConnectionStateMachine.Action {
             return "complete(\(request.id), reusable: \(reusable), stop: \(producer != nil))"
         case .failRequest(let request, let error, let retry, let producer):
             return "fail(\(request.id), \(error.kind), retry: \(retry), stop: \(producer != nil))"
+        case .handOver(let request, let head, let producer):
+            return "handOver(\(request.id), \(head.status), stop: \(producer != nil))"
         case .closeIdle: return "closeIdle"
         }
     }
@@ -92,7 +95,8 @@ extension TransportError {
             (isSecureConnectionFailed, "secureConnectionFailed"), (isServerTrustRejected, "serverTrustRejected"),
             (isBodyStreamFailed, "bodyStreamFailed"), (isShutDown, "shutDown"),
             (isProxyFailure, "proxyFailed"), (isCannotConnectToHost, "cannotConnectToHost"),
-            (isCannotFindHost, "cannotFindHost"),
+            (isCannotFindHost, "cannotFindHost"), (isWebSocketHandshakeFailure, "webSocketHandshakeFailed"),
+            (isWebSocketProtocolError, "webSocketProtocol"), (isWebSocketMessageTooBig, "webSocketMessageTooBig"),
         ]
         return kinds.first { $0.0 }?.1 ?? description
     }

@@ -28,6 +28,8 @@ final class RecordingDelegate: TransportTaskDelegate {
                 outcome.terminalCount += 1
             case .failed(let error): outcome.error = error
                 outcome.terminalCount += 1
+            case .upgraded(let channel): outcome.channel = channel
+                outcome.terminalCount += 1
             case .headSent, .informational, .wireWrite, .wireRead, .metrics, .encodedBodyBytes, .bodyBytesSent: break
             }
         }
@@ -40,6 +42,7 @@ final class RecordingDelegate: TransportTaskDelegate {
         var body: [UInt8] = []
         var trailers: HTTPHeaders?
         var error: TransportError?
+        var channel: WebSocketChannel?
         var terminalCount = 0
         var bodyText: String { String(decoding: body, as: UTF8.self) }
     }

@@ -225,6 +225,27 @@ func idleBehaviour() throws {
     #expect(unsolicited.bufferedByteCount == 38)
 }
 
+@Test("an upgrade request takes a 101 as its final response; the bytes after it stay for the new protocol")
+func acceptedSwitchingProtocols() throws {
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET", acceptsSwitchingProtocols: true)
+    parser.feed(bytes("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\nframes"))
+    guard case .head(let head, let framing)? = try parser.next() else {
+        Issue.record("no head")
+        return
+    }
+    #expect(head.status == 101)
+    #expect(framing == BodyFraming.none)
+    #expect(try parser.next() == .end(trailers: HTTPHeaders(), keepAlive: false))
+    #expect(parser.isIdle)
+    #expect(parser.takeBufferedBytes() == bytes("frames"))
+
+    // The next request that does not ask to upgrade gets the 101 as an error again.
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes("HTTP/1.1 101 Switching Protocols\r\n\r\n"))
+    #expect(throws: HTTPParseError.unsolicitedSwitchingProtocols) { try parser.next() }
+}
+
 @Test("a close after the request was sent but before any response byte is a premature end")
 func closeBeforeResponse() {
     var parser = HTTPResponseParser()

@@ -86,4 +86,37 @@ enum Fwcurl {
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: received, as: UTF8.self))
     }
+
+    /// Runs fwcurl with `lines` written to its standard input, which stays open until its stdout contains
+    /// every string of `awaiting` (bounded by `timeout`); then closes the input and collects the rest.
+    static func runInteractive(_ arguments: [String], lines: [String], awaiting: [String], timeout: Double = 30)
+        throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        var received = Data()
+        let descriptor = out.fileHandleForReading.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        _ = waitUntil(timeout: timeout) {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, 20) > 0 {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 { received.append(contentsOf: buffer[..<count]) }
+            }
+            let text = String(decoding: received, as: UTF8.self)
+            return awaiting.allSatisfy(text.contains) || !process.isRunning
+        }
+        try input.fileHandleForWriting.close()
+        received.append(out.fileHandleForReading.readDataToEndOfFile())
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        if !waitUntil(timeout: timeout, { !process.isRunning }) { process.terminate() }
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: received, stderr: String(decoding: stderr, as: UTF8.self))
+    }
 }

@@ -1,0 +1,386 @@
+import FWLoop
+import FWTLS
+import FWWire
+
+// MARK: - WebSocketChannel: reading, writing, closing
+//
+// Reading: ciphertext through the engine (or plaintext straight) into the state machine, whose events are
+// pulled one at a time (`pump`): messages go to the delegate while it asked for them, else they are parked
+// (up to `parkLimit` bytes, then reading stops);
+// reading stops; pings are answered; pongs release the oldest `sendPing`; the peer's close is answered and
+// ends the channel once the answer is written. Writing: frames are queued (encrypted first on TLS) and
+// written as the socket takes them; a send completes when the socket took its last byte. Loop thread only.
+
+extension WebSocketChannel {
+    // MARK: Starting
+
+    func begin(_ delegate: any WebSocketChannelDelegate) {
+        guard self.delegate == nil else { return }
+        if let outcome {
+            // Aborted before it started: the delegate still hears the end.
+            delegate.webSocketChannel(self, didFinish: outcome)
+            return
+        }
+        guard let socket else { return }
+        self.delegate = delegate
+        do throws(IOError) {
+            registration = try loop.register(fd: socket.fd, interest: .readable, handler: self)
+            interest = .readable
+        } catch {
+            finish(WebSocketClosure(received: nil, error: .connectionLost("cannot watch the socket: \(error)",
+                                                                           underlying: error)))
+            return
+        }
+        // Records that came with the handshake's response may wait in the engine.
+        if let tls { decrypt(tls) }
+        pump()
+        flush()
+    }
+
+    // MARK: IOHandler
+
+    /// Called by the loop with the socket's readiness.
+    public func handleIO(_ events: IOEvents) {
+        loop.preconditionInEventLoop()
+        guard socket != nil else { return }
+        if events.contains(.writable) { flush() }
+        let broken = events.contains(.hangup) || events.contains(.error)
+        if events.contains(.readable) || broken { readAvailable(evenWhileParked: broken) }
+    }
+
+    // MARK: Reading
+
+    /// Whether decoding waits for the receiver: parked messages reached the limit and the connection is open.
+    private var waitsForDemand: Bool { parkedBytes >= parkLimit && machine.isOpen }
+
+    /// Reads what the socket holds (a few reads at most), then decodes it. A hang-up or error is read even
+    /// while a message is parked (the kernel reports it whatever the interest).
+    private func readAvailable(evenWhileParked: Bool) {
+        for _ in 0..<4 {
+            guard let socket, !finished, !peerEnded else { break }
+            if waitsForDemand, !evenWhileParked { break }
+            let result: IOResult<Int>
+            do throws(IOError) {
+                result = try readBuffer.withUnsafeMutableBytes { buffer in
+                    Result { () throws(IOError) in try socket.read(into: buffer) }
+                }.get()
+            } catch {
+                let lost = TransportError.connectionLost("the connection was reset: \(error)", underlying: error)
+                finish(WebSocketClosure(received: receivedClose, error: lost))
+                return
+            }
+            guard case .processed(let count) = result else { break }
+            if count == 0 {
+                endOfStream()
+                break
+            }
+            readBuffer.withUnsafeBytes { bytes in
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[..<count])
+                if let tls { tls.receive(ciphertext: piece) } else { machine.feed(piece) }
+            }
+            if let tls { decrypt(tls) }
+            pump()
+            if count < HTTP1Connection.readSize { break }
+        }
+        flush()
+    }
+
+    /// Moves the engine's plaintext into the machine; a close_notify is the end of the stream.
+    private func decrypt(_ tls: TLSEngine) {
+        do throws(TLSError) {
+            _ = try tls.readPlaintext { plaintext in machine.feed(plaintext) }
+            queue(tls.pendingCiphertext())
+            if tls.receivedCloseNotify { endOfStream() }
+        } catch {
+            finish(WebSocketClosure(received: receivedClose, error: .secureConnectionFailed(error)))
+        }
+    }
+
+    /// The peer ended its side: nothing more is read or watched; what was read is still decoded.
+    private func endOfStream() {
+        guard !peerEnded else { return }
+        peerEnded = true
+        machine.feedEndOfStream()
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
+        pump()
+    }
+
+    /// Pulls the machine's events until it needs more bytes, a message waits for demand, or the channel
+    /// ends.
+    func pump() {
+        while !finished, !waitsForDemand {
+            let event: WebSocketEvent?
+            do throws(WebSocketError) {
+                event = try machine.next()
+            } catch {
+                failed(error)
+                return
+            }
+            guard let event else {
+                // Nothing more will come: after the peer's close that is the end, else the stream was cut.
+                if peerEnded { finish(WebSocketClosure(received: receivedClose, error: receivedClose == nil
+                    ? .connectionLost("the WebSocket connection closed without a close frame") : nil)) }
+                return
+            }
+            switch event {
+            case .text(let text):
+                arrived(.text(text))
+            case .binary(let bytes):
+                arrived(.binary(bytes))
+            case .ping(let payload):
+                var pong: [UInt8] = []
+                encoder.encodePong(payload, into: &pong)
+                queue(pong)
+            case .pong:
+                if !pongWaiters.isEmpty { pongWaiters.removeFirst()(nil) }
+            case .closeReceived(let frame):
+                receivedClose = frame
+                // The echo when we had not closed yet (nil when this answers our close).
+                if let echo = machine.close(frame) { queueClose(echo) }
+                closeWhenFlushed(WebSocketClosure(received: frame, error: nil))
+                return
+            }
+        }
+    }
+
+    /// A message for the delegate, now or when it asks.
+    private func arrived(_ message: WebSocketMessage) {
+        guard demand > 0, parked.isEmpty else {
+            parked.append(message)
+            parkedBytes += Self.size(of: message)
+            refreshInterest()
+            return
+        }
+        demand -= 1
+        delegate?.webSocketChannel(self, didReceive: message)
+    }
+
+    /// Delivers parked messages while there is demand for them, then decodes and reads on.
+    func deliverParked() {
+        guard !parked.isEmpty, demand > 0 else { return }
+        while !parked.isEmpty, demand > 0 {
+            let message = parked.removeFirst()
+            parkedBytes -= Self.size(of: message)
+            demand -= 1
+            delegate?.webSocketChannel(self, didReceive: message)
+        }
+        if finished {
+            reportEndIfDrained()
+        } else {
+            pump()
+            flush()
+        }
+    }
+
+    /// What a parked message counts against `parkLimit` (at least one byte, so empty ones count too).
+    private static func size(of message: WebSocketMessage) -> Int {
+        switch message {
+        case .text(let text): max(1, text.utf8.count)
+        case .binary(let bytes): max(1, bytes.count)
+        }
+    }
+
+    /// The peer broke the protocol, or the stream ended without a close: our close with the rule's code (when
+    /// one may still be sent), then the end.
+    private func failed(_ error: WebSocketError) {
+        let transportError: TransportError = error.isPrematureEnd
+            ? .connectionLost("the WebSocket connection closed without a close frame", underlying: error)
+            : .webSocketFailed(error)
+        if let frame = machine.close(WebSocketCloseFrame(code: error.closeCode)) { queueClose(frame) }
+        closeWhenFlushed(WebSocketClosure(received: receivedClose, error: transportError))
+    }
+
+    // MARK: Writing
+
+    /// Encodes and queues a message; `completion` runs once the socket took it.
+    func enqueue(_ message: WebSocketMessage, completion: @escaping Completion) {
+        guard !finished, machine.isOpen else {
+            completion(.connectionLost("the WebSocket connection is closing or closed"))
+            return
+        }
+        var frames: [UInt8] = []
+        let opcode: WebSocketOpcode
+        var payload: [UInt8]
+        switch message {
+        case .text(let text):
+            opcode = .text
+            payload = Array(text.utf8)
+        case .binary(let bytes):
+            opcode = .binary
+            payload = bytes
+        }
+        if let deflater {
+            payload = payload.withUnsafeBytes { deflater.compress($0) }
+        }
+        payload.withUnsafeBytes { bytes in
+            encoder.encodeMessage(opcode, payload: bytes, isCompressed: deflater != nil, into: &frames)
+        }
+        queue(frames)
+        guard !finished else { return }
+        sendCompletions.append((bytesQueued, completion))
+        flush()
+    }
+
+    /// Sends a ping whose pong `completion` waits for.
+    func ping(completion: @escaping Completion) {
+        guard !finished, machine.isOpen else {
+            completion(.connectionLost("the WebSocket connection is closing or closed"))
+            return
+        }
+        var frame: [UInt8] = []
+        encoder.encodePing([], into: &frame)
+        queue(frame)
+        guard !finished else { return }
+        pongWaiters.append(completion)
+        flush()
+    }
+
+    /// Our close, when none was sent yet: the peer's answer is awaited for `closeTimeout` at most (read
+    /// whatever the demand).
+    func startClosing(_ frame: WebSocketCloseFrame) {
+        guard !finished, let close = machine.close(frame) else { return }
+        queueClose(close)
+        closeTimer = loop.scheduleTimer(at: loop.now() + closeTimeout) { [self] in
+            closeTimer = nil
+            finish(WebSocketClosure(received: receivedClose,
+                                    error: .timedOut("the peer did not answer the close within \(closeTimeout)")))
+        }
+        flush()
+        pump()
+    }
+
+    private func queueClose(_ frame: WebSocketCloseFrame) {
+        var bytes: [UInt8] = []
+        encoder.encodeClose(frame, into: &bytes)
+        queue(bytes)
+    }
+
+    /// Queues wire bytes, encrypting them first on TLS.
+    private func queue(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty, !finished else { return }
+        var wire = bytes
+        if let tls {
+            do throws(TLSError) {
+                try tls.send(plaintext: bytes)
+                wire = tls.pendingCiphertext()
+            } catch {
+                finish(WebSocketClosure(received: receivedClose, error: .secureConnectionFailed(error)))
+                return
+            }
+        }
+        bytesQueued += wire.count
+        writes.append(wire)
+    }
+
+    /// Writes what the socket takes, completes the sends it took whole, and closes once drained when asked.
+    func flush() {
+        guard let socket, !finished else { return }
+        do throws(IOError) {
+            if !writes.isEmpty {
+                _ = try writes.flush(to: socket) { written in bytesWritten += written.count }
+            }
+        } catch {
+            // While closing (a protocol error, the peer's close) that reason stands; a peer gone meanwhile
+            // only cut the close short.
+            let lost = TransportError.connectionLost("writing failed: \(error)", underlying: error)
+            finish(pendingClosure ?? WebSocketClosure(received: receivedClose, error: lost))
+            return
+        }
+        while let first = sendCompletions.first, first.end <= bytesWritten {
+            sendCompletions.removeFirst()
+            first.completion(nil)
+        }
+        if writes.isEmpty, closesWhenFlushed, let closure = pendingClosure {
+            finish(closure)
+            return
+        }
+        refreshInterest()
+    }
+
+    /// Readable unless a message waits for demand or the peer ended; writable while bytes wait.
+    private func refreshInterest() {
+        guard let registration else { return }
+        var wanted: IOInterest = waitsForDemand || peerEnded ? [] : .readable
+        if !writes.isEmpty { wanted.insert(.writable) }
+        guard wanted != interest else { return }
+        do throws(IOError) {
+            try loop.setInterest(wanted, for: registration)
+            interest = wanted
+        } catch {
+            finish(WebSocketClosure(received: receivedClose,
+                                    error: .connectionLost("cannot watch the socket: \(error)", underlying: error)))
+        }
+    }
+
+    // MARK: Ending
+
+    /// Ends the channel with `closure` once what is queued (a close frame) is written; `closeTimeout` bounds
+    /// the wait.
+    private func closeWhenFlushed(_ closure: WebSocketClosure) {
+        guard !finished else { return }
+        pendingClosure = closure
+        closesWhenFlushed = true
+        if closeTimer == nil {
+            closeTimer = loop.scheduleTimer(at: loop.now() + closeTimeout) { [self] in
+                closeTimer = nil
+                finish(closure)
+            }
+        }
+        flush()
+    }
+
+    /// Ends the channel (once): the socket closes, waiting sends and pings fail; the delegate hears the end
+    /// (the peer's close, then `didFinish`) once the messages parked before it were asked for.
+    func finish(_ closure: WebSocketClosure) {
+        guard !finished else { return }
+        outcome = closure
+        if let closeTimer { loop.cancelTimer(closeTimer) }
+        closeTimer = nil
+        closeSocket()
+        let error = closure.error ?? .connectionLost("the WebSocket connection closed")
+        let sends = sendCompletions
+        let pings = pongWaiters
+        sendCompletions = []
+        pongWaiters = []
+        for send in sends { send.completion(error) }
+        for ping in pings { ping(error) }
+        reportEndIfDrained()
+    }
+
+    /// Once the channel finished and no parked message is left: the delegate hears the peer's close (if one
+    /// came) and the end, and is let go.
+    func reportEndIfDrained() {
+        guard let outcome, parked.isEmpty, let delegate else { return }
+        self.delegate = nil
+        if let receivedClose { delegate.webSocketChannel(self, didReceiveClose: receivedClose) }
+        delegate.webSocketChannel(self, didFinish: outcome)
+    }
+
+    /// `abort`: the connection drops at once and parked messages with it.
+    func drop(_ error: TransportError) {
+        parked = []
+        parkedBytes = 0
+        finish(WebSocketClosure(received: receivedClose, error: error))
+        reportEndIfDrained()
+    }
+
+    /// Closes the socket: announcing the end of a TLS stream when the socket takes it at once; with RST
+    /// when bytes were left unwritten.
+    private func closeSocket() {
+        let abandonsWrites = !writes.isEmpty
+        if let tls, let socket, !abandonsWrites {
+            tls.close()
+            let notify = tls.pendingCiphertext()
+            if !notify.isEmpty { _ = notify.withUnsafeBytes { try? socket.write($0) } }
+        }
+        tls = nil
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
+        writes.removeAll()
+        socket?.close(reset: abandonsWrites)
+        socket = nil
+    }
+}
