@@ -18,13 +18,18 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export XDG_DATA_HOME="$scratch/data" XDG_CACHE_HOME="$scratch/cache"
 swift build --build-tests
-swift test --skip-build
+# At most 12 tests at a time: unbounded, Swift Testing starts every test at once, and the integration tests'
+# hundred-odd servers (nginx, squid, apache, python) then start together and starve one another — a test
+# could wait longer than a kept-alive connection's idle timeout between two of its own requests. Bounded,
+# the run takes as long (about 100 s on 2 cores) and no test waits a minute for the CPU.
+width=(--experimental-maximum-parallelization-width 12)
+swift test --skip-build "${width[@]}"
 # Heap allocations per keep-alive GET against Tests/AllocationBudget/budget.txt (counts, not times; ~10 s).
 Scripts/alloc-budget.sh --debug
 Scripts/time-travel.sh
 if [ "${1:-}" = "--tsan" ]; then
     swift build --build-tests --sanitize=thread --scratch-path .build-tsan
-    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter 'FaultSuite|FaultProxyTests'
+    swift test --skip-build --sanitize=thread --scratch-path .build-tsan "${width[@]}" --filter 'FaultSuite|FaultProxyTests'
 fi
 Scripts/check-deps.sh
 Scripts/api-diff.sh

@@ -29,7 +29,8 @@ for offset in "${offsets[@]}"; do
     echo "time-travel: the whole suite with the clock at $offset ($(faketime -f "$offset" date -u +%F))"
     # The faketime wrapper sets LD_PRELOAD; the passthrough goes in front of it so that it wins.
     if ! FAKETIME_DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 faketime -f "$offset" \
-        sh -c 'LD_PRELOAD="$0:$LD_PRELOAD" exec "$1" --testing-library swift-testing' "$passthrough" "$tests"; then
+        sh -c 'LD_PRELOAD="$0:$LD_PRELOAD" exec "$1" --testing-library swift-testing --experimental-maximum-parallelization-width 12' \
+        "$passthrough" "$tests"; then
         echo "time-travel: FAILED at $offset: a test depends on the date (only FixtureExpiryTests may)" >&2
         status=1
     fi
