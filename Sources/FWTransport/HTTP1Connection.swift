@@ -323,23 +323,15 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     }
 
     /// Closes the socket: gracefully, announcing the end of a TLS stream; or, while request bytes still wait
-    /// to be written (the peer stopped reading them), with RST — a graceful close would queue its FIN behind
-    /// them and hold both ends for minutes.
+    /// to be written, with RST (see `Socket.close(announcingEndOf:abandoningWrites:)`).
     func closeSocket() {
-        let abandonsWrites = !writes.isEmpty
-        if let tls, let socket, !abandonsWrites {
-            // Best effort: announce the end (close_notify) if the socket takes it right away.
-            tls.close()
-            let notify = tls.pendingCiphertext()
-            if !notify.isEmpty { _ = notify.withUnsafeBytes { try? socket.write($0) } }
-        }
-        tls = nil
         if let registration { loop.deregister(registration) }
         registration = nil
         interest = []
-        writes.removeAll()
-        socket?.close(reset: abandonsWrites)
+        socket?.close(announcingEndOf: tls, abandoningWrites: !writes.isEmpty)
         socket = nil
+        tls = nil
+        writes.removeAll()
     }
 
     // MARK: Timers

@@ -369,18 +369,12 @@ extension WebSocketChannel {
     /// Closes the socket: announcing the end of a TLS stream when the socket takes it at once; with RST
     /// when bytes were left unwritten.
     private func closeSocket() {
-        let abandonsWrites = !writes.isEmpty
-        if let tls, let socket, !abandonsWrites {
-            tls.close()
-            let notify = tls.pendingCiphertext()
-            if !notify.isEmpty { _ = notify.withUnsafeBytes { try? socket.write($0) } }
-        }
-        tls = nil
         if let registration { loop.deregister(registration) }
         registration = nil
         interest = []
-        writes.removeAll()
-        socket?.close(reset: abandonsWrites)
+        socket?.close(announcingEndOf: tls, abandoningWrites: !writes.isEmpty)
         socket = nil
+        tls = nil
+        writes.removeAll()
     }
 }
