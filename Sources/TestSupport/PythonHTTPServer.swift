@@ -112,18 +112,10 @@ public final class PythonHTTPServer: Sendable {
 
     /// Reads the server's stdout until the "port N" of its first line, the process exits, or the timeout.
     private static func readPort(from descriptor: Int32, of process: Process) throws -> Int {
-        var text = ""
-        let found = waitUntil(timeout: startTimeout) {
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 20) > 0 else { return !process.isRunning }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = read(descriptor, &buffer, buffer.count)
-            guard count > 0 else { return true }
-            text += String(decoding: buffer[..<count], as: UTF8.self)
-            return port(in: text) != nil
-        }
-        guard found, let port = port(in: text) else {
-            throw TestSupportError.serverUnavailable(found ? "exited; stdout: \(text)" : "no port after 10 s")
+        let output = process.readStartupOutput(from: descriptor, timeout: startTimeout) { port(in: $0) != nil }
+        guard output.ended, let port = port(in: output.text) else {
+            throw TestSupportError.serverUnavailable(
+                output.ended ? "exited; stdout: \(output.text)" : "no port after 10 s")
         }
         return port
     }

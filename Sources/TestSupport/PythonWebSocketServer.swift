@@ -37,17 +37,8 @@ public final class PythonWebSocketServer: Sendable {
         process.standardError = output
         try process.run()
         self.process = LockedBox(process)
-        var text = ""
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        _ = waitUntil(timeout: Self.startTimeout) {
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 20) > 0 else { return !process.isRunning }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = read(descriptor, &buffer, buffer.count)
-            guard count > 0 else { return true }
-            text += String(decoding: buffer[..<count], as: UTF8.self)
-            return text.contains("\n")
-        }
+        let text = process.readStartupOutput(from: output.fileHandleForReading.fileDescriptor,
+                                             timeout: Self.startTimeout) { $0.contains("\n") }.text
         let words = text.split(separator: "\n").first?.split(separator: " ") ?? []
         guard words.count == 4, words[0] == "PORTS", let plain = Int(words[1]), let deflate = Int(words[2]),
               let tls = Int(words[3]) else {
