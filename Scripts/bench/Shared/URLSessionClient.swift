@@ -29,6 +29,7 @@ let client = "fw"
 #endif
 
 let arguments = ClientArguments.parseOrExit(client: "bench-\(client)")
+if arguments.mode == .idle { reportIdle(client: client, arguments: arguments) }
 let configuration = URLSessionConfiguration.default
 configuration.httpMaximumConnectionsPerHost = arguments.maxConnections
 // Every request goes to the network, as curl's and AsyncHTTPClient's do (URLSession would otherwise serve

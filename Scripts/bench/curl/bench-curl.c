@@ -25,7 +25,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-enum mode { MODE_GET, MODE_STREAM, MODE_CLOSE };
+enum mode { MODE_GET, MODE_STREAM, MODE_CLOSE, MODE_IDLE };
 
 struct transfer {
     CURL *easy;
@@ -72,7 +72,7 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
 }
 
 static int usage(const char *why) {
-    fprintf(stderr, "bench-curl: %s\nusage: bench-curl URL CONCURRENCY (REQUESTS | SECONDSs) (get|stream|close) "
+    fprintf(stderr, "bench-curl: %s\nusage: bench-curl URL CONCURRENCY (REQUESTS | SECONDSs) (get|stream|close|idle) "
                     "[--max-conns N] [--buffer-size BYTES] [--cacert FILE] [--tls-resumption on|off]\n", why);
     return 2;
 }
@@ -123,8 +123,19 @@ int main(int argc, char **argv) {
     if (strcmp(positional[3], "get") == 0) mode = MODE_GET;
     else if (strcmp(positional[3], "stream") == 0) mode = MODE_STREAM;
     else if (strcmp(positional[3], "close") == 0) mode = MODE_CLOSE;
+    else if (strcmp(positional[3], "idle") == 0) mode = MODE_IDLE;
     else return usage("bad mode");
     if (max_conns <= 0) max_conns = concurrency;
+    if (mode == MODE_IDLE) {
+        // The memory baseline: libcurl and OpenSSL loaded, arguments parsed, nothing initialised or run.
+        long idle_rss_kib = 0;
+        cpu_seconds(&idle_rss_kib);
+        printf("{\"api\":\"none\",\"body_bytes\":0,\"client\":\"curl\",\"concurrency\":%ld,\"cpu_seconds\":0,"
+               "\"cpu_us_per_request\":0,\"errors\":0,\"max_conns\":%ld,\"mb_per_second\":0,\"mode\":\"idle\","
+               "\"peak_rss_kib\":%ld,\"requests\":0,\"requests_per_second\":0,\"seconds\":0}\n",
+               concurrency, max_conns, idle_rss_kib);
+        return 0;
+    }
 
     curl_global_init(CURL_GLOBAL_DEFAULT);
     CURLM *multi = curl_multi_init();

@@ -44,9 +44,13 @@ public struct Mode: Hashable, Sendable, CustomStringConvertible {
     public static let download = Mode(name: "download")
     /// PUT of the file `--file`, streamed from disk; any 2xx status is a success.
     public static let upload = Mode(name: "upload")
+    /// No request: the client reports as soon as its arguments are parsed, with its libraries loaded (for
+    /// FWNetworking: Foundation and FWNetworking) and nothing run. Its peak RSS is the baseline the memory
+    /// rows' growth is measured against (issue 17).
+    public static let idle = Mode(name: "idle")
 
     /// Every mode, in command-line order.
-    public static let all: [Mode] = [.get, .stream, .close, .download, .upload]
+    public static let all: [Mode] = [.get, .stream, .close, .download, .upload, .idle]
 
     /// True for the modes that need `--file`.
     public var usesFile: Bool { self == .download || self == .upload }

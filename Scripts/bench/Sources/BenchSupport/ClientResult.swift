@@ -109,6 +109,13 @@ public func measure(client: String, api: String, arguments: ClientArguments, run
     report(client: client, api: api, arguments: arguments, totals: totals, before: before)
 }
 
+/// Mode `idle`: reports no request and the peak RSS of a process that has loaded its libraries and parsed
+/// its arguments, then exits with status 0.
+public func reportIdle(client: String, arguments: ClientArguments) -> Never {
+    report(client: client, api: "none", arguments: arguments, totals: LoopTotals(completed: 0, seconds: 0),
+           before: ResourceUsage.current())
+}
+
 private func report(client: String, api: String, arguments: ClientArguments, totals: LoopTotals,
                     before: ResourceUsage) -> Never {
     let after = ResourceUsage.current()

@@ -6,7 +6,8 @@ extension SuiteResults {
     public func markdown(header: [String]) -> String {
         var lines = header
         let apis = SuiteRow.allClients.compactMap { client -> String? in
-            let names = Set(samples.values.flatMap { $0.compactMap { $0[client]?.api } }).sorted()
+            // The baseline row's runs make no request and drive no API ("none").
+            let names = Set(samples.values.flatMap { $0.compactMap { $0[client]?.api } }).subtracting(["none"]).sorted()
             return names.isEmpty ? nil : "\(client) (\(names.joined(separator: ", ")))"
         }
         if !apis.isEmpty { lines.append("- APIs driven: " + apis.joined(separator: "; ")) }
@@ -39,6 +40,13 @@ extension SuiteResults {
             for row in memoryRows {
                 let values = libraries.map { cell(row, $0, rss, megabytes) }
                 lines.append(cells([row.title] + values + ratioCells(row, rss)))
+                if row.id != Self.baselineRowID, row.metric == .peakRSS || Self.bodyFactorRowIDs.contains(row.id),
+                   self.row(Self.baselineRowID) != nil {
+                    let growth = libraries.map { client in
+                        growthOverBaseline(row, client).map { megabytes($0) } ?? (row.clients.contains(client) ? "–" : "")
+                    }
+                    lines.append(cells(["… growth over the client's baseline"] + growth + ["", ""]))
+                }
                 guard Self.bodyFactorRowIDs.contains(row.id) else { continue }
                 let body = Double(row.bodySize) / 1024
                 let ofBody = { (kib: Double) in Format.factor(kib / body) }
@@ -49,7 +57,7 @@ extension SuiteResults {
         lines += sessionLines()
         let checks = targets().filter { $0.met != nil }
         if !checks.isEmpty {
-            lines += ["", "### Targets (issues 4, 5 and 6)", ""]
+            lines += ["", "### Targets (issue 17; file rows: issue 6)", ""]
             lines += table(["Target", "Measured", "Met"], numeric: false)
             for check in checks {
                 lines.append(cells([check.target, check.measured, check.met == true ? "yes" : "**no**"]))

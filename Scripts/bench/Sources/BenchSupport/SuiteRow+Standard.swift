@@ -22,6 +22,8 @@ extension SuiteRow {
                  concurrency: 1, mode: .stream, metric: .megabytesPerSecond),
         SuiteRow(id: "close-c1", title: "GET 64 B, new connection each, c=1", path: "64.bin", bodySize: 64,
                  concurrency: 1, mode: .close, metric: .requestsPerSecond),
+        SuiteRow(id: "mem-baseline", title: "baseline: libraries loaded, no request", path: "64.bin", bodySize: 64,
+                 concurrency: 1, requests: 1, mode: .idle, metric: .peakRSS, clients: libraryClients),
         SuiteRow(id: "mem-one", title: "one GET 64 B", path: "64.bin", bodySize: 64, concurrency: 1, requests: 1,
                  metric: .peakRSS, clients: libraryClients),
         SuiteRow(id: "mem-queued", title: "1000 GET 64 B queued, limit 8", path: "64.bin", bodySize: 64,
@@ -41,6 +43,8 @@ extension SuiteRow {
                  concurrency: 32, metric: .requestsPerSecond, server: .https),
         SuiteRow(id: "https-mib-c4", title: "HTTPS GET 1 MiB, keep-alive, c=4", path: "1m.bin", bodySize: 1 << 20,
                  concurrency: 4, metric: .megabytesPerSecond, server: .https),
+        SuiteRow(id: "https-big-streamed", title: "HTTPS GET 100 MiB, streamed, c=1", path: "100m.bin",
+                 bodySize: 100 << 20, concurrency: 1, mode: .stream, metric: .megabytesPerSecond, server: .https),
     ] + [(Server.httpsRSA, "rsa", "RSA 2048"), (.httpsECDSA, "ecdsa", "ECDSA P-256")].flatMap { server, id, key in
         [(false, "full", "full handshake"), (true, "resumed", "resumed session")].map { resumption, suffix, what in
             SuiteRow(id: "https-new-\(id)-\(suffix)", title: "HTTPS GET 64 B, new TLS connection each, \(key), \(what)",

@@ -19,6 +19,7 @@ import NIOHTTP1
 import NIOSSL
 
 let arguments = ClientArguments.parseOrExit(client: "bench-ahc")
+if arguments.mode == .idle { reportIdle(client: "ahc", arguments: arguments) }
 if arguments.tlsResumption == true {
     notApplicable("ahc", "swift-nio-ssl has no client-side TLS session resumption: every connection is a full "
                   + "handshake")

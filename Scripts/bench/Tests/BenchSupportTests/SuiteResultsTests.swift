@@ -54,35 +54,58 @@ private func row(_ id: String) throws -> SuiteRow {
 // MARK: - Targets and the report
 
 @Test func targetsUseTheIssuesThresholds() throws {
-    let rows = try ["small-c1", "mib-c4", "mem-one", "mem-queued", "big-buffered"].map(row)
+    let rows = try ["small-c1", "mib-c4", "close-c1", "mem-baseline", "mem-one", "mem-queued", "big-buffered"].map(row)
     var results = SuiteResults(rows: rows)
     let record = { (client: ClientResult, id: String) in
         results.record(client, problem: nil, row: try row(id), round: 0, client: client.client)
     }
-    try record(result("fw", rps: 900, cpuMicros: 20), "small-c1")
+    try record(result("fw", rps: 900, cpuMicros: 30), "small-c1")
     try record(result("curl", rps: 1000, cpuMicros: 25), "small-c1")
     try record(result("fw", mbps: 3000, cpuMicros: 300), "mib-c4")
     try record(result("curl", mbps: 2000, cpuMicros: 200), "mib-c4")
-    try record(result("fw", rssKiB: 11_718), "mem-one")
-    try record(result("fw", rssKiB: 20_000), "mem-queued")
-    try record(result("curl", rssKiB: 10_000), "mem-queued")
-    try record(result("fw", rssKiB: 110 * 1024), "big-buffered")
+    try record(result("fw", rps: 1000), "close-c1")
+    try record(result("curl", rps: 1000), "close-c1")
+    try record(result("fw", rssKiB: 20_000), "mem-baseline")
+    try record(result("curl", rssKiB: 8_000), "mem-baseline")
+    try record(result("fw", rssKiB: 21_953), "mem-one")
+    try record(result("fw", rssKiB: 26_000), "mem-queued")
+    try record(result("curl", rssKiB: 13_000), "mem-queued")
+    try record(result("fw", rssKiB: 126_000), "big-buffered")
     let checks = Dictionary(uniqueKeysWithValues: results.targets().map { ($0.target, $0) })
     #expect(checks["GET 64 B, keep-alive, c=1: requests/s ≥ 1.0× libcurl"]?.met == false)
     #expect(checks["GET 64 B, keep-alive, c=1: requests/s ≥ 1.0× libcurl"]?.measured == "FW/curl 0.90×")
-    #expect(checks["GET 64 B, keep-alive, c=1: CPU per request ≤ libcurl's"]?.met == true)
+    // 30 / 25 = 1.2: exactly the limit.
+    #expect(checks["GET 64 B, keep-alive, c=1: CPU per request ≤ 1.2× libcurl's"]?.met == true)
     #expect(checks["GET 1 MiB, keep-alive, c=4: MB/s ≥ 1.0× libcurl"]?.met == true)
-    #expect(checks["GET 1 MiB, keep-alive, c=4: CPU per request ≤ libcurl's"]?.met == false)
-    #expect(checks["one GET 64 B: peak RSS ≤ 12 MB"]?.met == true)
-    #expect(checks["one GET 64 B: peak RSS ≤ 12 MB"]?.measured == "12.0 MB")
-    #expect(checks["1000 GET 64 B queued, limit 8: peak RSS ≤ libcurl's"]?.met == false)
-    #expect(checks["GET 100 MiB once, buffered: peak RSS ≤ 1.15× body"]?.met == true)
-    #expect(checks["GET 100 MiB once, buffered: peak RSS ≤ 1.15× body"]?.measured == "1.10×")
+    #expect(checks["GET 64 B, new connection each, c=1: requests/s ≥ 1.0× libcurl"]?.met == true)
+    // 1,953 KiB = 2.0 MB of growth: at the limit.
+    let one = checks["one GET 64 B: peak RSS growth over the baseline ≤ 2 MB"]
+    #expect(one?.met == true)
+    #expect(one?.measured == "2.0 MB")
+    // fw grew 6,000 KiB, curl 5,000 KiB.
+    let queued = checks["1000 GET 64 B queued, limit 8: growth over the baseline ≤ libcurl's growth"]
+    #expect(queued?.met == false)
+    #expect(queued?.measured == "fw 6.1 MB, curl 5.1 MB")
+    // Allowed: (102,400 + 20,000) KiB × 1.05 = 128,520 KiB.
+    let buffered = checks["GET 100 MiB once, buffered: peak RSS ≤ (body + baseline) × 1.05"]
+    #expect(buffered?.met == true)
+    #expect(buffered?.measured == "129.0 MB of 131.6 MB allowed")
     #expect(checks["GET 64 B, keep-alive, c=32: requests/s ≥ 1.0× libcurl"]?.met == nil)
 }
 
+@Test func memoryTargetsNeedTheBaseline() throws {
+    let one = try row("mem-one")
+    var results = SuiteResults(rows: [one])
+    results.record(result("fw", rssKiB: 9_000), problem: nil, row: one, round: 0, client: "fw")
+    let check = results.targets().first { $0.target.hasPrefix("one GET 64 B") }
+    #expect(check?.met == nil)
+    #expect(check?.measured == "not run")
+    #expect(results.growthOverBaseline(one, "fw") == nil)
+}
+
 @Test func httpsAndFileTargets() throws {
-    let ids = ["https-small-c32", "https-mib-c4", "https-new-rsa-full", "file-download", "file-upload"]
+    let ids = ["https-small-c32", "https-mib-c4", "https-big-streamed", "https-new-rsa-full", "https-new-ecdsa-resumed",
+               "file-download", "file-upload"]
     let rows = try ids.map(row)
     var results = SuiteResults(rows: rows)
     let record = { (client: ClientResult, id: String) in
@@ -92,24 +115,48 @@ private func row(_ id: String) throws -> SuiteRow {
     try record(result("curl", rps: 20_000), "https-small-c32")
     try record(result("fw", mbps: 900), "https-mib-c4")
     try record(result("curl", mbps: 1000), "https-mib-c4")
+    try record(result("ahc", mbps: 750), "https-mib-c4")
+    try record(result("fw", mbps: 700), "https-big-streamed")
+    try record(result("ahc", mbps: 1000), "https-big-streamed")
     try record(result("fw", rps: 400), "https-new-rsa-full")
     try record(result("curl", rps: 100), "https-new-rsa-full")
     try record(result("ahc", rps: 500), "https-new-rsa-full")
+    try record(result("fw", rps: 900), "https-new-ecdsa-resumed")
+    try record(result("curl", rps: 800), "https-new-ecdsa-resumed")
     try record(result("fw", mbps: 1200, rssKiB: 31_249), "file-download")
     try record(result("curl", mbps: 1000), "file-download")
     try record(result("fw", mbps: 800, rssKiB: 31_250), "file-upload")
     let checks = Dictionary(uniqueKeysWithValues: results.targets().map { ($0.target, $0) })
     #expect(checks["HTTPS GET 64 B, keep-alive, c=32: requests/s ≥ 1.0× libcurl"]?.met == true)
     #expect(checks["HTTPS GET 1 MiB, keep-alive, c=4: MB/s ≥ 1.0× libcurl"]?.met == false)
+    #expect(checks["HTTPS GET 1 MiB, keep-alive, c=4: MB/s ≥ 1.0× AsyncHTTPClient"]?.measured == "FW/AHC 1.20×")
+    #expect(checks["HTTPS GET 100 MiB, streamed, c=1: MB/s ≥ 1.0× AsyncHTTPClient"]?.met == false)
+    #expect(checks["HTTPS GET 100 MiB, streamed, c=1: MB/s ≥ 1.0× libcurl"]?.met == nil)
     let full = checks["HTTPS GET 64 B, new TLS connection each, RSA 2048, full handshake: requests/s ≥ 1.0× "
                       + "AsyncHTTPClient"]
     #expect(full?.met == false)
     #expect(full?.measured == "FW/AHC 0.80×")
     #expect(checks["HTTPS GET 64 B, new TLS connection each, ECDSA P-256, full handshake: requests/s ≥ 1.0× "
                    + "AsyncHTTPClient"]?.met == nil)
+    #expect(checks["HTTPS GET 64 B, new TLS connection each, ECDSA P-256, resumed session: requests/s ≥ 1.0× "
+                   + "libcurl"]?.met == true)
     #expect(checks["GET 1 GiB to a file (curl: `curl -o`): MB/s ≥ 1.0× `curl -o`"]?.measured == "FW/curl 1.20×")
     #expect(checks["GET 1 GiB to a file (curl: `curl -o`): peak RSS < 32 MB"]?.met == true)
     #expect(checks["PUT 1 GiB from a file (curl: `curl -T`): peak RSS < 32 MB"]?.met == false)
+}
+
+@Test func memoryTableShowsGrowthOverTheBaseline() throws {
+    let baseline = try row("mem-baseline")
+    let one = try row("mem-one")
+    var results = SuiteResults(rows: [baseline, one])
+    var idle = result("fw", rssKiB: 19_531)
+    idle.api = "none"
+    results.record(idle, problem: nil, row: baseline, round: 0, client: "fw")
+    results.record(result("fw", rssKiB: 21_484), problem: nil, row: one, round: 0, client: "fw")
+    let report = results.markdown(header: [])
+    #expect(report.contains("| baseline: libraries loaded, no request | 20.0 | – | – | – | – | – |"))
+    #expect(report.contains("| … growth over the client's baseline | 2.0 | – | – | – |  |  |"))
+    #expect(report.contains("- APIs driven: fw (x)\n"))
 }
 
 @Test func reportHasEveryTableAndTheProblems() throws {

@@ -6,8 +6,8 @@ import Testing
 @Test func standardRowsAreUniqueAndCoverEveryTarget() {
     let ids = SuiteRow.standard.map(\.id)
     #expect(Set(ids).count == ids.count)
-    let named = ["small-c1", "small-c32", "close-c1", "mib-c4", "big-buffered", "big-streamed", "mem-one",
-                 "mem-queued", "https-small-c1", "https-small-c32", "https-mib-c4", "https-new-rsa-full",
+    let named = ["small-c1", "small-c32", "close-c1", "mib-c4", "big-buffered", "big-streamed", "mem-baseline", "mem-one",
+                 "mem-queued", "https-small-c1", "https-small-c32", "https-mib-c4", "https-big-streamed", "https-new-rsa-full",
                  "https-new-rsa-resumed", "https-new-ecdsa-full", "https-new-ecdsa-resumed", "file-download",
                  "file-upload"]
     #expect(Set(named).isSubset(of: Set(ids)))
@@ -34,7 +34,7 @@ import Testing
     let groups = Dictionary(grouping: SuiteRow.standard, by: \.group).mapValues { $0.map(\.id) }
     #expect(Set(groups.keys) == Set(SuiteRow.groups))
     #expect(groups["files"] == ["file-download", "file-upload"])
-    #expect(groups["https"]?.count == 7)
+    #expect(groups["https"]?.count == 8)
     #expect(groups["http"]?.first == "small-c1")
     // The suite runs the groups one after another, in `groups` order.
     let ranks = SuiteRow.standard.map { SuiteRow.groups.firstIndex(of: $0.group) ?? -1 }
@@ -45,12 +45,12 @@ import Testing
 // MARK: - Selection
 
 @Test(arguments: [
-    ("all", 17),
-    ("https", 7),
+    ("all", 19),
+    ("https", 8),
     ("files", 2),
-    ("http,files", 10),
+    ("http,files", 11),
     ("small-c1,https-new-rsa-full", 2),
-    ("https,https-small-c1", 7),
+    ("https,https-small-c1", 8),
 ])
 func selectTakesIdsAndGroups(list: String, count: Int) throws {
     let rows = try SuiteRow.select(list)
