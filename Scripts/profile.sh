@@ -24,7 +24,8 @@
 #   Scripts/profile.sh memory-steps    the growth of each mapping's resident size (/proc/self/smaps) as
 #                                      ProfileClient --memory-steps makes the shared cookie, credential and
 #                                      URL-cache stores, a configuration, a session, a request, and sends
-#                                      two GETs, one step at a time; 3 rounds
+#                                      two GETs, one step at a time; 3 rounds, then one round that first
+#                                      makes the Foundation facilities those steps use
 #   Scripts/profile.sh serve           only start nginx and print its URL (stops on Ctrl-C)
 #
 # Installs valgrind, strace and nginx with apt-get when missing and run as root. Nothing but 127.0.0.1 is
@@ -199,6 +200,10 @@ if [ "$mode" = memory-steps ]; then
         echo
         "$client" --memory-steps "$url"
     done
+    echo
+    echo "### the Foundation facilities first (what the later steps add is then ours)"
+    echo
+    "$client" --memory-steps "$url" --foundation-first
     exit 0
 fi
 

@@ -2,9 +2,10 @@
 // time and reads the resident size of every mapping (`/proc/self/smaps`) after each step, so that the growth
 // over a program that only loads Foundation and FWNetworking can be told apart by library and by step. It
 // prints a Markdown table: one row per mapping (the shared library's file name, `[heap]`, `[anon]` for
-// anonymous mappings such as thread stacks and malloc arenas), one column per step, each cell the growth in
-// KB that step caused; then the total and the peak RSS (ru_maxrss) after each step. The steps are cumulative:
-// a page touched by an earlier step is not counted again. Scripts/profile.sh memory-steps runs it.
+// anonymous mappings such as thread stacks and malloc arenas), its resident KB when loaded, then one column
+// per step, each cell the growth in KB that step caused; then the total and the peak RSS (ru_maxrss) after
+// each step. The steps are cumulative: a page touched by an earlier step is not counted again.
+// Scripts/profile.sh memory-steps runs it (and, with --foundation-first, the Foundation pieces first).
 
 import Dispatch
 import Foundation
@@ -50,14 +51,34 @@ private struct Step {
     var peak: Int
 }
 
-/// Runs the steps against `url` and prints the table; exits 1 when a GET fails.
-func runMemorySteps(url: URL) -> Never {
+/// Runs the steps against `url` and prints the table; exits 1 when a GET fails. With `foundationFirst`,
+/// the Foundation facilities the session's creation may use are made first, each a step of its own, so
+/// that what the later steps add is what is left of ours.
+func runMemorySteps(url: URL, foundationFirst: Bool) -> Never {
     var steps: [Step] = []
     func measure(_ name: String) {
         steps.append(Step(name: name, resident: residentKilobytes(), peak: peakKilobytes()))
     }
     _ = residentKilobytes() // the reader's own first-use pages
     measure("loaded")
+
+    if foundationFirst {
+        _ = ProcessInfo.processInfo.environment
+        measure("environment")
+        _ = ProcessInfo.processInfo.processName
+        measure("process name")
+        _ = FileManager.default.homeDirectoryForCurrentUser
+        measure("home directory")
+        _ = URL(fileURLWithPath: "/tmp", isDirectory: true).appendingPathComponent("a", isDirectory: true)
+        measure("file URL")
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "queue"
+        measure("operation queue")
+        _ = Date()
+        _ = JSONDecoder()
+        measure("date, JSONDecoder")
+    }
 
     _ = HTTPCookieStorage.shared
     measure("cookie storage")
@@ -91,16 +112,24 @@ func runMemorySteps(url: URL) -> Never {
     exit(0)
 }
 
-/// Prints one row per mapping that grew by 16 KB or more in some step, largest total growth first.
+/// Prints one row per mapping that grew by 16 KB or more in some step or had 256 KB or more resident when
+/// loaded, largest total growth first.
 private func printTable(_ steps: [Step]) {
     guard let first = steps.first else { return }
     let names = Set(steps.flatMap(\.resident.keys))
     func growth(_ name: String, _ index: Int) -> Int {
         (steps[index].resident[name] ?? 0) - (steps[index - 1].resident[name] ?? 0)
     }
-    let rows = names.map { name in (name, (1..<steps.count).map { growth(name, $0) }) }
-        .filter { $0.1.contains { abs($0) >= 16 } }
-        .sorted { ($0.1.reduce(0, +), $1.0) > ($1.1.reduce(0, +), $0.0) }
+    func isShown(_ name: String, _ cells: [Int]) -> Bool {
+        let loaded: Int = first.resident[name] ?? 0
+        return loaded >= 256 || cells.contains { abs($0) >= 16 }
+    }
+    let rows: [(String, [Int])] = names.map { name in (name, (1..<steps.count).map { growth(name, $0) }) }
+        .filter { isShown($0.0, $0.1) }
+        .sorted { lhs, rhs in
+            let left: Int = lhs.1.reduce(0, +), right: Int = rhs.1.reduce(0, +)
+            return left != right ? left > right : (first.resident[lhs.0] ?? 0) > (first.resident[rhs.0] ?? 0)
+        }
     let header = steps.dropFirst().map(\.name)
     print("| mapping (KB) | loaded | " + header.joined(separator: " | ") + " | growth |")
     print("|---|--:|" + String(repeating: "--:|", count: header.count) + "--:|")
