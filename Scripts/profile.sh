@@ -21,6 +21,11 @@
 #   Scripts/profile.sh memory          peak RSS (ru_maxrss, /usr/bin/time) of ProfileClient: exiting at its
 #                                      argument check (Foundation and FWNetworking loaded, nothing run), with
 #                                      a session and no request, one GET, 1000 GETs; 3 rounds
+#   Scripts/profile.sh memory-steps    the growth of each mapping's resident size (/proc/self/smaps) as
+#                                      ProfileClient --memory-steps makes the shared cookie, credential and
+#                                      URL-cache stores, a configuration, a session, a request, and sends
+#                                      two GETs, one step at a time; 3 rounds, then one round that first
+#                                      makes the Foundation facilities those steps use
 #   Scripts/profile.sh serve           only start nginx and print its URL (stops on Ctrl-C)
 #
 # Installs valgrind, strace and nginx with apt-get when missing and run as root. Nothing but 127.0.0.1 is
@@ -35,8 +40,9 @@ case "$mode" in
     strace) requests=${2:-10000} ;;
     hops) requests=${2:-3000} ;;
     memory) requests=0 ;;
+    memory-steps) requests=0 ;;
     serve) requests=0 ;;
-    *) echo "usage: $0 callgrind|strace|hops|memory|serve [N]" >&2; exit 2 ;;
+    *) echo "usage: $0 callgrind|strace|hops|memory|memory-steps|serve [N]" >&2; exit 2 ;;
 esac
 say() { echo "profile: $*" >&2; }
 
@@ -181,6 +187,23 @@ if [ "$mode" = memory ]; then
         echo "| $round | $(peak "$client") | $(peak "$client" "$url" 0) | $(peak "$client" "$url" 1) |" \
             "$(peak "$client" "$url" 1000) |"
     done
+    exit 0
+fi
+
+# MARK: memory-steps
+
+if [ "$mode" = memory-steps ]; then
+    echo "## memory-steps: resident KB each step adds, per mapping (ProfileClient --memory-steps)"
+    for round in 1 2 3; do
+        echo
+        echo "### round $round"
+        echo
+        "$client" --memory-steps "$url"
+    done
+    echo
+    echo "### the Foundation facilities first (what the later steps add is then ours)"
+    echo
+    "$client" --memory-steps "$url" --foundation-first
     exit 0
 fi
 

@@ -4,6 +4,7 @@
 // it under callgrind, perf or strace against a loopback nginx.
 //
 //   ProfileClient URL COUNT [--warm-up N] [--gate] [--time]
+//   ProfileClient --memory-steps URL [--foundation-first]   (MemorySteps.swift: resident growth per step and library)
 //     --warm-up N   send N requests first (the connection, caches and lazy initialisation)
 //     --gate        after the warm-up, print "warmed-up" and wait for a line on standard input before the
 //                   COUNT requests (the profiler starts collecting in between)
@@ -19,6 +20,9 @@ func exitFailing(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.count >= 2, arguments[0] == "--memory-steps", let url = URL(string: arguments[1]) {
+    runMemorySteps(url: url, foundationFirst: arguments.dropFirst(2) == ["--foundation-first"])
+}
 guard arguments.count >= 2, let url = URL(string: arguments[0]), let count = Int(arguments[1]) else {
     exitFailing("usage: ProfileClient URL COUNT [--warm-up N] [--gate]")
 }

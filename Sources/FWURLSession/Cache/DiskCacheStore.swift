@@ -5,7 +5,8 @@
 // sizes. The index (which file holds which key, its size and storage time, in recency order) lives in
 // memory behind one lock; it is rebuilt by a scan of the directory (DiskCacheStore+Scan.swift) when the
 // store is first used, not when it is created: making a cache (the shared one comes with every default
-// session configuration) touches no disk, and a program that never stores anything gets no directory.
+// session configuration) touches no disk and does not even work out the default directory's path, and a
+// program that never stores anything gets no directory.
 //
 // Only index updates happen under the lock, and that first opening (creating the directory and scanning
 // it), because every operation needs the index it builds. Encoding, writing, renaming, reading, decoding and deleting
@@ -36,7 +37,7 @@ final class DiskCacheStore: Sendable {
 
     /// Whether the directory was opened.
     enum Phase: Equatable {
-        /// Not used yet: the directory may not exist.
+        /// Not used yet: the directory may not exist (or be known).
         case unopened
         /// Created and scanned: the index is complete.
         case open
@@ -51,16 +52,38 @@ final class DiskCacheStore: Sendable {
         var records = LRUStore<String, DiskCacheRecord>()
     }
 
-    /// Where the entries go; nil for a store that keeps nothing.
-    let directory: URL?
+    /// A directory computed when first asked for.
+    private enum LazyDirectory {
+        case unresolved(@Sendable () -> URL?)
+        case resolved(URL?)
+    }
+
+    /// Where the entries go; nil for a store that keeps nothing. Computed on first use: the default
+    /// directory comes from the environment, the home directory and the process name, which a cache that
+    /// is never used (the shared one comes with every default configuration) need not look up.
+    var directory: URL? {
+        lazyDirectory.withLock { lazy in
+            switch lazy {
+            case .resolved(let directory):
+                return directory
+            case .unresolved(let resolve):
+                let directory = resolve()
+                lazy = .resolved(directory)
+                return directory
+            }
+        }
+    }
+
+    /// `directory`, before or after it was computed (its own lock: `state`'s holder may ask for it).
+    private let lazyDirectory: LockedBox<LazyDirectory>
     /// The capacity, phase and index, behind one lock.
     private let state: LockedBox<State>
 
-    /// A store over `directory` (nil: one that keeps nothing) holding at most `capacity` bytes. Nothing
-    /// touches the disk until the store is first used.
-    init(directory: URL?, capacity: Int) {
-        self.directory = directory
-        state = LockedBox(State(capacity: max(0, capacity), phase: directory == nil ? .unavailable : .unopened))
+    /// A store over `directory` (nil: one that keeps nothing; evaluated on first use) holding at most
+    /// `capacity` bytes. Nothing touches the disk until the store is first used.
+    init(directory: @autoclosure @escaping @Sendable () -> URL?, capacity: Int) {
+        lazyDirectory = LockedBox(.unresolved(directory))
+        state = LockedBox(State(capacity: max(0, capacity), phase: .unopened))
     }
 
     // MARK: Capacity and usage
@@ -152,8 +175,12 @@ final class DiskCacheStore: Sendable {
     private func withOpenState<Result>(_ body: (inout State, URL) -> Result) -> Result? {
         var obsolete: [String] = []
         let result: Result? = state.withLock { state in
-            if state.phase == .unopened, let directory {
-                obsolete = Self.open(directory, state: &state)
+            if state.phase == .unopened {
+                if let directory {
+                    obsolete = Self.open(directory, state: &state)
+                } else {
+                    state.phase = .unavailable
+                }
             }
             guard state.phase == .open, let directory else { return nil }
             return body(&state, directory)

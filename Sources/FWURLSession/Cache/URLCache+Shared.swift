@@ -47,7 +47,7 @@ extension URLCache {
         if let path, path.hasPrefix("/") {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
-        let root = cacheRoot(environment: ProcessInfo.processInfo.environment,
+        let root = cacheRoot(environment: ProcessEnvironment.values(of: ["XDG_CACHE_HOME"]),
                              homeDirectory: FileManager.default.homeDirectoryForCurrentUser.path,
                              processName: ProcessInfo.processInfo.processName)
         return root.appendingPathComponent(path ?? "URLCache", isDirectory: true)

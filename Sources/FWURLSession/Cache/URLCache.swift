@@ -74,7 +74,7 @@ open class URLCache: NSObject, @unchecked Sendable { // tiers: LockedBox each; t
     /// be, the cache keeps responses in memory only.
     public init(memoryCapacity: Int, diskCapacity: Int, diskPath path: String?) {
         memory = MemoryCacheStore(capacity: memoryCapacity)
-        disk = DiskCacheStore(directory: Self.directory(forDiskPath: path), capacity: diskCapacity)
+        disk = DiskCacheStore(directory: URLCache.directory(forDiskPath: path), capacity: diskCapacity)
         clock = .system
         super.init()
     }

@@ -30,17 +30,22 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     let file: PersistentFile?
     /// What "now" is.
     let clock: @Sendable () -> Date
-    /// The rules that refuse cookies for public suffixes.
-    let publicSuffixes: PublicSuffixList
+    /// The rules that refuse cookies for public suffixes, read when first needed (a response sets a cookie
+    /// or names a main document): the system list is a 240 KB file that a session without cookies never
+    /// reads.
+    var publicSuffixes: PublicSuffixList { publicSuffixSource() }
+    private let publicSuffixSource: @Sendable () -> PublicSuffixList
 
     // MARK: Creation
 
-    /// A storage kept in `file` (nil: in memory only), loading the cookies the file holds.
+    /// A storage kept in `file` (nil: in memory only), loading the cookies the file holds. `publicSuffixes`
+    /// is evaluated at each use (`.system` is read once per process, at the first).
     init(file: PersistentFile?, clock: @escaping @Sendable () -> Date = { Date() },
-         limits: CookieJar.Limits = CookieJar.Limits(), publicSuffixes: PublicSuffixList = .system) {
+         limits: CookieJar.Limits = CookieJar.Limits(),
+         publicSuffixes: @autoclosure @escaping @Sendable () -> PublicSuffixList = .system) {
         self.file = file
         self.clock = clock
-        self.publicSuffixes = publicSuffixes
+        self.publicSuffixSource = publicSuffixes
         var jar = CookieJar(limits: limits)
         if let file {
             let now = clock()
@@ -158,7 +163,9 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// `setCookies(_:for:mainDocumentURL:)` under `policy` (a session passes its configuration's
     /// `httpCookieAcceptPolicy`, which overrides the storage's).
     func setCookies(_ cookies: [HTTPCookie], for url: URL?, mainDocumentURL: URL?, policy: HTTPCookie.AcceptPolicy) {
-        guard policy != .never, let url, let host = HTTPCookie.canonicalHost(of: url) else { return }
+        guard policy != .never, !cookies.isEmpty, let url, let host = HTTPCookie.canonicalHost(of: url) else {
+            return
+        }
         if policy == .onlyFromMainDocumentDomain, let mainDocumentURL {
             guard let mainHost = HTTPCookie.canonicalHost(of: mainDocumentURL),
                   publicSuffixes.registrableDomain(of: host) == publicSuffixes.registrableDomain(of: mainHost)

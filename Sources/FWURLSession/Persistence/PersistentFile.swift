@@ -39,7 +39,8 @@ final class PersistentFile: Sendable {
 
     /// The directory FWNetworking keeps its files in: `$XDG_DATA_HOME/FWNetworking`, else
     /// `$HOME/.local/share/FWNetworking`; nil when neither variable is set to an absolute path.
-    static func dataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    static func dataDirectory(environment: [String: String] = ProcessEnvironment.values(of: ["XDG_DATA_HOME", "HOME"]))
+        -> String? {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             return xdg + "/FWNetworking"
         }

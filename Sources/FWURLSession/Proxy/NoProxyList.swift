@@ -20,8 +20,14 @@ struct NoProxyList: Sendable, Equatable {
     /// The entries that parsed (malformed ones are ignored, as curl ignores them).
     let rules: [Rule]
 
-    /// Parses a `no_proxy` value.
+    /// Parses a `no_proxy` value. An empty one (no `no_proxy` set, the usual case at every session's
+    /// creation) is not handed to Foundation's splitting and trimming, whose first use touches about
+    /// 256 KB of Foundation's pages.
     init(_ text: String) {
+        guard !text.isEmpty else {
+            self.init(entries: [])
+            return
+        }
         let separators = CharacterSet(charactersIn: ", \t\n")
         self.init(entries: text.components(separatedBy: separators))
     }

@@ -27,6 +27,10 @@ extension ProxySettings {
         excludeSimpleHostnames = reader.flag(kCFNetworkProxiesExcludeSimpleHostnames)
     }
 
+    /// The environment variables `init(environment:)` reads.
+    static let environmentNames = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                                   "no_proxy", "NO_PROXY", "REQUEST_METHOD"]
+
     /// The settings of the environment, as curl reads it: `http_proxy`, `https_proxy` (either case),
     /// `all_proxy` (either case) for any scheme, `no_proxy` (either case); lowercase wins. Uppercase
     /// `HTTP_PROXY` is ignored when `REQUEST_METHOD` is set: in a CGI program it comes from the client's

@@ -34,7 +34,7 @@ struct ProxySettings: Sendable, Equatable {
         if let dictionary = configuration.connectionProxyDictionary {
             self.init(dictionary: dictionary)
         } else {
-            self.init(environment: ProcessInfo.processInfo.environment)
+            self.init(environment: ProcessEnvironment.values(of: Self.environmentNames))
         }
     }
 
