@@ -163,7 +163,7 @@ struct StreamChannelStateMachine {
             state = .active(security: .closingTLS, reading: reading, writing: writing)
             return .sendCloseNotify
         case .plain where writing == .closing, .secure where writing == .closing:
-            state = .active(security: security, reading: reading, writing: .closed)
+            state = reading == .closed ? .finished : .active(security: security, reading: reading, writing: .closed)
             return .shutDownWrite(thenFinish: reading == .closed)
         default:
             return .none
