@@ -6,7 +6,8 @@
 #             chain given on the command line); "STOPTLS" (over TLS) does the TLS close both ways, then says
 #             "PLAIN" in plaintext; "QUIT" closes; any other line comes back as "ECHO <line>"
 #   http      reads one HTTP request head, answers "200 OK" without a length (the body runs until close),
-#             sends "hello\n", then echoes every byte as the echo server does
+#             sends "hello\n", then echoes every byte as the echo server does; for "GET /complete" it answers
+#             "hello\n" with a Content-Length instead (a complete response) and waits for the client's end
 import socket
 import socketserver
 import ssl
@@ -69,6 +70,12 @@ class HTTPThenEcho(socketserver.BaseRequestHandler):
             if not data:
                 return
             head += data
+        if head.startswith(b"GET /complete "):
+            # A complete response in one segment: it ends before the client's delegate can answer it.
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n")
+            while conn.recv(65536):
+                pass
+            return
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\nhello\n")
         echo(conn)
 

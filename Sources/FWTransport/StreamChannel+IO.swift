@@ -37,7 +37,15 @@ extension StreamChannel {
         loop.preconditionInEventLoop()
         guard socket != nil else { return }
         if events.contains(.writable) { flush() }
-        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readAvailable() }
+        let broken = events.contains(.hangup) || events.contains(.error)
+        if peerEnded, broken, let registration {
+            // Nothing more can be read and the kernel keeps reporting it: stop watching (a write fails at once).
+            loop.deregister(registration)
+            self.registration = nil
+            interest = []
+            return
+        }
+        if events.contains(.readable) || broken { readAvailable() }
     }
 
     // MARK: Reading
@@ -45,7 +53,7 @@ extension StreamChannel {
     /// Whether the socket must be read now: a read waits for bytes the buffer lacks, or the security layer
     /// is exchanging records.
     private var wantsBytes: Bool {
-        guard machine.readsOpen || machine.holdsWrites else { return false }
+        guard !peerEnded, machine.readsOpen || machine.holdsWrites else { return false }
         switch machine.security {
         case .handshaking?, .awaitingTrust?, .closingTLS?: return true
         default: break
@@ -56,7 +64,7 @@ extension StreamChannel {
 
     private func readAvailable() {
         for _ in 0..<4 {
-            guard let socket, !machine.isFinished else { return }
+            guard let socket, !machine.isFinished, !peerEnded else { break }
             let result: IOResult<Int>
             do throws(IOError) {
                 result = try readBuffer.withUnsafeMutableBytes { buffer in
@@ -68,7 +76,7 @@ extension StreamChannel {
             }
             guard case .processed(let count) = result else { break }
             if count == 0 {
-                run(machine.endOfStream())
+                peerFinished()
                 break
             }
             readBuffer.withUnsafeBytes { bytes in
@@ -102,13 +110,24 @@ extension StreamChannel {
             case .secure, .drainingForPlain, .closingTLS:
                 _ = try tls.readPlaintext { received.append(contentsOf: $0) }
                 queue(tls.pendingCiphertext())
-                if tls.receivedCloseNotify { run(machine.closeNotifyReceived()) }
+                if tls.receivedCloseNotify {
+                    if security == .closingTLS { run(machine.closeNotifyReceived()) } else { peerFinished() }
+                }
             }
         } catch {
             queue(tls.pendingCiphertext())
             flush()
             run(machine.fail(.secureConnectionFailed(error)))
         }
+    }
+
+    /// The peer ended its side: nothing more is read. Its end reaches the machine (and the reads) once the
+    /// bytes before it were read; at once while the security layer changes (there it is a failure).
+    func peerFinished() {
+        guard !peerEnded else { return }
+        peerEnded = true
+        let settled = machine.security == .plain || machine.security == .secure
+        if received.isEmpty || !settled { run(machine.endOfStream()) }
     }
 
     func enqueueRead(minLength: Int, maxLength: Int, timeout: Duration?, completion: @escaping ReadCompletion) {
@@ -138,8 +157,10 @@ extension StreamChannel {
     /// Completes the reads the buffer (or the end of the stream) can answer, oldest first.
     func serveReads() {
         guard delegate != nil, machine.servesReads || !machine.readsOpen else { return }
+        // The peer's end waited for the bytes before it to be read.
+        if peerEnded, received.isEmpty, machine.readsOpen { return run(machine.endOfStream()) }
         while let first = reads.first {
-            let ended = !machine.readsOpen
+            let ended = !machine.readsOpen || peerEnded
             guard received.count >= first.minLength && (!received.isEmpty || first.minLength == 0) || ended else {
                 return
             }
@@ -149,6 +170,7 @@ extension StreamChannel {
             let bytes = Array(received[0..<count])
             received.removeFirst(count)
             first.completion(.success(StreamReadResult(bytes: bytes, atEOF: ended && received.isEmpty)))
+            if peerEnded, received.isEmpty, machine.readsOpen { return run(machine.endOfStream()) }
         }
     }
 
@@ -243,6 +265,14 @@ extension StreamChannel {
     /// Readable while bytes are wanted; writable while bytes wait.
     func refreshInterest() {
         guard let registration, !machine.isFinished else { return }
+        // Both directions ended (the peer's, and ours with its bytes written): nothing left to watch, and the
+        // hang-up the kernel keeps reporting must not spin the loop.
+        if peerEnded, !machine.acceptsWrites, writes.isEmpty {
+            loop.deregister(registration)
+            self.registration = nil
+            interest = []
+            return
+        }
         var wanted: IOInterest = wantsBytes ? .readable : []
         if !writes.isEmpty { wanted.insert(.writable) }
         guard wanted != interest else { return }

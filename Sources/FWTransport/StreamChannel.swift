@@ -108,6 +108,8 @@ public final class StreamChannel: IOHandler, @unchecked Sendable { // loop-threa
     var nextID: UInt64 = 1
     /// Loop thread only: set by `start`, dropped when the channel finishes.
     var delegate: (any StreamChannelDelegate)?
+    /// Loop thread only: the peer ended its side (end of stream, or close_notify); nothing more is read.
+    var peerEnded = false
     /// Loop thread only: the outcome once finished (nil inside: a clean end).
     var outcome: TransportError??
     /// Loop thread only: the buffer the socket is read into.

@@ -311,6 +311,23 @@ import TestSupport
         #expect(recorder.awaitCompletion() == [.becameStream, .writeClosed, .readClosed, .completed(nil)])
     }
 
+    @Test func aResponseCompleteBeforeTheAnswerBecomesAStreamOfItsBody() async throws {
+        let peer = try PythonStreamPeer()
+        defer { peer.stop() }
+        let recorder = Recorder(becomeStream: true)
+        let session = try Self.session(recorder)
+        defer { session.invalidateAndCancel() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(peer.httpPort)/complete"))
+        session.dataTask(with: url).resume()
+        _ = waitUntil(timeout: 30) { recorder.streamTask.withLock { $0 } != nil }
+        let task = try #require(recorder.streamTask.withLock { $0 })
+        // Its connection went back to the pool: the stream holds the body, then its end.
+        let (data, atEOF) = try await task.readData(ofMinLength: 100, maxLength: 100, timeout: Self.bound)
+        #expect(data == Data("hello\n".utf8))
+        #expect(atEOF)
+        #expect(recorder.awaitCompletion() == [.becameStream, .readClosed, .completed(nil)])
+    }
+
     @Test func capturedStreamsCarryTheConnection() async throws {
         let peer = try PythonStreamPeer()
         defer { peer.stop() }

@@ -52,12 +52,20 @@ final class StreamSink: ResponseSink {
     // MARK: Calls from the task (any thread)
 
     func call(_ call: Call, task: URLSessionStreamTask) {
-        let (channel, ended) = state.withLock { state -> (StreamChannel?, (any Error)??) in
-            guard state.ended == nil, !state.captured else { return (nil, state.ended ?? .some(nil)) }
+        let (channel, ended, rest) = state.withLock { state -> (StreamChannel?, (any Error)??, [UInt8]) in
+            guard state.ended == nil, !state.captured else {
+                // A stream whose response ended without its connection still reads that response's body.
+                guard case .read(_, let max, _, _) = call, case .some(nil) = state.ended else {
+                    return (nil, state.ended ?? .some(nil), [])
+                }
+                let count = Swift.min(max, state.prefix.count)
+                defer { state.prefix.removeFirst(count) }
+                return (nil, .some(nil), Array(state.prefix[0..<count]))
+            }
             if state.channel == nil { state.waiting.append(call) } else if call.isAnswered { state.outstanding += 1 }
-            return (state.channel, nil)
+            return (state.channel, nil, [])
         }
-        if let ended { return answerAfterEnd(call, ended, task: task) }
+        if let ended { return answerAfterEnd(call, ended, rest: rest, task: task) }
         if let channel { send(call, to: channel, task: task) }
     }
 
@@ -102,11 +110,12 @@ final class StreamSink: ResponseSink {
         }
     }
 
-    private func answerAfterEnd(_ call: Call, _ ended: (any Error)?, task: URLSessionStreamTask) {
+    private func answerAfterEnd(_ call: Call, _ ended: (any Error)?, rest: [UInt8], task: URLSessionStreamTask) {
         switch call {
         case .read(_, _, _, let completion):
+            let atEnd = state.withLock { $0.prefix.isEmpty }
             task.enqueue(.stream(.read(completion, ended.map { .failure(Self.transportError($0)) }
-                ?? .success(StreamReadResult(bytes: [], atEOF: true)))))
+                ?? .success(StreamReadResult(bytes: rest, atEOF: atEnd)))))
         case .write(_, _, let completion):
             task.enqueue(.stream(.wrote(completion, ended.map(Self.transportError)
                 ?? .connectionLost("the stream is closed"))))
@@ -152,8 +161,10 @@ final class StreamSink: ResponseSink {
                 let count = Swift.min(max, buffer.count)
                 let bytes = Array(buffer[0..<count])
                 buffer.removeFirst(count)
-                completion(Data(bytes), buffer.isEmpty, nil)
+                completion(bytes.isEmpty ? nil : Data(bytes), buffer.isEmpty, nil)
             }
+            // What no read took yet stays for the reads to come (`call`).
+            state.withLock { $0.prefix = buffer }
             DelegateRouter.readClosed(streamTask: streamTask)
             task.finish(error: nil)
         case .responseFailed(let error):
@@ -183,7 +194,8 @@ final class StreamSink: ResponseSink {
     /// One read or write was answered; true when a capture waited for exactly that.
     private func answered() -> Bool {
         state.withLock { state in
-            state.outstanding -= 1
+            // Replies to calls made after the end were never counted.
+            state.outstanding = Swift.max(0, state.outstanding - 1)
             return state.capturing && !state.captured && state.outstanding == 0 && state.waiting.isEmpty
         }
     }
