@@ -227,6 +227,34 @@ import TestSupport
         #expect(recorder.awaitCompletion() == [.completed(.cannotConnectToHost)])
     }
 
+    /// A task's own delegate that implements one stream message only.
+    final class WriteClosedOnly: NSObject, URLSessionStreamDelegate, @unchecked Sendable { // state: a LockedBox
+        let heard = LockedBox<[String]>([])
+
+        func urlSession(_ session: URLSession, writeClosedFor streamTask: URLSessionStreamTask) {
+            heard.withLock { $0.append("writeClosed") }
+        }
+    }
+
+    @Test func theTasksDelegateHearsWhatItImplementsAndTheSessionsTheRest() async throws {
+        let peer = try PythonStreamPeer()
+        defer { peer.stop() }
+        let recorder = Recorder()
+        let session = try Self.session(recorder)
+        defer { session.invalidateAndCancel() }
+        let own = WriteClosedOnly()
+        let task = session.streamTask(withHostName: "127.0.0.1", port: peer.echoPort)
+        task.delegate = own
+        task.resume()
+        try await Self.write(task, "z")
+        task.closeWrite()
+        let (data, atEOF) = try await task.readData(ofMinLength: 2, maxLength: 2, timeout: Self.bound)
+        #expect(data == Data("z".utf8))
+        #expect(atEOF)
+        #expect(recorder.awaitCompletion() == [.readClosed, .completed(nil)])
+        #expect(own.heard.withLock { $0 } == ["writeClosed"])
+    }
+
     // MARK: TLS
 
     @Test func tlsRightAfterConnecting() async throws {

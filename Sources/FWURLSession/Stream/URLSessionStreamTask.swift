@@ -165,6 +165,7 @@ open class URLSessionStreamTask: URLSessionTask, @unchecked Sendable { // state:
         timeout > 0 && timeout < TimeInterval(Int32.max) ? .seconds(timeout) : nil
     }
 
+    /// The task's identifier and where it connects (the request's URL for a task made by `.becomeStream`).
     open override var description: String {
         guard let endpoint else { return super.description }
         return "<\(type(of: self)): \(taskIdentifier)> { \(endpoint.host):\(endpoint.port) }"
