@@ -114,20 +114,14 @@ final class StreamSink: ResponseSink {
         switch call {
         case .read(_, _, _, let completion):
             let atEnd = state.withLock { $0.prefix.isEmpty }
-            task.enqueue(.stream(.read(completion, ended.map { .failure(Self.transportError($0)) }
-                ?? .success(StreamReadResult(bytes: rest, atEOF: atEnd)))))
+            task.enqueue(.stream(.readAfterEnd(completion, rest.isEmpty ? nil : Data(rest), ended == nil && atEnd,
+                                               ended)))
         case .write(_, _, let completion):
-            task.enqueue(.stream(.wrote(completion, ended.map(Self.transportError)
-                ?? .connectionLost("the stream is closed"))))
+            task.enqueue(.stream(.writeAfterEnd(completion, ended ?? URLError(
+                .networkConnectionLost, url: task.currentRequest?.url, description: "the stream is closed"))))
         case .closeRead, .closeWrite, .startTLS, .stopTLS:
             return
         }
-    }
-
-    private static func transportError(_ error: any Error) -> TransportError {
-        if let error = error as? URLError, error.code == .cancelled { return .cancelled }
-        if let error = error as? URLError, error.code == .timedOut { return .timedOut("\(error)") }
-        return .connectionLost("\(error)")
     }
 
     // MARK: ResponseSink (delegate queue)
@@ -188,6 +182,10 @@ final class StreamSink: ResponseSink {
             if ready { captureNow(task: streamTask) }
         case .captureReady:
             captureNow(task: streamTask)
+        case .readAfterEnd(let completion, let data, let atEOF, let error):
+            completion(data, atEOF, error)
+        case .writeAfterEnd(let completion, let error):
+            completion(error)
         }
     }
 
@@ -293,6 +291,10 @@ enum StreamTaskEvent {
     case wrote(StreamSink.WriteCompletion, TransportError?)
     /// `captureStreams()` may hand the connection over now.
     case captureReady
+    /// A read made after the task completed: what is left of the body it came from, or the task's error.
+    case readAfterEnd(StreamSink.ReadCompletion, Data?, Bool, (any Error)?)
+    /// A write made after the task completed fails with the task's error (or `networkConnectionLost`).
+    case writeAfterEnd(StreamSink.WriteCompletion, any Error)
 }
 
 /// Hands a channel's reports (loop thread) to its task's delivery queue.
