@@ -59,7 +59,8 @@ import TestSupport
             completionHandler(becomeStream ? .becomeStream : .allow)
         }
 
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome streamTask: URLSessionStreamTask) {
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
+                        didBecome streamTask: URLSessionStreamTask) {
             events.withLock { $0.append(.becameStream) }
             self.streamTask.withLock { $0 = streamTask }
         }
@@ -80,7 +81,8 @@ import TestSupport
     private static func session(_ recorder: Recorder) throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForResource = 60
-        configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem")))
+        let roots = try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem"))
+        configuration.tlsTrustRoots = .certificates(roots)
         return URLSession(configuration: configuration, delegate: recorder, delegateQueue: nil)
     }
 
@@ -269,7 +271,9 @@ import TestSupport
         try await Self.write(task, "hello\n")
         #expect(try await Self.read(task, exactly: 6) == "olleh\n")
         task.cancel()
-        #expect(recorder.awaitCompletion() == [.challenge(NSURLAuthenticationMethodServerTrust), .completed(.cancelled)])
+        #expect(recorder.awaitCompletion() == [
+            .challenge(NSURLAuthenticationMethodServerTrust), .completed(.cancelled),
+        ])
     }
 
     @Test func tlsStartedAndStoppedMidStream() async throws {
@@ -293,7 +297,9 @@ import TestSupport
         try await Self.write(task, "three\n")
         #expect(try await Self.read(task, exactly: 11) == "ECHO three\n")
         task.cancel()
-        #expect(recorder.awaitCompletion() == [.challenge(NSURLAuthenticationMethodServerTrust), .completed(.cancelled)])
+        #expect(recorder.awaitCompletion() == [
+            .challenge(NSURLAuthenticationMethodServerTrust), .completed(.cancelled),
+        ])
     }
 
     @Test func aRefusedServerTrustEndsTheStream() async throws {

@@ -172,7 +172,8 @@ final class StreamSink: ResponseSink {
         case .read(let completion, let result):
             let ready = answered()
             switch result {
-            case .success(let read): completion(read.bytes.isEmpty && read.atEOF ? nil : Data(read.bytes), read.atEOF, nil)
+            case .success(let read):
+                completion(read.bytes.isEmpty && read.atEOF ? nil : Data(read.bytes), read.atEOF, nil)
             case .failure(let error): completion(nil, false, URLError(error, url: url))
             }
             if ready { captureNow(task: streamTask) }

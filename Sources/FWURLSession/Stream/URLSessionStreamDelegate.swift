@@ -44,7 +44,8 @@ extension URLSessionStreamDelegate {
         next.urlSession(session, streamTask: streamTask, didBecome: inputStream, outputStream: outputStream)
     }
 
-    private func streamFallback(_ session: URLSession, _ task: URLSessionStreamTask) -> (any URLSessionStreamDelegate)? {
+    private func streamFallback(_ session: URLSession, _ task: URLSessionStreamTask)
+        -> (any URLSessionStreamDelegate)? {
         DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionStreamDelegate).self)
     }
 }

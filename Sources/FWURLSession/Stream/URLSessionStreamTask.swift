@@ -46,7 +46,11 @@ open class URLSessionStreamTask: URLSessionTask, @unchecked Sendable { // state:
                        timeout: TimeInterval) async throws -> (Data?, Bool) {
         try await withCheckedThrowingContinuation { continuation in
             readData(ofMinLength: minBytes, maxLength: maxBytes, timeout: timeout) { data, atEOF, error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: (data, atEOF)) }
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume(returning: (data, atEOF))
+                }
             }
         }
     }
