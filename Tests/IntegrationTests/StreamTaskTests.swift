@@ -276,6 +276,27 @@ import TestSupport
         ])
     }
 
+    @Test func closeWriteOnTLSAnnouncesTheEnd() async throws {
+        let server = try OpenSSLServer.start(www: false, extra: ["-rev"])
+        defer { server.stop() }
+        let recorder = Recorder()
+        let session = try Self.session(recorder)
+        defer { session.invalidateAndCancel() }
+        let task = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        task.resume()
+        task.startSecureConnection()
+        try await Self.write(task, "ab\n")
+        #expect(try await Self.read(task, exactly: 3) == "ba\n")
+        // close_notify, then the write side's shutdown: s_server ends the connection when it reads them.
+        task.closeWrite()
+        let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 10, timeout: Self.bound)
+        #expect(data == nil)
+        #expect(atEOF)
+        #expect(recorder.awaitCompletion() == [
+            .challenge(NSURLAuthenticationMethodServerTrust), .writeClosed, .readClosed, .completed(nil),
+        ])
+    }
+
     @Test func tlsStartedAndStoppedMidStream() async throws {
         let peer = try PythonStreamPeer()
         defer { peer.stop() }
