@@ -68,7 +68,7 @@ public final class TLSEngine {
 
     // Loop thread only, like the engine itself.
     let sslPointer: OpaquePointer
-    private let readBIO: OpaquePointer
+    let readBIO: OpaquePointer
     private let writeBIO: OpaquePointer
     private let scratch: UnsafeMutableRawBufferPointer
     private var state: State = .handshaking

@@ -38,6 +38,8 @@ enum TaskEvent {
     case suspended
     /// What a WebSocket task's channel reported (`WebSocket/URLSessionWebSocketTask+Channel.swift`).
     case webSocket(WebSocketTaskEvent)
+    /// What a stream task's connection reported (`Stream/StreamSink.swift`).
+    case stream(StreamTaskEvent)
 
     /// Whether this is a message about the task itself rather than its load: see `DeliveryQueue`.
     var isStateMessage: Bool {

@@ -40,6 +40,8 @@ protocol ResponseSink: AnyObject, Sendable {
     func upgraded(_ channel: WebSocketChannel, for task: URLSessionTask)
     /// What the task's WebSocket channel reported, on the delegate queue.
     func webSocket(_ event: WebSocketTaskEvent, for task: URLSessionTask)
+    /// What the task's stream channel reported, on the delegate queue.
+    func stream(_ event: StreamTaskEvent, for task: URLSessionTask)
 }
 
 extension ResponseSink {
@@ -53,6 +55,9 @@ extension ResponseSink {
 
     /// Only a WebSocket task's sink makes these events.
     func webSocket(_ event: WebSocketTaskEvent, for task: URLSessionTask) {}
+
+    /// Only a stream task's sink makes these events.
+    func stream(_ event: StreamTaskEvent, for task: URLSessionTask) {}
 
     /// Nothing to prepare for a response without HTTP metadata by default.
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {}
@@ -203,6 +208,11 @@ extension URLSessionDataTask {
         case .becomeDownload:
             session.delegateQueue.addOperation {
                 self.becomeDownload()
+                self.release(.awaitingDisposition)
+            }
+        case .becomeStream:
+            session.delegateQueue.addOperation {
+                self.becomeStream()
                 self.release(.awaitingDisposition)
             }
         }

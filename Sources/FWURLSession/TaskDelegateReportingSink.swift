@@ -5,8 +5,8 @@ import Foundation
 // The sink of the async `data(for:delegate:)` family: the body is collected for the call's result (by the
 // wrapped sink, a `CollectingSink`), and the delegate given to the call — the task's own delegate — hears
 // the data messages too, as it does with Apple's URLSession: `didReceive response` (delivery waits for its
-// disposition: `.cancel` cancels the task, `.becomeDownload` cannot apply to a collected body and goes on
-// as `.allow`) and every `didReceive data`. The session's delegate hears neither
+// disposition: `.cancel` cancels the task, `.becomeDownload` and `.becomeStream` cannot apply to a collected
+// body and go on as `.allow`) and every `didReceive data`. The session's delegate hears neither
 // (`DelegateRouter.dataFallback`).
 
 /// Collects the body through `collector` and reports the data messages to the task's own data delegate.
@@ -50,7 +50,7 @@ final class TaskDelegateReportingSink: ResponseSink {
         let dataTask = task.asTask(URLSessionDataTask.self)
         task.hold(.awaitingDisposition)
         let asked = DelegateRouter.didReceive(response: response, collectingTask: dataTask) { disposition in
-            dataTask.apply(disposition == .becomeDownload ? .allow : disposition)
+            dataTask.apply([.becomeDownload, .becomeStream].contains(disposition) ? .allow : disposition)
         }
         if !asked { task.release(.awaitingDisposition) }
     }

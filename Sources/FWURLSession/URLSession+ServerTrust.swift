@@ -25,16 +25,22 @@ extension URLSession {
                 decide(defaultDecision(serverTrust))
                 return
             }
-            let trust = SecTrust(serverTrust: serverTrust)
-            let space = URLProtectionSpace(serverTrust: trust, host: key.host, port: key.port)
-            let task = session.task(for: requestID)
-            DelegateRouter.raiseConnectionChallenge(space, session: session, for: task) { disposition, credential in
-                let decision = Self.decision(disposition, credential, for: trust)
-                session.refusedTrusts.withLock { refused in
-                    if case .reject = decision { refused[key] = trust } else { refused[key] = nil }
-                }
-                decide(decision)
+            session.challengeServerTrust(serverTrust, key: key, task: session.task(for: requestID), decide: decide)
+        }
+    }
+
+    /// Raises the server-trust challenge of a connection to `key` made for `task` and calls `decide` with the
+    /// answer (remembering a refusal for the key).
+    func challengeServerTrust(_ serverTrust: ServerTrust, key: ConnectionKey, task: URLSessionTask?,
+                              decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
+        let trust = SecTrust(serverTrust: serverTrust)
+        let space = URLProtectionSpace(serverTrust: trust, host: key.host, port: key.port)
+        DelegateRouter.raiseConnectionChallenge(space, session: self, for: task) { [self] disposition, credential in
+            let decision = Self.decision(disposition, credential, for: trust)
+            refusedTrusts.withLock { refused in
+                if case .reject = decision { refused[key] = trust } else { refused[key] = nil }
             }
+            decide(decision)
         }
     }
 

@@ -11,6 +11,8 @@ extension URLSession {
         case allow = 1
         /// Turn the data task into a download task.
         case becomeDownload = 2
+        /// Turn the data task into a stream task over its connection (`didBecome streamTask`).
+        case becomeStream = 3
     }
 }
 
@@ -87,6 +89,10 @@ public protocol URLSessionDataDelegate: URLSessionTaskDelegate {
     /// file) and every later message; the data task sends none.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
                     didBecome downloadTask: URLSessionDownloadTask)
+    /// The data task answered `.becomeStream`: `streamTask` carries its request and response and owns its
+    /// connection, which left the pool; the bytes read after the response head are the first it reads. The
+    /// data task sends no further message.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didBecome streamTask: URLSessionStreamTask)
     /// The complete response is about to be stored in the URL cache, after the last body piece and before
     /// the completion: answer with what to store (`proposedResponse`, a changed one) or nil for nothing.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
@@ -257,6 +263,12 @@ extension URLSessionDataDelegate {
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
                            didBecome downloadTask: URLSessionDownloadTask) {
         dataFallback(session, dataTask)?.urlSession(session, dataTask: dataTask, didBecome: downloadTask)
+    }
+
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask,
+                           didBecome streamTask: URLSessionStreamTask) {
+        dataFallback(session, dataTask)?.urlSession(session, dataTask: dataTask, didBecome: streamTask)
     }
 
     /// The session delegate's answer when this is the task's own delegate; else stores the proposed response.

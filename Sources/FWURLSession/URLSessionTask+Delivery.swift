@@ -67,7 +67,7 @@ extension URLSessionTask: TransportTaskDelegate {
         }
         let (ending, successor) = control.withLock { ($0.isEnding, $0.successor) }
         if let successor {
-            successor.enqueue(event)
+            successor.adopt(event)
             return
         }
         let following = transfer.withLock { $0.nextHop != nil }
@@ -99,6 +99,8 @@ extension URLSessionTask: TransportTaskDelegate {
             if ending { channel.abort(.cancelled) } else { sink.upgraded(channel, for: self) }
         case .webSocket(let event):
             sink.webSocket(event, for: self)
+        case .stream(let event):
+            sink.stream(event, for: self)
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
             // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
             // redirect being followed is not delivered at all.

@@ -44,14 +44,14 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
     /// The request the task was created with.
     public let originalRequest: URLRequest?
 
-    init(session: URLSession, identifier: Int, request: URLRequest, sink: any ResponseSink) {
+    init(session: URLSession, identifier: Int, request: URLRequest?, sink: any ResponseSink) {
         self.session = session
         self.taskIdentifier = identifier
         self.originalRequest = request
         self.sink = sink
         var transfer = TaskTransfer(currentRequest: request)
-        var counts = TaskCounts(expectedToSend: Int64(request.httpBody?.count ?? 0))
-        if request.httpBodyStream != nil {
+        var counts = TaskCounts(expectedToSend: Int64(request?.httpBody?.count ?? 0))
+        if let request, request.httpBodyStream != nil {
             transfer.upload = .stream
             counts.expectedToSend = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
@@ -195,6 +195,11 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
         enqueue(.fail(URLError(.cancelled, url: currentRequest?.url, description: "cancelled")))
     }
 
+    /// Takes over an event of the task it succeeds (`successor`): queued as it is by default.
+    func adopt(_ event: TaskEvent) {
+        enqueue(event)
+    }
+
     // MARK: Description
 
     open override var description: String {
@@ -227,8 +232,8 @@ struct TaskControl {
     var taskDescription: String?
     var priority: Float = URLSessionTask.defaultPriority
     var delegate: (any URLSessionTaskDelegate)?
-    /// A data task that answered `.becomeDownload`: the task that now gets its events.
-    var successor: URLSessionDownloadTask?
+    /// A data task that answered `.becomeDownload` or `.becomeStream`: the task that now gets its events.
+    var successor: URLSessionTask?
 
     // MARK: Scheduling hints (URLSessionTask+Scheduling.swift)
 

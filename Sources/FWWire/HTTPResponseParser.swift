@@ -180,6 +180,16 @@ public struct HTTPResponseParser: Sendable {
         return unread
     }
 
+    /// Hands over every byte received and not parsed yet, whatever the state, and forgets the response in
+    /// progress: the connection leaves HTTP in the middle of it (a data task that became a stream task).
+    public mutating func abandonResponse() -> [UInt8] {
+        let unread = Array(buffer[readIndex...])
+        buffer = []
+        readIndex = 0
+        state = .idle
+        return unread
+    }
+
     /// The next event, or nil when more input is needed (or when idle: no response expected).
     /// Errors are sticky: after a throw, every later call throws the same error.
     public mutating func next() throws(HTTPParseError) -> HTTPResponseEvent? {

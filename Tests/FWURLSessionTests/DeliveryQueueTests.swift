@@ -138,7 +138,7 @@ import Testing
         case .created: "created"
         case .resumed: "resumed"
         case .suspended: "suspended"
-        case .transport, .cached, .loaded, .begin, .webSocket: "other"
+        case .transport, .cached, .loaded, .begin, .webSocket, .stream: "other"
         }
     }
 

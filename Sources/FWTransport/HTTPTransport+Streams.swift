@@ -1,0 +1,40 @@
+import FWLoop
+
+// MARK: - HTTPTransport: raw streams
+//
+// Stream tasks need a TCP connection outside the pool: either a new one (`openStream`: resolved and connected
+// as a pooled connection is, Happy Eyeballs and the connect timeout included, never through a proxy), or the
+// connection of a running request whose response the task turned into a stream (`detachStream`). Either way
+// the `StreamChannel` lives on a loop of the transport's group and uses the transport's TLS context.
+
+extension HTTPTransport {
+    /// Connects to `host`:`port` within `connectTimeout`; `completion` runs on a loop thread with the
+    /// channel (not started) or the error (`cannotFindHost`, `cannotConnect`, `timedOut`).
+    public func openStream(host: String, port: Int, connectTimeout: Duration,
+                           completion: @escaping @Sendable (Result<StreamChannel, TransportError>) -> Void) {
+        let loop = group.next()
+        loop.execute { [self] in
+            let key = ConnectionKey(scheme: "tcp", host: host, port: port)
+            let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: connectTimeout) { result, _ in
+                completion(result.map { socket in
+                    StreamChannel(socket: socket, tls: nil, loop: loop, transport: self, host: host, port: port,
+                                  received: [])
+                })
+            }
+            establisher.start()
+        }
+    }
+
+    /// Takes the connection of request `id` out of the pool as a stream, if the request still runs on one;
+    /// `completion` runs on a loop thread (or at once) with the channel (not started), or nil. The events the
+    /// request posted before go to its delegate first; its `.failed(cancelled)` follows.
+    public func detachStream(_ id: RequestID, completion: @escaping @Sendable (StreamChannel?) -> Void) {
+        let connection: HTTP1Connection? = state.withLock { state in
+            guard let key = state.entries[id]?.prepared.request.key,
+                  let connectionID = state.pool.connection(leasedTo: id, key: key) else { return nil }
+            return state.connections[connectionID]
+        }
+        guard let connection else { return completion(nil) }
+        connection.loop.execute { connection.detachStream(id, completion: completion) }
+    }
+}
