@@ -39,9 +39,9 @@ int fw_ssl_ctx_set_max_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_max_proto_version(ctx, version);
 }
 
-SSL *fw_ssl_new_with_memory_bios(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio) {
+SSL *fw_ssl_new_with_inbound_bio(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio) {
     SSL *ssl = SSL_new(ctx);
-    BIO *input = BIO_new(BIO_s_mem());
+    BIO *input = fw_inbound_bio_new();
     BIO *output = BIO_new(BIO_s_mem());
     if (ssl == NULL || input == NULL || output == NULL) {
         SSL_free(ssl);

@@ -44,9 +44,22 @@ SSL_CTX *fw_ssl_ctx_new_client(void);
 int fw_ssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version);
 int fw_ssl_ctx_set_max_proto_version(SSL_CTX *ctx, int version);
 
-/// A new SSL in client mode reading from and writing to two fresh memory BIOs. The SSL owns the BIOs;
-/// `*read_bio` receives ciphertext from the socket, `*write_bio` holds ciphertext for the socket.
-SSL *fw_ssl_new_with_memory_bios(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio);
+/// A new SSL in client mode reading received ciphertext from an inbound BIO (`fw_inbound_bio_room` and
+/// `fw_inbound_bio_commit` fill it in place) and writing to a fresh memory BIO. The SSL owns both BIOs;
+/// `*read_bio` is the inbound BIO, `*write_bio` holds ciphertext for the socket. NULL on failure.
+SSL *fw_ssl_new_with_inbound_bio(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio);
+
+/// A new inbound BIO: a read-only source over one growable buffer the owner fills in place; reading an
+/// empty one asks to retry. NULL on allocation failure.
+BIO *fw_inbound_bio_new(void);
+
+/// Free space of at least `minimum` bytes at the end of the inbound BIO's buffer (unread bytes move to
+/// the front first, the buffer grows when needed); `*room` receives its size. Valid until the next call
+/// on the BIO. NULL (and a room of 0) on allocation failure.
+unsigned char *fw_inbound_bio_room(BIO *bio, size_t minimum, size_t *room);
+
+/// Makes `count` bytes written into the last room readable (at most the room's size).
+void fw_inbound_bio_commit(BIO *bio, size_t count);
 
 /// SSL_set_tlsext_host_name (a macro): the SNI host name. 1 on success.
 int fw_ssl_set_server_name(SSL *ssl, const char *name);
