@@ -170,13 +170,20 @@ void fw_alt_names_free(GENERAL_NAMES *names);
 
 // MARK: Trust
 
-/// A store with the system's default trust anchors (X509_STORE_set_default_paths). NULL on failure.
+/// An empty store that remembers the chains fw_x509_verify verified with it (x509_verify_cache.c): add
+/// its anchors before verifying with it. NULL on allocation failure.
+X509_STORE *fw_x509_store_new(void);
+
+/// A store made by fw_x509_store_new with the system's default trust anchors
+/// (X509_STORE_set_default_paths). NULL on failure.
 X509_STORE *fw_x509_store_new_system(void);
 
 /// Verifies `leaf` with `untrusted` intermediates (may be NULL) against `store` for TLS server use,
 /// at `time` (seconds since 1970) when `use_time` is 1, otherwise now. `partial_chain` accepts any
 /// store certificate as an anchor. Returns X509_V_OK or the X509_V_ERR_* code, with the depth of the
-/// failing certificate in `*error_depth`.
+/// failing certificate in `*error_depth`. With a store made by fw_x509_store_new and `use_time`, the
+/// same certificates verified successfully before get X509_V_OK at once while `time` lies inside the
+/// validity of every certificate of the chain built then.
 int fw_x509_verify(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int partial_chain,
                    int use_time, int64_t time, int *error_depth);
 
