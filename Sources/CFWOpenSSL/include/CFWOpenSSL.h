@@ -35,7 +35,8 @@ static const int FW_TLS1_1_VERSION = TLS1_1_VERSION;
 static const int FW_TLS1_2_VERSION = TLS1_2_VERSION;
 static const int FW_TLS1_3_VERSION = TLS1_3_VERSION;
 
-/// A client SSL_CTX (TLS_client_method) with verification off (FWTLS evaluates trust itself), no
+/// A client SSL_CTX (TLS_client_method) with verification off and libssl's own chain check skipped
+/// (FWTLS evaluates trust itself, after the handshake), no
 /// renegotiation, compression off, and a client-side session cache without OpenSSL's internal store
 /// (FWTLS hands sessions to a TLSSessionStore keyed by host and port). NULL on allocation failure.
 SSL_CTX *fw_ssl_ctx_new_client(void);
