@@ -233,6 +233,32 @@ if [ "$mode" = callgrind ]; then
     exit 0
 fi
 
+# curl_instructions COUNT URL MODE [FLAG...]: instructions (Ir) of libcurl's multi interface (bench-curl, one
+# easy handle) making COUNT requests, the whole process.
+curl_instructions() {
+    local count=$1 target=$2 curl_mode=$3
+    shift 3
+    valgrind --tool=callgrind --callgrind-out-file="$work/curl.callgrind" \
+        "$work/bench-curl" "$target" 1 "$count" "$curl_mode" "$@" \
+        >/dev/null 2>"$work/curl-valgrind.log" || { tail -5 "$work/curl-valgrind.log" >&2; exit 1; }
+    grep -m1 '^summary:\|^totals:' "$work/curl.callgrind" | awk '{print $2}'
+}
+
+# compare_with_curl UNIT UNITS-PER-REQUEST URL MODE [FLAG...]: libcurl's instructions per UNIT for the same
+# requests, as the difference between a run of $requests + 10 requests and one of 10 (start-up, the first
+# connection and libcurl's initialisation cancel out).
+compare_with_curl() {
+    local unit=$1 per_request=$2 target=$3 curl_mode=$4
+    shift 4
+    cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+    local small large
+    small=$(curl_instructions 10 "$target" "$curl_mode" "$@")
+    large=$(curl_instructions $((requests + 10)) "$target" "$curl_mode" "$@")
+    echo
+    echo "libcurl ($(curl-config --version), bench-curl $curl_mode $*): instructions per $unit" \
+        "$(( (large - small) / (requests * per_request) ))"
+}
+
 if [[ "$mode" == tls-* ]]; then
     cacert=(--cacert "$root/Fixtures/tls/root-ca.pem")
     ecdsa="https://127.0.0.1:$((port + 1))"
@@ -242,6 +268,7 @@ if [[ "$mode" == tls-* ]]; then
             title="$requests GETs of 100 MiB over one HTTPS keep-alive connection (ECDSA, TLS 1.3)"
             run_callgrind "$title, streamed through a data delegate, loopback nginx" MiB $((requests * 100)) "$ecdsa/100M.bin" 1 \
                 --stream "${cacert[@]}"
+            compare_with_curl MiB 100 "$ecdsa/100M.bin" stream --buffer-size 65536 "${cacert[@]}"
             ;;
         tls-full-* | tls-resumed-*)
             leaf=${mode##*-}
@@ -256,6 +283,12 @@ if [[ "$mode" == tls-* ]]; then
             echo
             echo "nginx: $(grep -c '^r' "$work/logs/sessions.log") of $(wc -l <"$work/logs/sessions.log")" \
                 "connections resumed ($(awk '{print $2}' "$work/logs/sessions.log" | sort | uniq -c | xargs))"
+            resumption=on
+            [ "$kind" = full ] && resumption=off
+            : >"$work/logs/sessions.log"
+            compare_with_curl handshake 1 "$base/64.bin" close "${cacert[@]}" --tls-resumption "$resumption"
+            echo "nginx: $(grep -c '^r' "$work/logs/sessions.log") of $(wc -l <"$work/logs/sessions.log")" \
+                "libcurl connections resumed"
             ;;
     esac
     exit 0
