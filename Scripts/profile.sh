@@ -28,6 +28,19 @@
 #                                      makes the Foundation facilities those steps use
 #   Scripts/profile.sh serve           only start nginx and print its URL (stops on Ctrl-C)
 #
+# TLS modes (callgrind as above; nginx also serves HTTPS with the ECDSA P-256 and the RSA 2048 leaves of
+# Fixtures/tls, each with the intermediate, TLS 1.2 + 1.3, a session cache and tickets as Scripts/bench.sh
+# configures them; the client trusts only Fixtures/tls/root-ca.pem):
+#   Scripts/profile.sh tls-bulk [N]            N (default 1) GETs of a 100 MiB file over one keep-alive HTTPS
+#                                              connection (ECDSA), streamed through a data delegate that
+#                                              drops the bytes, after one warm-up GET; instructions per MiB
+#   Scripts/profile.sh tls-full-ecdsa [N]      N (default 100) GETs of 64 B, each on a new connection
+#   Scripts/profile.sh tls-full-rsa [N]        (`Connection: close`) with a full handshake (the session's
+#                                              resumption off), after 10 warm-up GETs; instructions per
+#                                              handshake (connection, handshake, trust, one small request)
+#   Scripts/profile.sh tls-resumed-ecdsa [N]   the same with resumption on: every handshake after the first
+#   Scripts/profile.sh tls-resumed-rsa [N]     resumes (nginx's log of $ssl_session_reused is checked)
+#
 # Installs valgrind, strace and nginx with apt-get when missing and run as root. Nothing but 127.0.0.1 is
 # contacted.
 set -euo pipefail
@@ -42,7 +55,13 @@ case "$mode" in
     memory) requests=0 ;;
     memory-steps) requests=0 ;;
     serve) requests=0 ;;
-    *) echo "usage: $0 callgrind|strace|hops|memory|memory-steps|serve [N]" >&2; exit 2 ;;
+    tls-bulk) requests=${2:-1} ;;
+    tls-full-ecdsa | tls-full-rsa | tls-resumed-ecdsa | tls-resumed-rsa) requests=${2:-100} ;;
+    *)
+        echo "usage: $0 callgrind|strace|hops|memory|memory-steps|serve|tls-bulk|tls-full-ecdsa|tls-full-rsa|" \
+            "tls-resumed-ecdsa|tls-resumed-rsa [N]" >&2
+        exit 2
+        ;;
 esac
 say() { echo "profile: $*" >&2; }
 
@@ -85,11 +104,44 @@ chmod 755 "$work"   # nginx's worker runs as an unprivileged user when we are ro
 mkdir -p "$work/www" "$work/logs" "$work/temp"
 head -c 64 /dev/urandom >"$work/www/64.bin"
 chmod 644 "$work/www/64.bin"
+tls_servers=""
+if [[ "$mode" == tls-* ]]; then
+    fixtures="$root/Fixtures/tls"
+    mkdir -p "$work/tls"
+    cat "$fixtures/valid-rsa.pem" "$fixtures/intermediate-ca.pem" >"$work/tls/rsa-chain.pem"
+    cp "$fixtures/valid-ecdsa-chain.pem" "$work/tls/ecdsa-chain.pem"
+    cp "$fixtures/valid-rsa.key" "$fixtures/valid-ecdsa.key" "$work/tls/"
+    chmod 644 "$work/tls/"*
+    [ "$mode" = tls-bulk ] && head -c $((100 * 1024 * 1024)) /dev/urandom >"$work/www/100M.bin" &&
+        chmod 644 "$work/www/100M.bin"
+fi
 
 port_is_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for _ in $(seq 20); do
     port=$((20000 + RANDOM % 40000))
     port_is_taken "$port" && continue
+    if [[ "$mode" == tls-* ]]; then
+        port_is_taken $((port + 1)) && continue
+        port_is_taken $((port + 2)) && continue
+        tls_servers="
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_session_cache shared:fwprofile:10m;
+    ssl_session_timeout 1h;
+    ssl_session_tickets on;
+    log_format sessions '\$ssl_session_reused \$ssl_protocol';
+    server {
+        listen 127.0.0.1:$((port + 1)) ssl;
+        ssl_certificate $work/tls/ecdsa-chain.pem;
+        ssl_certificate_key $work/tls/valid-ecdsa.key;
+        access_log $work/logs/sessions.log sessions;
+    }
+    server {
+        listen 127.0.0.1:$((port + 2)) ssl;
+        ssl_certificate $work/tls/rsa-chain.pem;
+        ssl_certificate_key $work/tls/valid-rsa.key;
+        access_log $work/logs/sessions.log sessions;
+    }"
+    fi
     cat >"$work/nginx.conf" <<CONF
 worker_processes 1;
 pid $work/nginx.pid;
@@ -107,7 +159,7 @@ http {
     uwsgi_temp_path $work/temp/uwsgi;
     scgi_temp_path $work/temp/scgi;
     root $work/www;
-    server { listen 127.0.0.1:$port; }
+    server { listen 127.0.0.1:$port; }$tls_servers
 }
 CONF
     "$nginx" -p "$work" -e "$work/logs/error.log" -c "$work/nginx.conf" -g 'daemon off;' &
@@ -136,7 +188,12 @@ client="$(swift build -c release --show-bin-path)/ProfileClient"
 
 # MARK: callgrind
 
-if [ "$mode" = callgrind ]; then
+# run_callgrind TITLE UNIT UNITS URL WARM-UP [CLIENT-FLAG...]: ProfileClient under callgrind, $requests
+# requests of URL after WARM-UP requests; prints the instructions per UNIT (the total divided by UNITS) and
+# callgrind_annotate's tables; keeps callgrind.out in Scripts/.profile/.
+run_callgrind() {
+    local title=$1 unit=$2 units=$3 target=$4 warm_up=$5
+    shift 5
     out="$root/Scripts/.profile"
     mkdir -p "$out"
     rm -f "$out"/callgrind.out*
@@ -144,13 +201,15 @@ if [ "$mode" = callgrind ]; then
     # (the symbol table is enough for functions).
     cp "$client" "$work/ProfileClient"
     strip --strip-debug "$work/ProfileClient"
+    rm -f "$work/gate"
     mkfifo "$work/gate"
     valgrind --tool=callgrind --instr-atstart=no --separate-threads=no \
         --callgrind-out-file="$out/callgrind.out" \
-        "$work/ProfileClient" "$url" "$requests" --warm-up 200 --gate <"$work/gate" >"$work/client.out" 2>"$work/valgrind.log" &
+        "$work/ProfileClient" "$target" "$requests" --warm-up "$warm_up" --gate "$@" \
+        <"$work/gate" >"$work/client.out" 2>"$work/valgrind.log" &
     valgrind_pid=$!
     exec 4>"$work/gate"
-    for _ in $(seq 1200); do
+    for _ in $(seq 2400); do
         grep -q warmed-up "$work/client.out" 2>/dev/null && break
         kill -0 "$valgrind_pid" 2>/dev/null || break
         sleep 0.25
@@ -161,9 +220,9 @@ if [ "$mode" = callgrind ]; then
     exec 4>&-
     wait "$valgrind_pid" || { tail -20 "$work/valgrind.log" >&2; exit 1; }
     total=$(grep -m1 '^summary:\|^totals:' "$out/callgrind.out" | awk '{print $2}')
-    echo "## callgrind: $requests GETs of 64 B, URLSession completion handlers, loopback nginx"
+    echo "## callgrind: $title"
     echo
-    echo "instructions (Ir) total $total, per request $((total / requests))"
+    echo "instructions (Ir) total $total, per $unit $((total / units))"
     echo
     echo '### inclusive (top 40)'
     callgrind_annotate --inclusive=yes --threshold=100 "$out/callgrind.out" 2>/dev/null |
@@ -172,6 +231,72 @@ if [ "$mode" = callgrind ]; then
     echo '### exclusive (top 40)'
     callgrind_annotate --threshold=100 "$out/callgrind.out" 2>/dev/null |
         swift demangle --simplified | sed -n '1,60p'
+}
+
+if [ "$mode" = callgrind ]; then
+    run_callgrind "$requests GETs of 64 B, URLSession completion handlers, loopback nginx" request "$requests" \
+        "$url" 200
+    exit 0
+fi
+
+# curl_instructions COUNT URL MODE [FLAG...]: instructions (Ir) of libcurl's multi interface (bench-curl, one
+# easy handle) making COUNT requests, the whole process.
+curl_instructions() {
+    local count=$1 target=$2 curl_mode=$3
+    shift 3
+    valgrind --tool=callgrind --callgrind-out-file="$work/curl.callgrind" \
+        "$work/bench-curl" "$target" 1 "$count" "$curl_mode" "$@" \
+        >/dev/null 2>"$work/curl-valgrind.log" || { tail -5 "$work/curl-valgrind.log" >&2; exit 1; }
+    grep -m1 '^summary:\|^totals:' "$work/curl.callgrind" | awk '{print $2}'
+}
+
+# compare_with_curl UNIT UNITS-PER-REQUEST URL MODE [FLAG...]: libcurl's instructions per UNIT for the same
+# requests, as the difference between a run of $requests + 10 requests and one of 10 (start-up, the first
+# connection and libcurl's initialisation cancel out).
+compare_with_curl() {
+    local unit=$1 per_request=$2 target=$3 curl_mode=$4
+    shift 4
+    cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+    local small large
+    small=$(curl_instructions 10 "$target" "$curl_mode" "$@")
+    large=$(curl_instructions $((requests + 10)) "$target" "$curl_mode" "$@")
+    echo
+    echo "libcurl ($(curl-config --version), bench-curl $curl_mode $*): instructions per $unit" \
+        "$(( (large - small) / (requests * per_request) ))"
+}
+
+if [[ "$mode" == tls-* ]]; then
+    cacert=(--cacert "$root/Fixtures/tls/root-ca.pem")
+    ecdsa="https://127.0.0.1:$((port + 1))"
+    rsa="https://127.0.0.1:$((port + 2))"
+    case "$mode" in
+        tls-bulk)
+            title="$requests GETs of 100 MiB over one HTTPS keep-alive connection (ECDSA, TLS 1.3)"
+            run_callgrind "$title, streamed through a data delegate, loopback nginx" MiB $((requests * 100)) "$ecdsa/100M.bin" 1 \
+                --stream "${cacert[@]}"
+            compare_with_curl MiB 100 "$ecdsa/100M.bin" stream --buffer-size 65536 "${cacert[@]}"
+            ;;
+        tls-full-* | tls-resumed-*)
+            leaf=${mode##*-}
+            base=$ecdsa
+            [ "$leaf" = rsa ] && base=$rsa
+            flags=(--close "${cacert[@]}")
+            kind=resumed
+            [[ "$mode" == tls-full-* ]] && { flags+=(--no-resumption); kind=full; }
+            : >"$work/logs/sessions.log"
+            title="$requests GETs of 64 B, each on a new HTTPS connection ($leaf leaf, $kind handshake)"
+            run_callgrind "$title, completion handlers, loopback nginx" handshake "$requests" "$base/64.bin" 10 "${flags[@]}"
+            echo
+            echo "nginx: $(grep -c '^r' "$work/logs/sessions.log") of $(wc -l <"$work/logs/sessions.log")" \
+                "connections resumed ($(awk '{print $2}' "$work/logs/sessions.log" | sort | uniq -c | xargs))"
+            resumption=on
+            [ "$kind" = full ] && resumption=off
+            : >"$work/logs/sessions.log"
+            compare_with_curl handshake 1 "$base/64.bin" close "${cacert[@]}" --tls-resumption "$resumption"
+            echo "nginx: $(grep -c '^r' "$work/logs/sessions.log") of $(wc -l <"$work/logs/sessions.log")" \
+                "libcurl connections resumed"
+            ;;
+    esac
     exit 0
 fi
 

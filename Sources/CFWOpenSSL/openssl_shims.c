@@ -20,12 +20,22 @@ int fw_err_reason(unsigned long code) {
     return ERR_GET_REASON(code);
 }
 
+// libssl builds and checks the server's chain against the SSL_CTX's (empty) store in every full
+// handshake even with SSL_VERIFY_NONE, only to record a result nobody reads: FWTLS evaluates trust
+// itself after the handshake (ServerTrust), so the chain is left to it.
+static int leave_chain_to_trust_evaluation(X509_STORE_CTX *ctx, void *argument) {
+    (void)ctx;
+    (void)argument;
+    return 1;
+}
+
 SSL_CTX *fw_ssl_ctx_new_client(void) {
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (ctx == NULL) {
         return NULL;
     }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    SSL_CTX_set_cert_verify_callback(ctx, leave_chain_to_trust_evaluation, NULL);
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
     return ctx;
@@ -39,9 +49,9 @@ int fw_ssl_ctx_set_max_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_max_proto_version(ctx, version);
 }
 
-SSL *fw_ssl_new_with_memory_bios(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio) {
+SSL *fw_ssl_new_with_inbound_bio(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio) {
     SSL *ssl = SSL_new(ctx);
-    BIO *input = BIO_new(BIO_s_mem());
+    BIO *input = fw_inbound_bio_new();
     BIO *output = BIO_new(BIO_s_mem());
     if (ssl == NULL || input == NULL || output == NULL) {
         SSL_free(ssl);

@@ -2,6 +2,7 @@
 
 #define _GNU_SOURCE
 #include "CFWOpenSSL.h"
+#include "x509_verify_cache.h"
 
 #include <string.h>
 #include <time.h>
@@ -167,7 +168,7 @@ void fw_alt_names_free(GENERAL_NAMES *names) {
 // MARK: Trust
 
 X509_STORE *fw_x509_store_new_system(void) {
-    X509_STORE *store = X509_STORE_new();
+    X509_STORE *store = fw_x509_store_new();
     if (store == NULL) {
         return NULL;
     }
@@ -181,8 +182,12 @@ X509_STORE *fw_x509_store_new_system(void) {
 
 int fw_x509_verify(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int partial_chain,
                    int use_time, int64_t time, int *error_depth) {
-    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
     *error_depth = 0;
+    fw_verified_cache *cache = use_time ? fw_verified_cache_of(store) : NULL;
+    if (cache != NULL && fw_verified_cache_contains(cache, leaf, untrusted, partial_chain, time)) {
+        return X509_V_OK;
+    }
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
     if (ctx == NULL) {
         return X509_V_ERR_OUT_OF_MEM;
     }
@@ -204,6 +209,9 @@ int fw_x509_verify(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int
         code = X509_V_ERR_UNSPECIFIED;
     }
     *error_depth = X509_STORE_CTX_get_error_depth(ctx);
+    if (code == X509_V_OK && cache != NULL) {
+        fw_verified_cache_add(cache, leaf, untrusted, partial_chain, X509_STORE_CTX_get0_chain(ctx));
+    }
     X509_STORE_CTX_free(ctx);
     ERR_clear_error();
     return code;

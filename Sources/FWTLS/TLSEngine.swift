@@ -1,9 +1,11 @@
 import CFWOpenSSL
 
-// TLSEngine: one TLS client connection as an engine over two memory BIOs. Bytes in, bytes out: the
-// owner feeds ciphertext read from the socket with `receive(ciphertext:)`, writes whatever
-// `pendingCiphertext()` returns to the socket, and exchanges plaintext with `send(plaintext:)` and
-// `readPlaintext`. The engine never touches a socket, a clock or another thread.
+// TLSEngine: one TLS client connection as an engine over two in-memory BIOs. Bytes in, bytes out: the
+// owner feeds ciphertext read from the socket with `receiveCiphertext(using:)` (the socket reads straight
+// into the engine's inbound buffer) or `receive(ciphertext:)`, writes whatever `pendingCiphertext()`
+// returns to the socket, and exchanges plaintext with `send(plaintext:)` and `readPlaintext` (straight
+// into the caller's buffer with `readPlaintext(into:)`). The engine never touches a socket, a clock or
+// another thread.
 //
 // States and transitions (OpenSSL runs the protocol; this machine tracks what the owner may do):
 //
@@ -32,7 +34,7 @@ import CFWOpenSSL
 
 // MARK: - TLSEngine
 
-/// One TLS client connection over memory buffers; owned and used by one thread (not Sendable).
+/// One TLS client connection over in-memory buffers; owned and used by one thread (not Sendable).
 public final class TLSEngine {
     /// Where the handshake stands after a call to `handshake()`.
     public enum HandshakeState: Sendable, Hashable {
@@ -70,7 +72,8 @@ public final class TLSEngine {
     let sslPointer: OpaquePointer
     let readBIO: OpaquePointer
     private let writeBIO: OpaquePointer
-    private let scratch: UnsafeMutableRawBufferPointer
+    /// Where `readPlaintext(_:)` decrypts to; allocated on its first use.
+    private var scratch: UnsafeMutableRawBufferPointer?
     private var state: State = .handshaking
     private var identityAnswer: IdentityAnswer = .undecided
     private var certificateWasRequested = false
@@ -82,7 +85,7 @@ public final class TLSEngine {
     public init(context: TLSContext, serverName: String, port: Int) throws(TLSError) {
         var readBIO: OpaquePointer?
         var writeBIO: OpaquePointer?
-        guard let ssl = fw_ssl_new_with_memory_bios(context.pointer, &readBIO, &writeBIO), let readBIO, let writeBIO
+        guard let ssl = fw_ssl_new_with_inbound_bio(context.pointer, &readBIO, &writeBIO), let readBIO, let writeBIO
         else {
             throw TLSError.internalError(reason: "SSL_new failed: \(OpenSSLErrors.drain().text)")
         }
@@ -92,14 +95,13 @@ public final class TLSEngine {
         self.sslPointer = ssl
         self.readBIO = readBIO
         self.writeBIO = writeBIO
-        self.scratch = .allocate(byteCount: 16 * 1024, alignment: 8)
         fw_ssl_set_app_data(sslPointer, Unmanaged.passUnretained(self).toOpaque())
         try configureConnection()
     }
 
     deinit {
         SSL_free(sslPointer)
-        scratch.deallocate()
+        scratch?.deallocate()
     }
 
     private func configureConnection() throws(TLSError) {
@@ -119,18 +121,33 @@ public final class TLSEngine {
 
     // MARK: Ciphertext
 
+    /// Reads ciphertext straight into the engine: `read` writes up to `maxCount` bytes (the socket read)
+    /// into the room it is given and returns how many. Returns that count; call `handshake()` or
+    /// `readPlaintext` next. The bytes are dropped once the engine failed (`read` still runs).
+    @discardableResult
+    public func receiveCiphertext<Failure: Error>(
+        upTo maxCount: Int, using read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) throws(Failure) -> Int {
+        var size = 0
+        guard let room = fw_inbound_bio_room(readBIO, maxCount, &size) else {
+            if case .failed = state {} else {
+                state = .failed(.internalError(reason: "cannot buffer received ciphertext"))
+            }
+            return try withUnsafeTemporaryAllocation(byteCount: maxCount, alignment: 1) { buffer throws(Failure) in
+                try read(buffer)
+            }
+        }
+        let count = try read(UnsafeMutableRawBufferPointer(start: room, count: min(size, maxCount)))
+        if case .failed = state { return count }
+        fw_inbound_bio_commit(readBIO, count)
+        return count
+    }
+
     /// Hands bytes read from the socket to the engine. Call `handshake()` or `readPlaintext` next.
     public func receive(ciphertext: UnsafeRawBufferPointer) {
-        if case .failed = state { return }
-        var offset = 0
-        while offset < ciphertext.count {
-            let chunk = Int32(clamping: ciphertext.count - offset)
-            let written = BIO_write(readBIO, ciphertext.baseAddress! + offset, chunk)
-            guard written > 0 else {
-                state = .failed(.internalError(reason: "cannot buffer received ciphertext"))
-                return
-            }
-            offset += Int(written)
+        receiveCiphertext(upTo: ciphertext.count) { room in
+            room.copyMemory(from: ciphertext)
+            return ciphertext.count
         }
     }
 
@@ -248,22 +265,47 @@ public final class TLSEngine {
         case .failed(let error): throw error
         case .handshaking, .awaitingClientIdentity: preconditionFailure("readPlaintext(_:) in state \(state)")
         }
+        let buffer = scratch ?? .allocate(byteCount: 16 * 1024, alignment: 8)
+        scratch = buffer
         var total = 0
         while true {
-            ERR_clear_error()
-            let count = SSL_read(sslPointer, scratch.baseAddress, Int32(scratch.count))
+            let count = try readPlaintext(into: buffer)
             if count > 0 {
-                deliver(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)]))
-                total += Int(count)
+                deliver(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                total += count
+            }
+            if count < buffer.count { return total }
+        }
+    }
+
+    /// Decrypts complete records received so far straight into `room` until it is full or no complete
+    /// record is left. Returns the number of plaintext bytes written: less than `room.count` means "need
+    /// more ciphertext" or, with `receivedCloseNotify`, the end of the stream; a full room may have more
+    /// to come (call again). Flush `pendingCiphertext()` afterwards, as with `readPlaintext(_:)`.
+    public func readPlaintext(into room: UnsafeMutableRawBufferPointer) throws(TLSError) -> Int {
+        switch state {
+        case .established, .closed: break
+        case .failed(let error): throw error
+        case .handshaking, .awaitingClientIdentity: preconditionFailure("readPlaintext(into:) in state \(state)")
+        }
+        guard let base = room.baseAddress else { return 0 }
+        var total = 0
+        while total < room.count {
+            ERR_clear_error()
+            var count = 0
+            let result = SSL_read_ex(sslPointer, base + total, room.count - total, &count)
+            if result == 1 {
+                total += count
                 continue
             }
-            switch SSL_get_error(sslPointer, count) {
+            switch SSL_get_error(sslPointer, result) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE, SSL_ERROR_ZERO_RETURN:
                 return total
             default:
                 throw fail(classifiedError(context: "TLS read from \(serverName) failed", duringHandshake: false))
             }
         }
+        return total
     }
 
     /// The plaintext of every complete record received so far, or nil when there was none.

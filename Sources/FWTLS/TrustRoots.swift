@@ -7,7 +7,9 @@ import CFWOpenSSL
 /// The system store is loaded once per process, the first time a chain is verified against it, and
 /// shared by every configuration and connection. Custom anchors are put in their own store when the
 /// value is created, so building a `TrustRoots` is the only per-configuration cost. A custom anchor
-/// may be any certificate of a chain (a root, an intermediate, or the leaf itself).
+/// may be any certificate of a chain (a root, an intermediate, or the leaf itself). Each store
+/// remembers the last chains it verified, so a server's chain seen again (the next connection, resumed
+/// or not) is not verified again while the time stays inside the validity of its certificates.
 public struct TrustRoots: Sendable, CustomStringConvertible {
     /// The custom anchors (empty for `.system`).
     public let certificates: [Certificate]
@@ -28,7 +30,7 @@ public struct TrustRoots: Sendable, CustomStringConvertible {
 
     /// Exactly these anchors ("anchor certificates only"), or these plus the system's.
     public static func certificates(_ anchors: [Certificate], includingSystemRoots: Bool = false) -> TrustRoots {
-        let store = X509_STORE_new().map(X509StoreHandle.init(taking:))
+        let store = fw_x509_store_new().map(X509StoreHandle.init(taking:))
         if let store {
             for anchor in anchors {
                 X509_STORE_add_cert(store.pointer, anchor.handle.pointer)

@@ -4,8 +4,8 @@ import FWWire
 
 // MARK: - HTTP1Connection: reading the response
 //
-// Plaintext is read straight into the parser's buffer (the read is the only copy); HTTPS ciphertext goes
-// into `cipherBuffer`, through the engine, then into the parser. Every complete parser event becomes an
+// Plaintext is read straight into the parser's buffer (the read is the only copy); HTTPS ciphertext is read
+// straight into the engine's inbound buffer, and the engine decrypts straight into the parser's buffer. Every complete parser event becomes an
 // input of the machine, whose action `run` carries out. A decoded body whose piece inflates to more than
 // one slice stops reading and parsing: the rest comes out one slice per loop iteration while the task
 // wants the response read (`decodeNextSlice`), then parsing and reading go on. Loop thread only.
@@ -61,13 +61,10 @@ extension HTTP1Connection {
         if machine.establishment == .tunnelling {
             result = try readFromProxy(socket)
         } else if let tls {
-            result = try cipherBuffer.withUnsafeMutableBytes { buffer in
-                Result { () throws(IOError) in try socket.read(into: buffer) }
-            }.get()
-            if case .processed(let count) = result, count > 0 {
-                cipherBuffer.withUnsafeBytes { bytes in
-                    tls.receive(ciphertext: UnsafeRawBufferPointer(rebasing: bytes[..<count]))
-                }
+            try tls.receiveCiphertext(upTo: Self.readSize) { (room) throws(IOError) -> Int in
+                result = try socket.read(into: room)
+                guard case .processed(let count) = result else { return 0 }
+                return count
             }
         } else {
             try parser.feed(upTo: Self.readSize) { (room) throws(IOError) -> Int in

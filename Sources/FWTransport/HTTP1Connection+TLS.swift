@@ -77,11 +77,17 @@ extension HTTP1Connection {
         flush()
     }
 
+    /// Decrypts every complete record received so far straight into the parser's buffer (a body event
+    /// covering a whole slice hands that buffer on without another copy).
     func decryptAvailable(_ tls: TLSEngine) {
         do throws(TLSError) {
-            _ = try tls.readPlaintext { plaintext in
-                noteReceived(plaintext)
-                parser.feed(plaintext)
+            var filled = Self.readSize
+            while filled == Self.readSize {
+                filled = try parser.feed(upTo: Self.readSize) { (room) throws(TLSError) -> Int in
+                    let count = try tls.readPlaintext(into: room)
+                    noteReceived(UnsafeRawBufferPointer(rebasing: room[..<count]))
+                    return count
+                }
             }
             queueCiphertext()
             // close_notify is the end of the stream (the server may wait for ours before closing TCP).

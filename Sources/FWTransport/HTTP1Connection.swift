@@ -59,8 +59,8 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     /// Whether the request in flight has decoded slices still to come out (nothing else is read or parsed
     /// meanwhile: see `scheduleDecoding`).
     var decodedOutputPending: Bool { machine.hasDecodedOutputPending }
-    /// Loop thread only: the buffer ciphertext is read into (HTTPS only; plaintext is read straight into
-    /// the parser).
+    /// Loop thread only: the buffer a proxy's replies are read into while tunnelling (HTTPS ciphertext is
+    /// read straight into the TLS engine, plaintext straight into the parser).
     lazy var cipherBuffer = [UInt8](repeating: 0, count: Self.readSize)
     /// How much one read takes at most.
     static let readSize = 64 * 1024

@@ -35,7 +35,8 @@ static const int FW_TLS1_1_VERSION = TLS1_1_VERSION;
 static const int FW_TLS1_2_VERSION = TLS1_2_VERSION;
 static const int FW_TLS1_3_VERSION = TLS1_3_VERSION;
 
-/// A client SSL_CTX (TLS_client_method) with verification off (FWTLS evaluates trust itself), no
+/// A client SSL_CTX (TLS_client_method) with verification off and libssl's own chain check skipped
+/// (FWTLS evaluates trust itself, after the handshake), no
 /// renegotiation, compression off, and a client-side session cache without OpenSSL's internal store
 /// (FWTLS hands sessions to a TLSSessionStore keyed by host and port). NULL on allocation failure.
 SSL_CTX *fw_ssl_ctx_new_client(void);
@@ -44,9 +45,22 @@ SSL_CTX *fw_ssl_ctx_new_client(void);
 int fw_ssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version);
 int fw_ssl_ctx_set_max_proto_version(SSL_CTX *ctx, int version);
 
-/// A new SSL in client mode reading from and writing to two fresh memory BIOs. The SSL owns the BIOs;
-/// `*read_bio` receives ciphertext from the socket, `*write_bio` holds ciphertext for the socket.
-SSL *fw_ssl_new_with_memory_bios(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio);
+/// A new SSL in client mode reading received ciphertext from an inbound BIO (`fw_inbound_bio_room` and
+/// `fw_inbound_bio_commit` fill it in place) and writing to a fresh memory BIO. The SSL owns both BIOs;
+/// `*read_bio` is the inbound BIO, `*write_bio` holds ciphertext for the socket. NULL on failure.
+SSL *fw_ssl_new_with_inbound_bio(SSL_CTX *ctx, BIO **read_bio, BIO **write_bio);
+
+/// A new inbound BIO: a read-only source over one growable buffer the owner fills in place; reading an
+/// empty one asks to retry. NULL on allocation failure.
+BIO *fw_inbound_bio_new(void);
+
+/// Free space of at least `minimum` bytes at the end of the inbound BIO's buffer (unread bytes move to
+/// the front first, the buffer grows when needed); `*room` receives its size. Valid until the next call
+/// on the BIO. NULL (and a room of 0) on allocation failure.
+unsigned char *fw_inbound_bio_room(BIO *bio, size_t minimum, size_t *room);
+
+/// Makes `count` bytes written into the last room readable (at most the room's size).
+void fw_inbound_bio_commit(BIO *bio, size_t count);
 
 /// SSL_set_tlsext_host_name (a macro): the SNI host name. 1 on success.
 int fw_ssl_set_server_name(SSL *ssl, const char *name);
@@ -157,13 +171,20 @@ void fw_alt_names_free(GENERAL_NAMES *names);
 
 // MARK: Trust
 
-/// A store with the system's default trust anchors (X509_STORE_set_default_paths). NULL on failure.
+/// An empty store that remembers the chains fw_x509_verify verified with it (x509_verify_cache.c): add
+/// its anchors before verifying with it. NULL on allocation failure.
+X509_STORE *fw_x509_store_new(void);
+
+/// A store made by fw_x509_store_new with the system's default trust anchors
+/// (X509_STORE_set_default_paths). NULL on failure.
 X509_STORE *fw_x509_store_new_system(void);
 
 /// Verifies `leaf` with `untrusted` intermediates (may be NULL) against `store` for TLS server use,
 /// at `time` (seconds since 1970) when `use_time` is 1, otherwise now. `partial_chain` accepts any
 /// store certificate as an anchor. Returns X509_V_OK or the X509_V_ERR_* code, with the depth of the
-/// failing certificate in `*error_depth`.
+/// failing certificate in `*error_depth`. With a store made by fw_x509_store_new and `use_time`, the
+/// same certificates verified successfully before get X509_V_OK at once while `time` lies inside the
+/// validity of every certificate of the chain built then.
 int fw_x509_verify(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int partial_chain,
                    int use_time, int64_t time, int *error_depth);
 
