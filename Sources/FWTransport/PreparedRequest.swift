@@ -4,7 +4,10 @@ import FWWire
 // MARK: - PreparedRequest
 
 /// A validated request with its head already encoded, ready for any connection of its key.
-struct PreparedRequest: Sendable {
+///
+/// A class, immutable after `init`: the request travels through the pool, the connection's machines and
+/// their actions, and a reference is all those copies cost (as a struct it was a few hundred bytes each).
+final class PreparedRequest: Sendable {
     let id: RequestID
     let request: TransportRequest
     /// The exact head bytes to write.
