@@ -113,7 +113,8 @@ final class PreparedRequest: Sendable {
 
     /// `host[:port]`, with the port only when it is not the scheme's default and IPv6 in brackets.
     static func hostFieldValue(for key: ConnectionKey) -> String {
-        let host = key.host.contains(":") ? "[\(key.host)]" : key.host
-        return key.usesDefaultPort ? host : "\(host):\(key.port)"
+        // A byte search: `String.contains(_:)` with a string argument is the generic substring search.
+        let host = key.host.utf8.contains(UInt8(ascii: ":")) ? "[" + key.host + "]" : key.host
+        return key.usesDefaultPort ? host : host + ":" + String(key.port)
     }
 }

@@ -25,14 +25,17 @@ extension HTTPURLResponse {
         /// A file name for saving the body; never empty.
         var suggestedFilename: String
 
-        /// Derives the metadata for a response from `url` whose combined field values are keyed by
-        /// lower-cased field name.
-        init(url: URL, fieldsByLowercasedName fields: [String: String]) {
-            let contentType = fields["content-type"].map(ParameterizedValue.init(parsing:))
+        /// Derives the metadata for a response from `url` with `fields` (duplicates combined as
+        /// `value(forHTTPHeaderField:)` combines them; `namesAreASCII` as `HTTPURLResponse.allASCII` says).
+        init(url: URL, fields: [(name: String, value: String)], namesAreASCII: Bool) {
+            func value(_ name: String) -> String? {
+                HTTPURLResponse.combinedValue(named: name, in: fields, namesAreASCII: namesAreASCII)
+            }
+            let contentType = value("Content-Type").map(ParameterizedValue.init(parsing:))
             mimeType = contentType.flatMap { $0.value.isEmpty ? nil : $0.value.lowercased() }
             textEncodingName = contentType?.parameter(named: "charset").flatMap { $0.isEmpty ? nil : $0.lowercased() }
-            expectedContentLength = Self.contentLength(fields["content-length"]) ?? -1
-            suggestedFilename = Self.filename(contentDisposition: fields["content-disposition"])
+            expectedContentLength = Self.contentLength(value("Content-Length")) ?? -1
+            suggestedFilename = Self.filename(contentDisposition: value("Content-Disposition"))
                 ?? URLResponse.suggestedFilename(fromLastPathComponentOf: url)
         }
 
