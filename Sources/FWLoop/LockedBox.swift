@@ -30,7 +30,9 @@ public struct LockedBox<Value>: @unchecked Sendable { // `storage`'s header is o
     @usableFromInline
     let storage: Storage
 
-    /// Boxes `value`; from now on it is only reachable through `withLock`.
+    /// Boxes `value`; from now on it is only reachable through `withLock`. (Inlinable, so that the storage
+    /// class's metadata is a cached constant in the caller instead of a generic lookup per box.)
+    @inlinable
     public init(_ value: Value) {
         let buffer = Storage.create(minimumCapacity: 1) { _ in value }
         storage = unsafeDowncast(buffer, to: Storage.self)
