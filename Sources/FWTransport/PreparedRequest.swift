@@ -4,7 +4,10 @@ import FWWire
 // MARK: - PreparedRequest
 
 /// A validated request with its head already encoded, ready for any connection of its key.
-struct PreparedRequest: Sendable {
+///
+/// A class, immutable after `init`: the request travels through the pool, the connection's machines and
+/// their actions, and a reference is all those copies cost (as a struct it was a few hundred bytes each).
+final class PreparedRequest: Sendable {
     let id: RequestID
     let request: TransportRequest
     /// The exact head bytes to write.
@@ -110,7 +113,8 @@ struct PreparedRequest: Sendable {
 
     /// `host[:port]`, with the port only when it is not the scheme's default and IPv6 in brackets.
     static func hostFieldValue(for key: ConnectionKey) -> String {
-        let host = key.host.contains(":") ? "[\(key.host)]" : key.host
-        return key.usesDefaultPort ? host : "\(host):\(key.port)"
+        // A byte search: `String.contains(_:)` with a string argument is the generic substring search.
+        let host = key.host.utf8.contains(UInt8(ascii: ":")) ? "[" + key.host + "]" : key.host
+        return key.usesDefaultPort ? host : host + ":" + String(key.port)
     }
 }

@@ -84,8 +84,9 @@ public enum TransportEvent: Sendable {
     /// `.body`. Only for responses the request decodes.
     case encodedBodyBytes(Int)
     /// Timings and byte counts of the attempt on its connection; comes right before `end` or `failed`
-    /// (a retried attempt's metrics are followed by the retry's own).
-    case metrics(TransportMetrics)
+    /// (a retried attempt's metrics are followed by the retry's own). Boxed (`indirect`): the metrics are a
+    /// few hundred bytes, and every event, however small, would otherwise be that large when copied.
+    indirect case metrics(TransportMetrics)
     /// The response is complete.
     case end(trailers: HTTPHeaders)
     /// The request failed; nothing follows.

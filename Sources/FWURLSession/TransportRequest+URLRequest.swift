@@ -45,8 +45,8 @@ extension TransportRequest {
             // FoundationNetworking's code for a request without a URL.
             throw URLError(.unsupportedURL, url: nil, description: "the request has no URL")
         }
-        let schemes: Set<String> = webSocket == nil ? ["http", "https"] : ["http", "https", "ws", "wss"]
-        guard let scheme = url.scheme?.lowercased(), schemes.contains(scheme) else {
+        guard let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" || webSocket != nil && (scheme == "ws" || scheme == "wss") else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
         guard var key = ConnectionKey(url: url) else {
@@ -89,9 +89,15 @@ extension TransportRequest {
     /// The request's timeout: the more restrictive of the session's `timeoutIntervalForRequest` and, when the
     /// request gives one, its own `timeoutInterval` (Apple's rule).
     static func idleTimeout(of request: URLRequest, configuration: URLSessionConfiguration) -> Duration {
-        var intervals = [configuration.timeoutIntervalForRequest]
-        if request.isTimeoutIntervalSet { intervals.append(request.timeoutInterval) }
-        return timeout(intervals)
+        let session = configuration.timeoutIntervalForRequest
+        guard request.isTimeoutIntervalSet else { return timeout(session) }
+        return timeout([session, request.timeoutInterval])
+    }
+
+    /// `interval` (seconds) as a duration; 0 or less sets no limit (`timeout(_:)` of one interval).
+    static func timeout(_ interval: TimeInterval) -> Duration {
+        guard interval > 0, interval < TimeInterval(Int32.max) else { return unboundedTimeout }
+        return .seconds(interval)
     }
 
     /// The shortest of `intervals` (seconds) as a duration; one of 0 or less sets no limit.

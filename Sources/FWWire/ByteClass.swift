@@ -83,7 +83,8 @@ struct ByteClass: Sendable {
 
     /// True when every byte of `bytes` belongs to the class.
     func containsAll<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
-        bytes.allSatisfy { contains($0) }
+        // Contiguous bytes (a String's UTF-8, an array slice) are read in place, without an iterator.
+        bytes.withContiguousStorageIfAvailable { $0.allSatisfy { contains($0) } } ?? bytes.allSatisfy { contains($0) }
     }
 }
 

@@ -32,7 +32,8 @@ public enum HTTPRequestEncoder {
         buffer.append(ASCII.space)
         buffer.append(contentsOf: version)
         buffer.append(contentsOf: ASCII.crlf)
-        appendFields(head.headers, into: &buffer)
+        // `validate` checked every field: none is skipped, so none is checked again.
+        appendFields(head.headers, skippingInvalid: false, into: &buffer)
         buffer.append(contentsOf: ASCII.crlf)
     }
 
@@ -59,7 +60,7 @@ public enum HTTPRequestEncoder {
     public static func encodeLastChunk(trailers: HTTPHeaders, into buffer: inout [UInt8]) {
         buffer.append(0x30)
         buffer.append(contentsOf: ASCII.crlf)
-        appendFields(trailers, into: &buffer)
+        appendFields(trailers, skippingInvalid: true, into: &buffer)
         buffer.append(contentsOf: ASCII.crlf)
     }
 
@@ -100,10 +101,10 @@ public enum HTTPRequestEncoder {
         }
     }
 
-    /// Appends "Name: value CRLF" for each valid field.
-    private static func appendFields(_ fields: HTTPHeaders, into buffer: inout [UInt8]) {
+    /// Appends "Name: value CRLF" for each field; with `skippingInvalid`, only for each valid one.
+    private static func appendFields(_ fields: HTTPHeaders, skippingInvalid: Bool, into buffer: inout [UInt8]) {
         for index in 0..<fields.count {
-            guard (try? validateField(fields, at: index)) != nil else { continue }
+            if skippingInvalid, (try? validateField(fields, at: index)) == nil { continue }
             buffer.append(contentsOf: fields.rawName(at: index))
             buffer.append(ASCII.colon)
             buffer.append(ASCII.space)

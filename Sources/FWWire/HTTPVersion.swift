@@ -20,6 +20,10 @@ public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
 
     /// The version as it appears on the wire, e.g. "HTTP/1.1".
     public var description: String {
-        "HTTP/\(major).\(minor)"
+        switch (major, minor) {
+        case (1, 1): "HTTP/1.1" // every response but a few: no interpolation per response
+        case (1, 0): "HTTP/1.0"
+        default: "HTTP/\(major).\(minor)"
+        }
     }
 }

@@ -1,4 +1,4 @@
 // The project's one lock type, re-exported so that every test target shares it (STYLE.md: one owner per
 // fact, one lock type).
 
-@_exported import class FWLoop.LockedBox
+@_exported import struct FWLoop.LockedBox

@@ -25,15 +25,43 @@ extension HTTPURLResponse {
         /// A file name for saving the body; never empty.
         var suggestedFilename: String
 
-        /// Derives the metadata for a response from `url` whose combined field values are keyed by
-        /// lower-cased field name.
-        init(url: URL, fieldsByLowercasedName fields: [String: String]) {
-            let contentType = fields["content-type"].map(ParameterizedValue.init(parsing:))
+        /// Derives the metadata for a response from `url` with `fields` (duplicates combined as
+        /// `value(forHTTPHeaderField:)` combines them; `namesAreASCII` as `HTTPURLResponse.allASCII` says).
+        init(url: URL, fields: [(name: String, value: String)], namesAreASCII: Bool) {
+            let read = Self.fieldsRead(fields, namesAreASCII: namesAreASCII)
+            let contentType = read.contentType.map(ParameterizedValue.init(parsing:))
             mimeType = contentType.flatMap { $0.value.isEmpty ? nil : $0.value.lowercased() }
             textEncodingName = contentType?.parameter(named: "charset").flatMap { $0.isEmpty ? nil : $0.lowercased() }
-            expectedContentLength = Self.contentLength(fields["content-length"]) ?? -1
-            suggestedFilename = Self.filename(contentDisposition: fields["content-disposition"])
+            expectedContentLength = Self.contentLength(read.contentLength) ?? -1
+            suggestedFilename = Self.filename(contentDisposition: read.contentDisposition)
                 ?? URLResponse.suggestedFilename(fromLastPathComponentOf: url)
+        }
+
+        /// The combined values of the three fields the metadata comes from, as `value(forHTTPHeaderField:)`
+        /// reads them; ASCII names in one pass that compares only names of the right length.
+        private static func fieldsRead(_ fields: [(name: String, value: String)], namesAreASCII: Bool)
+            -> (contentType: String?, contentLength: String?, contentDisposition: String?) {
+            guard namesAreASCII else {
+                func value(_ name: String) -> String? {
+                    HTTPURLResponse.combinedValue(named: name, in: fields, namesAreASCII: false)
+                }
+                return (value("Content-Type"), value("Content-Length"), value("Content-Disposition"))
+            }
+            func joined(_ combined: String?, _ value: String) -> String { combined.map { $0 + ", " + value } ?? value }
+            var read: (contentType: String?, contentLength: String?, contentDisposition: String?) = (nil, nil, nil)
+            for field in fields {
+                switch field.name.utf8.count {
+                case 12 where field.name.isEqualIgnoringASCIICase("Content-Type"):
+                    read.contentType = joined(read.contentType, field.value)
+                case 14 where field.name.isEqualIgnoringASCIICase("Content-Length"):
+                    read.contentLength = joined(read.contentLength, field.value)
+                case 19 where field.name.isEqualIgnoringASCIICase("Content-Disposition"):
+                    read.contentDisposition = joined(read.contentDisposition, field.value)
+                default:
+                    break
+                }
+            }
+            return read
         }
 
         // MARK: Content-Length

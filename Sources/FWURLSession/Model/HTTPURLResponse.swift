@@ -32,15 +32,14 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// The HTTP version of the status line, such as `"HTTP/1.1"`, if known.
     let httpVersion: String?
 
-    /// The first spelling of each distinct field name, in order, with its lower-cased form.
-    private let distinctNames: [(lowercased: String, name: String)]
+    /// Whether every field name is ASCII (always so for a parsed head): names are then compared ignoring
+    /// ASCII case instead of lower-casing both.
+    private let namesAreASCII: Bool
 
-    /// `canonicalHeaderFields`, made on first use: canonicalising names (`capitalized`) is the costliest
-    /// part of a response, and most callers only use `value(forHTTPHeaderField:)`.
+    /// `canonicalHeaderFields`, made on first use: combining duplicates and canonicalising names
+    /// (`capitalized`) is the costliest part of a response, and most callers only use
+    /// `value(forHTTPHeaderField:)`, which reads the few fields it needs where they are.
     private let canonicalCache = LockedBox<[String: String]?>(nil)
-
-    /// The combined field values keyed by lower-cased name, for case-insensitive lookup.
-    private let headerValuesByLowercasedName: [String: String]
 
     /// All header fields, duplicates combined and names canonicalised as FoundationNetworking does; the
     /// keys are `String`s and the values `String`s.
@@ -53,8 +52,10 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         canonicalCache.withLock { cache in
             if let cache { return cache }
             var canonical: [String: String] = [:]
-            for entry in distinctNames {
-                canonical[Self.canonicalName(entry.name)] = headerValuesByLowercasedName[entry.lowercased]
+            for (index, field) in orderedHeaderFields.enumerated() where !field.name.isEmpty {
+                // The first field of each name decides the key; the later ones are combined into it.
+                let isFirst = !orderedHeaderFields[..<index].contains { sameName($0.name, field.name) }
+                if isFirst { canonical[Self.canonicalName(field.name)] = combinedValue(named: field.name) }
             }
             cache = canonical
             return canonical
@@ -70,13 +71,11 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         let fields = (headerFields ?? [:])
             .sorted { ($0.key.lowercased(), $0.key) < ($1.key.lowercased(), $1.key) }
             .map { (name: $0.key, value: $0.value) }
-        let combined = HTTPURLResponse.combine(fields)
-        let metadata = Metadata(url: url, fieldsByLowercasedName: combined.byLowercasedName)
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.orderedHeaderFields = fields
-        self.distinctNames = combined.distinctNames
-        self.headerValuesByLowercasedName = combined.byLowercasedName
+        self.namesAreASCII = Self.allASCII(fields)
+        let metadata = Metadata(url: url, fields: fields, namesAreASCII: namesAreASCII)
         super.init(
             url: url,
             mimeType: metadata.mimeType,
@@ -89,13 +88,11 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// Creates a response from a parsed status line and the header fields in the order received; the
     /// transport glue calls this.
     init(url: URL, statusCode: Int, httpVersion: String?, orderedHeaderFields: [(name: String, value: String)]) {
-        let combined = HTTPURLResponse.combine(orderedHeaderFields)
-        let metadata = Metadata(url: url, fieldsByLowercasedName: combined.byLowercasedName)
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.orderedHeaderFields = orderedHeaderFields
-        self.distinctNames = combined.distinctNames
-        self.headerValuesByLowercasedName = combined.byLowercasedName
+        self.namesAreASCII = Self.allASCII(orderedHeaderFields)
+        let metadata = Metadata(url: url, fields: orderedHeaderFields, namesAreASCII: namesAreASCII)
         super.init(
             url: url,
             mimeType: metadata.mimeType,
@@ -110,13 +107,11 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// (Designated, so that subclasses in other modules inherit it.)
     public required init?(coder: NSCoder) {
         guard let archived = ArchivedHTTPHead(coder: coder) else { return nil }
-        let combined = HTTPURLResponse.combine(archived.fields)
         statusCode = archived.statusCode
         httpVersion = archived.httpVersion
         orderedHeaderFields = archived.fields
-        distinctNames = combined.distinctNames
-        headerValuesByLowercasedName = combined.byLowercasedName
-        let metadata = Metadata(url: archived.url, fieldsByLowercasedName: combined.byLowercasedName)
+        namesAreASCII = Self.allASCII(archived.fields)
+        let metadata = Metadata(url: archived.url, fields: archived.fields, namesAreASCII: namesAreASCII)
         super.init(url: archived.url, mimeType: metadata.mimeType, expectedContentLength: metadata.expectedContentLength,
                    textEncodingName: metadata.textEncodingName, suggestedFilename: metadata.suggestedFilename)
     }
@@ -132,7 +127,17 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
 
     /// The value of the header field named `field` (case-insensitive), duplicates joined with ", ".
     public func value(forHTTPHeaderField field: String) -> String? {
-        headerValuesByLowercasedName[field.lowercased()]
+        combinedValue(named: field)
+    }
+
+    /// The values of the fields named `name` (ignoring case) joined with ", " in order, or nil when none is.
+    private func combinedValue(named name: String) -> String? {
+        Self.combinedValue(named: name, in: orderedHeaderFields, namesAreASCII: namesAreASCII)
+    }
+
+    /// Whether `name` and `other` name the same field here.
+    private func sameName(_ name: String, _ other: String) -> Bool {
+        Self.sameName(name, other, namesAreASCII: namesAreASCII)
     }
 
     // MARK: Status text
@@ -156,25 +161,38 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
 
     // MARK: Combining fields
 
-    /// The lower-cased-name index for `fields` and the distinct names in order: values of fields whose
-    /// names are equal ignoring case are joined with ", " in order; the first name decides the key.
-    private static func combine(
-        _ fields: [(name: String, value: String)]
-    ) -> (distinctNames: [(lowercased: String, name: String)], byLowercasedName: [String: String]) {
-        var distinctNames: [(lowercased: String, name: String)] = []
-        distinctNames.reserveCapacity(fields.count)
-        var byLowercasedName: [String: String] = [:]
-        byLowercasedName.reserveCapacity(fields.count)
+    /// The values of the fields of `fields` named `name` joined with ", " in order, nil when none is (nor
+    /// for an empty name). Names are equal when their lower-cased forms are; `namesAreASCII` says every name
+    /// in `fields` is ASCII (see `allASCII`). A response has a handful of fields and a caller asks for a few:
+    /// a scan is cheaper than the index of every name it would otherwise build for each response.
+    static func combinedValue(named name: String, in fields: [(name: String, value: String)],
+                              namesAreASCII: Bool) -> String? {
+        guard !name.isEmpty else { return nil }
+        let comparesASCII = namesAreASCII && isASCII(name)
+        let lowercasedName = comparesASCII ? "" : name.lowercased()
+        var combined: String?
         for field in fields where !field.name.isEmpty {
-            let lowercased = field.name.lowercased()
-            if let existing = byLowercasedName[lowercased] {
-                byLowercasedName[lowercased] = existing + ", " + field.value
-            } else {
-                byLowercasedName[lowercased] = field.value
-                distinctNames.append((lowercased, field.name))
-            }
+            let same = comparesASCII ? field.name.isEqualIgnoringASCIICase(name) : field.name.lowercased() == lowercasedName
+            if same { combined = combined.map { $0 + ", " + field.value } ?? field.value }
         }
-        return (distinctNames, byLowercasedName)
+        return combined
+    }
+
+    /// Whether every name in `fields` is ASCII.
+    static func allASCII(_ fields: [(name: String, value: String)]) -> Bool {
+        fields.allSatisfy { isASCII($0.name) }
+    }
+
+    /// Whether `text` is ASCII (read in place when the string is contiguous, as native strings are).
+    private static func isASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } } ?? text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// Whether `name` (from fields whose names are all ASCII when `namesAreASCII`) and `other` are the same
+    /// field name: equal once lower-cased; between ASCII names, equal ignoring ASCII case.
+    private static func sameName(_ name: String, _ other: String, namesAreASCII: Bool) -> Bool {
+        if namesAreASCII, isASCII(other) { return name.isEqualIgnoringASCIICase(other) }
+        return name.lowercased() == other.lowercased()
     }
 
     /// `name` as FoundationNetworking reports it in `allHeaderFields`.
