@@ -144,7 +144,7 @@ final class CollectingSink: ResponseSink {
     var heldBodyBytes: Int { state.withLock { $0.body.count } }
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
-        let limits = task.session.configuration.httpResponseLimits
+        let limits = task.session.sessionConfiguration.httpResponseLimits
         state.withLock { $0.limits = limits }
         guard response.expectedContentLength > 0, task.currentRequest?.httpMethod != "HEAD",
               ![204, 304].contains(response.statusCode) else { return }

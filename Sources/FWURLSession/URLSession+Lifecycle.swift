@@ -30,7 +30,7 @@ extension URLSession {
     /// `reset(completionHandler:)`: every cookie, credential and cached response of the session's storages
     /// is removed and connections are retired.
     final func performReset(_ completionHandler: @escaping @Sendable () -> Void) {
-        let configuration = configuration
+        let configuration = sessionConfiguration
         DispatchQueue.global().async { [self] in
             if let cookies = configuration.httpCookieStorage {
                 cookies.removeCookies(since: .distantPast)

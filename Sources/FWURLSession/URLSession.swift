@@ -44,8 +44,14 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// The trust refused last per connection key: the peer trust of a trust failure's `URLError`.
     let refusedTrusts = LockedBox<[ConnectionKey: SecTrust]>([:])
 
-    /// A copy of the configuration the session was created with.
-    public let configuration: URLSessionConfiguration
+    /// The session's own copy of the configuration it was created with, read by its tasks. Never handed
+    /// out: `configuration` returns a copy of it, so a caller's changes cannot reach a running session.
+    let sessionConfiguration: URLSessionConfiguration
+    /// A copy of the configuration the session was created with: a new copy at each call, as
+    /// FoundationNetworking's `@NSCopying` property (changing it does not change the session).
+    public var configuration: URLSessionConfiguration {
+        sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
+    }
     /// The queue delegate methods and completion handlers run on.
     public let delegateQueue: OperationQueue
     /// A description for the app's own use.
@@ -78,7 +84,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     private init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
                  delegateQueue queue: OperationQueue?, isShared: Bool) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
-        self.configuration = configuration
+        self.sessionConfiguration = configuration
         if let queue {
             self.delegateQueue = queue
         } else {

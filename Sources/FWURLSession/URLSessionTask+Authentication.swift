@@ -165,7 +165,7 @@ extension URLSessionTask {
     /// What default handling answers with: the storage's default credential for the space, else the URL's
     /// user info.
     private func proposedCredential(for space: URLProtectionSpace, url: URL) -> URLCredential? {
-        if let stored = session.configuration.urlCredentialStorage?.defaultCredential(for: space) { return stored }
+        if let stored = session.sessionConfiguration.urlCredentialStorage?.defaultCredential(for: space) { return stored }
         guard let user = url.user(percentEncoded: false), let password = url.password(percentEncoded: false) else {
             return nil
         }
@@ -180,6 +180,6 @@ extension URLSessionTask {
                   state.authentication = nil
                   return (credential, current.space)
               }) else { return }
-        session.configuration.urlCredentialStorage?.set(credential, for: space)
+        session.sessionConfiguration.urlCredentialStorage?.set(credential, for: space)
     }
 }

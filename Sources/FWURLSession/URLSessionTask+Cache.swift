@@ -33,7 +33,7 @@ extension URLSessionTask {
 
     /// What the cache does with `outgoing`, the hop's request as it goes out.
     func cacheDecision(for outgoing: URLRequest) -> CachePolicyDecision {
-        let configuration = session.configuration
+        let configuration = session.sessionConfiguration
         let cache = configuration.urlCache
         return CachePolicyDecision.decide(request: outgoing, configurationPolicy: configuration.requestCachePolicy,
                                           now: Date()) { cache?.cachedResponse(for: outgoing) }
@@ -63,7 +63,7 @@ extension URLSessionTask {
     /// becomes the stored response (or a request without conditions); a storable response starts keeping
     /// its body. True when the response was dealt with here (the caller delivers nothing).
     func cacheReceived(_ response: HTTPURLResponse) -> Bool {
-        guard let cache = session.configuration.urlCache,
+        guard let cache = session.sessionConfiguration.urlCache,
               let (outgoing, validating) = transfer.withLock({ state in
                   state.cache.outgoing.map { ($0, state.cache.validating) }
               }) else { return false }
@@ -96,7 +96,7 @@ extension URLSessionTask {
 
     /// Keeps a copy of a body piece for storing, while it fits the cache.
     func cacheBody(_ bytes: [UInt8]) {
-        guard let cache = session.configuration.urlCache else { return }
+        guard let cache = session.sessionConfiguration.urlCache else { return }
         let limit = max(cache.memoryCapacity, cache.diskCapacity)
         transfer.withLock { state in
             guard state.cache.body != nil else { return }
@@ -114,7 +114,7 @@ extension URLSessionTask {
             (state.cache.served, Self.proposal(state))
         }
         if let served, !served.data.isEmpty { deliverBody([UInt8](served.data)) }
-        guard let proposal, let cache = session.configuration.urlCache,
+        guard let proposal, let cache = session.sessionConfiguration.urlCache,
               let outgoing = transfer.withLock({ $0.cache.outgoing }) else { return finish(error: nil) }
         offerForStoring(proposal, in: cache, for: outgoing)
     }

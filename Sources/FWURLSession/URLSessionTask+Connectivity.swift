@@ -75,7 +75,7 @@ extension URLSessionTask {
     /// The request failed for want of a route: true when the task now waits for one instead of failing,
     /// false when it must fail.
     final func waitForConnectivity() -> Bool {
-        guard session.configuration.waitsForConnectivity, !control.withLock({ $0.isEnding }),
+        guard session.sessionConfiguration.waitsForConnectivity, !control.withLock({ $0.isEnding }),
               let host = currentRequest?.url?.host, let monitor = try? NetworkMonitor.shared.get() else {
             return false
         }

@@ -21,11 +21,11 @@ extension URLSessionTask {
         let fields = response.orderedHeaderFields.filter { $0.name.isEqualIgnoringASCIICase("Set-Cookie") }
         guard !fields.isEmpty else { return }
         storage.setCookies(fromSetCookieFields: fields.map(\.value), for: url, mainDocumentURL: request.mainDocumentURL,
-                           policy: session.configuration.httpCookieAcceptPolicy)
+                           policy: session.sessionConfiguration.httpCookieAcceptPolicy)
     }
 
     private func cookieStorage(for request: URLRequest) -> HTTPCookieStorage? {
-        let configuration = session.configuration
+        let configuration = session.sessionConfiguration
         guard configuration.httpShouldSetCookies, request.httpShouldHandleCookies else { return nil }
         return configuration.httpCookieStorage
     }

@@ -68,7 +68,7 @@ extension URLSessionTask {
 
     /// The URL cache's response for `request`, unless its cache policy ignores local data.
     private func cachedResponse(forProtocol request: URLRequest) -> CachedURLResponse? {
-        let configuration = session.configuration
+        let configuration = session.sessionConfiguration
         let policy = request.cachePolicy == .useProtocolCachePolicy ? configuration.requestCachePolicy
             : request.cachePolicy
         guard policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else {
@@ -91,10 +91,10 @@ extension URLSessionTask {
         switch event {
         case .response(let response, let policy):
             if let response = response as? HTTPURLResponse { transfer.withLock { $0.hopResponse = response } }
-            load.received(response, storagePolicy: policy, cacheable: session.configuration.urlCache != nil)
+            load.received(response, storagePolicy: policy, cacheable: session.sessionConfiguration.urlCache != nil)
             deliverResponse(response)
         case .data(let data):
-            load.loaded(data, cacheLimit: session.configuration.urlCache.map { max($0.memoryCapacity,
+            load.loaded(data, cacheLimit: session.sessionConfiguration.urlCache.map { max($0.memoryCapacity,
                                                                                   $0.diskCapacity) } ?? 0)
             deliverBody([UInt8](data))
         case .finished:
@@ -117,7 +117,7 @@ extension URLSessionTask {
     /// The load finished: its response is offered for storing when its policy allows, then the task completes.
     private func protocolFinished(_ load: ProtocolLoad) {
         end(load)
-        guard let proposal = load.storageProposal, let cache = session.configuration.urlCache else {
+        guard let proposal = load.storageProposal, let cache = session.sessionConfiguration.urlCache else {
             return finish(error: nil)
         }
         offerForStoring(proposal, in: cache, for: load.request)

@@ -105,7 +105,7 @@ extension URLSessionTask {
                   state.proxyAuthentication = nil
                   return (credential, current.space)
               }) else { return }
-        session.configuration.urlCredentialStorage?.set(credential, for: space)
+        session.sessionConfiguration.urlCredentialStorage?.set(credential, for: space)
     }
 
     // MARK: Answering
@@ -207,7 +207,7 @@ extension URLSessionTask {
     /// settings' credentials — unless the challenge is Basic, which the transport already answered with them.
     private func proposedProxyCredential(for space: URLProtectionSpace, proxy: ProxyServer,
                                          basic: Bool) -> URLCredential? {
-        if let stored = session.configuration.urlCredentialStorage?.defaultCredential(for: space) { return stored }
+        if let stored = session.sessionConfiguration.urlCredentialStorage?.defaultCredential(for: space) { return stored }
         guard !basic, let configured = proxy.credentials else { return nil }
         return URLCredential(user: configured.user, password: configured.password, persistence: .forSession)
     }

@@ -41,7 +41,7 @@ extension URLSessionTask {
             enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
             return
         }
-        armResourceTimer(deadline: .now() + session.configuration.timeoutIntervalForResource)
+        armResourceTimer(deadline: .now() + session.sessionConfiguration.timeoutIntervalForResource)
         send(request)
     }
 
@@ -71,7 +71,7 @@ extension URLSessionTask {
     /// transport. `bypassingCache` sends it to the network as it is.
     final func send(_ request: URLRequest, bypassingCache: Bool = false) {
         if !bypassingCache, startProtocolLoad(for: request) { return }
-        let outgoing = request.outgoing(configuration: session.configuration, cookies: storedCookies(for: request))
+        let outgoing = request.outgoing(configuration: session.sessionConfiguration, cookies: storedCookies(for: request))
         let decision = bypassingCache ? .load(outgoing) : cacheDecision(for: outgoing)
         transfer.withLock { state in
             state.hopStart = Date()
@@ -99,7 +99,7 @@ extension URLSessionTask {
         }
         var transportRequest: TransportRequest
         do {
-            transportRequest = try TransportRequest(request, configuration: session.configuration,
+            transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
                                                     proxies: session.proxySettings, priority: priority,
                                                     tracing: DelegateRouter.wantsTrace(task: self),
                                                     webSocket: try sink.webSocketUpgrade(for: request, task: self))

@@ -98,12 +98,7 @@ public final class PythonHTTPServer: Sendable {
             return running
         }
         guard let (process, output) = taken else { return }
-        if process.isRunning {
-            // SIGKILL, not SIGTERM: a child inherits the signal mask of the spawning thread, and test
-            // runner threads block SIGTERM, so python would never see it. http.server has nothing to flush.
-            kill(process.processIdentifier, SIGKILL)
-            _ = waitUntil(timeout: 5) { !process.isRunning }
-        }
+        process.killAndWait()
         try? output.close()
         try? FileManager.default.removeItem(atPath: workspace)
     }

@@ -61,9 +61,6 @@ public final class PythonStreamPeer: Sendable {
             defer { process = nil }
             return process
         }
-        guard let taken, taken.isRunning else { return }
-        // SIGKILL: test threads block SIGTERM and the child inherits the mask (see PythonHTTPServer).
-        kill(taken.processIdentifier, SIGKILL)
-        _ = waitUntil(timeout: 5) { !taken.isRunning }
+        taken?.killAndWait()
     }
 }

@@ -44,6 +44,23 @@ import TestSupport
         #expect(result.response?.expectedContentLength == 5)
     }
 
+    @Test func theConfigurationIsACopyThatCannotChangeTheSession() throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-Made": "at creation"]
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        #expect(session.configuration !== session.configuration)
+        session.configuration.httpAdditionalHeaders = ["X-Made": "later"]
+        #expect(session.configuration.httpAdditionalHeaders?["X-Made"] as? String == "at creation")
+        // The stores are shared, not copied: they are the session's.
+        #expect(session.configuration.httpCookieStorage === configuration.httpCookieStorage)
+        let result = load(session, URLRequest(url: url(server, "/headers")))
+        let echoed = String(decoding: result.data ?? Data(), as: UTF8.self)
+        #expect(echoed.contains("X-Made: at creation"))
+    }
+
     @Test func delegateMessagesArriveInOrderOnTheDelegateQueue() throws {
         let server = try Self.makeServer()
         defer { server.stop() }

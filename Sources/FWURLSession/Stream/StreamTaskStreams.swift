@@ -12,56 +12,71 @@ import FWTransport
 // side down; the connection closes when both are closed.
 
 /// Waits for one reply of the channel on the calling thread.
-private final class Reply<Value: Sendable>: @unchecked Sendable { // `value` is under `lock`
-    private let lock = NSCondition()
-    private var value: Value?
+private final class Reply<Value: Sendable>: Sendable {
+    private let value = LockedBox<Value?>(nil)
+    private let arrived = DispatchSemaphore(value: 0)
 
     func set(_ newValue: Value) {
-        lock.lock()
-        value = newValue
-        lock.signal()
-        lock.unlock()
+        value.withLock { $0 = newValue }
+        arrived.signal()
     }
 
     func wait() -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        while value == nil { lock.wait() }
-        guard let value else { preconditionFailure("Reply.wait() without a value") }
+        arrived.wait()
+        guard let value = value.withLock({ $0 }) else { preconditionFailure("Reply.wait() without a value") }
         return value
     }
 }
 
+/// What one half of a captured stream reports: its status and the error that ended it.
+private struct HalfState {
+    var status = Stream.Status.notOpen
+    var failure: (any Error)?
+
+    /// Opens a half that was never opened (a closed half stays closed).
+    mutating func open() {
+        if status == .notOpen { status = .open }
+    }
+
+    /// Closes the half; true when it was not closed already.
+    mutating func close() -> Bool {
+        defer { status = .closed }
+        return status != .closed
+    }
+
+    /// Ends the half with the connection's error.
+    mutating func fail(_ error: TransportError) {
+        status = .error
+        failure = URLError(error, url: nil)
+    }
+}
+
 /// The input half of a captured stream task.
-final class StreamTaskInputStream: InputStream { // mutable state under `lock`
+final class StreamTaskInputStream: InputStream {
     private let channel: StreamChannel
-    private let lock = NSLock()
-    private var status = Stream.Status.notOpen
-    private var failure: (any Error)?
+    private let state = LockedBox(HalfState())
 
     init(channel: StreamChannel) {
         self.channel = channel
         super.init(data: Data())
     }
 
-    override var streamStatus: Stream.Status { lock.withLock { status } }
-    override var streamError: (any Error)? { lock.withLock { failure } }
-    override var hasBytesAvailable: Bool { lock.withLock { status == .open } }
+    override var streamStatus: Stream.Status { state.withLock { $0.status } }
+    override var streamError: (any Error)? { state.withLock { $0.failure } }
+    override var hasBytesAvailable: Bool { state.withLock { $0.status == .open } }
 
     override func open() {
-        lock.withLock { if status == .notOpen { status = .open } }
+        state.withLock { $0.open() }
     }
 
     override func close() {
-        let wasOpen = lock.withLock { () -> Bool in
-            defer { status = .closed }
-            return status != .closed
-        }
+        let wasOpen = state.withLock { $0.close() }
         if wasOpen { channel.closeRead() }
     }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        guard lock.withLock({ status == .open }), len > 0 else { return lock.withLock { status == .atEnd } ? 0 : -1 }
+        let status = state.withLock { $0.status }
+        guard status == .open, len > 0 else { return status == .atEnd ? 0 : -1 }
         let reply = Reply<Result<StreamReadResult, TransportError>>()
         channel.read(minLength: 1, maxLength: len, timeout: nil) { reply.set($0) }
         switch reply.wait() {
@@ -69,13 +84,10 @@ final class StreamTaskInputStream: InputStream { // mutable state under `lock`
             read.bytes.withUnsafeBufferPointer { bytes in
                 if let base = bytes.baseAddress { buffer.update(from: base, count: bytes.count) }
             }
-            if read.atEOF { lock.withLock { status = .atEnd } }
+            if read.atEOF { state.withLock { $0.status = .atEnd } }
             return read.bytes.count
         case .failure(let error):
-            lock.withLock {
-                status = .error
-                failure = URLError(error, url: nil)
-            }
+            state.withLock { $0.fail(error) }
             return -1
         }
     }
@@ -87,12 +99,10 @@ final class StreamTaskInputStream: InputStream { // mutable state under `lock`
 }
 
 /// The output half of a captured stream task.
-final class StreamTaskOutputStream: OutputStream { // mutable state under `lock`
+final class StreamTaskOutputStream: OutputStream {
     /// nil only for a stream made with `init(toMemory:)`, which writes nowhere (every write fails).
     private let channel: StreamChannel?
-    private let lock = NSLock()
-    private var status = Stream.Status.notOpen
-    private var failure: (any Error)?
+    private let state = LockedBox(HalfState())
 
     init(channel: StreamChannel) {
         self.channel = channel
@@ -105,32 +115,26 @@ final class StreamTaskOutputStream: OutputStream { // mutable state under `lock`
         super.init(toMemory: ())
     }
 
-    override var streamStatus: Stream.Status { lock.withLock { status } }
-    override var streamError: (any Error)? { lock.withLock { failure } }
-    override var hasSpaceAvailable: Bool { lock.withLock { status == .open } }
+    override var streamStatus: Stream.Status { state.withLock { $0.status } }
+    override var streamError: (any Error)? { state.withLock { $0.failure } }
+    override var hasSpaceAvailable: Bool { state.withLock { $0.status == .open } }
 
     override func open() {
-        lock.withLock { if status == .notOpen { status = .open } }
+        state.withLock { $0.open() }
     }
 
     override func close() {
-        let wasOpen = lock.withLock { () -> Bool in
-            defer { status = .closed }
-            return status != .closed
-        }
+        let wasOpen = state.withLock { $0.close() }
         if wasOpen { channel?.closeWrite() }
     }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
-        guard let channel, lock.withLock({ status == .open }) else { return -1 }
+        guard let channel, state.withLock({ $0.status == .open }) else { return -1 }
         guard len > 0 else { return 0 }
         let reply = Reply<TransportError?>()
         channel.write(Array(UnsafeBufferPointer(start: buffer, count: len)), timeout: nil) { reply.set($0) }
         guard let error = reply.wait() else { return len }
-        lock.withLock {
-            status = .error
-            failure = URLError(error, url: nil)
-        }
+        state.withLock { $0.fail(error) }
         return -1
     }
 }

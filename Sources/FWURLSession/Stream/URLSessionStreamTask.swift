@@ -153,7 +153,7 @@ open class URLSessionStreamTask: URLSessionTask, @unchecked Sendable { // state:
         guard let transport = session.transport else {
             return enqueue(.stream(.connectFailed(.shutDown)))
         }
-        let timeout = TransportRequest.timeout([session.configuration.timeoutIntervalForRequest])
+        let timeout = TransportRequest.timeout([session.sessionConfiguration.timeoutIntervalForRequest])
         transport.openStream(host: endpoint.host, port: endpoint.port, connectTimeout: timeout) { [weak self] result in
             switch result {
             case .success(let channel):

@@ -19,4 +19,13 @@ extension Process {
         }
         return (text, ended)
     }
+
+    /// Kills the process with SIGKILL when it is still running and waits (bounded) for it to exit.
+    /// SIGKILL, not SIGTERM: a child inherits the signal mask of the spawning thread, and test runner
+    /// threads block SIGTERM, so a Python server would never see it (and has nothing to flush).
+    func killAndWait(timeout: Double = 5) {
+        guard isRunning else { return }
+        kill(processIdentifier, SIGKILL)
+        _ = waitUntil(timeout: timeout) { !self.isRunning }
+    }
 }
