@@ -29,3 +29,38 @@ extension Process {
         _ = waitUntil(timeout: timeout) { !self.isRunning }
     }
 }
+
+// MARK: - Fixture scripts that announce their ports
+
+/// Python fixture scripts that serve on 127.0.0.1 with the fixtures' valid-ecdsa chain and announce their
+/// ports as their first line (`PORTS a b c`): the WebSocket peer and the stream-task peer.
+enum PortAnnouncingScript {
+    /// Seconds to wait for the "PORTS" line.
+    static let startTimeout = 20.0
+
+    /// Starts `Fixtures/<fixture>` under `/usr/bin/python3` (Debian's, which its packages belong to) and
+    /// waits (bounded) for `count` ports; kills it and throws `serverUnavailable` naming `what`, with the
+    /// script's output, when it does not come up.
+    static func start(_ fixture: String, ports count: Int, what: String) throws -> (process: Process, ports: [Int]) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/\(fixture)").path
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-u", script, TLSFixtures.path("valid-ecdsa-chain.pem"),
+                             TLSFixtures.path("valid-ecdsa.key")]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = process.readStartupOutput(from: output.fileHandleForReading.fileDescriptor,
+                                             timeout: startTimeout) { $0.contains("\n") }.text
+        let words = text.split(separator: "\n").first?.split(separator: " ") ?? []
+        let ports = words.dropFirst().compactMap { Int($0) }
+        guard words.first == "PORTS", words.count == count + 1, ports.count == count else {
+            process.killAndWait()
+            throw TestSupportError.serverUnavailable("\(what) did not come up: \(text)")
+        }
+        return (process, ports)
+    }
+}

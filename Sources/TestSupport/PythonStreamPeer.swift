@@ -17,38 +17,14 @@ public final class PythonStreamPeer: Sendable {
     public let httpPort: Int
     private let process: LockedBox<Process?>
 
-    /// Seconds to wait for the "PORTS" line.
-    private static let startTimeout = 20.0
-
     /// Starts the script and waits (bounded) for its ports; throws `serverUnavailable` with its output when
     /// it does not come up.
     public init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/stream/peer.py").path
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-u", script, TLSFixtures.path("valid-ecdsa-chain.pem"),
-                             TLSFixtures.path("valid-ecdsa.key")]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let (process, ports) = try PortAnnouncingScript.start("stream/peer.py", ports: 3, what: "the stream peer")
         self.process = LockedBox(process)
-        let text = process.readStartupOutput(from: output.fileHandleForReading.fileDescriptor,
-                                             timeout: Self.startTimeout) { $0.contains("\n") }.text
-        let words = text.split(separator: "\n").first?.split(separator: " ") ?? []
-        guard words.count == 4, words[0] == "PORTS", let echo = Int(words[1]), let startTLS = Int(words[2]),
-              let http = Int(words[3]) else {
-            echoPort = 0
-            startTLSPort = 0
-            httpPort = 0
-            stop()
-            throw TestSupportError.serverUnavailable("the stream peer did not come up: \(text)")
-        }
-        echoPort = echo
-        startTLSPort = startTLS
-        httpPort = http
+        echoPort = ports[0]
+        startTLSPort = ports[1]
+        httpPort = ports[2]
     }
 
     deinit {

@@ -17,40 +17,15 @@ public final class PythonWebSocketServer: Sendable {
     public let tlsPort: Int
     private let process: LockedBox<Process?>
 
-    /// The interpreter Debian's python3-websockets belongs to (a python3 earlier on PATH may lack it).
-    static let python = "/usr/bin/python3"
-    /// Seconds to wait for the "PORTS" line.
-    private static let startTimeout = 20.0
-
     /// Starts the script and waits (bounded) for its ports; throws `serverUnavailable` with its output when
     /// it does not come up (python3-websockets missing: run Scripts/install-deps.sh).
     public init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/websocket/server.py").path
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-u", script, TLSFixtures.path("valid-ecdsa-chain.pem"),
-                             TLSFixtures.path("valid-ecdsa.key")]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let (process, ports) = try PortAnnouncingScript.start("websocket/server.py", ports: 3,
+                                                              what: "the WebSocket peer")
         self.process = LockedBox(process)
-        let text = process.readStartupOutput(from: output.fileHandleForReading.fileDescriptor,
-                                             timeout: Self.startTimeout) { $0.contains("\n") }.text
-        let words = text.split(separator: "\n").first?.split(separator: " ") ?? []
-        guard words.count == 4, words[0] == "PORTS", let plain = Int(words[1]), let deflate = Int(words[2]),
-              let tls = Int(words[3]) else {
-            plainPort = 0
-            deflatePort = 0
-            tlsPort = 0
-            stop()
-            throw TestSupportError.serverUnavailable("the WebSocket peer did not come up: \(text)")
-        }
-        plainPort = plain
-        deflatePort = deflate
-        tlsPort = tls
+        plainPort = ports[0]
+        deflatePort = ports[1]
+        tlsPort = ports[2]
     }
 
     deinit {
