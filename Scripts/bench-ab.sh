@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Before and after in one run: FWNetworking's benchmark client (Scripts/bench, bench-fw, completion
+# handlers) built at an older commit and at the working tree, run against the same loopback nginx in
+# interleaved rounds (the order alternating each round), with libcurl's multi client (bench-curl) in the
+# same rounds as the fixed reference. Ratios are per round, then the median, as Scripts/bench.sh reports
+# them: the way to say whether a change made the plain-HTTP rows slower on a shared, noisy machine, where
+# a ratio against another day's run means little.
+#
+#   Scripts/bench-ab.sh BASE [ROUNDS] [SECONDS]    BASE: a commit (default rounds 5, 2 s per client run)
+#
+# Rows: GET 64 B keep-alive c=1 and c=32, GET 64 B on a new connection each (c=1), GET 1 MiB c=4. Needs
+# nginx, cc and libcurl's headers (Scripts/bench.sh installs them) and the bench package's dependencies
+# (resolved once by Scripts/bench.sh). Nothing but 127.0.0.1 is contacted.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[ $# -ge 1 ] || { echo "usage: $0 BASE [ROUNDS] [SECONDS]" >&2; exit 2; }
+base=$1 rounds=${2:-5} seconds=${3:-2}
+work=$(mktemp -d)
+nginx_pid=""
+cleanup() {
+    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+say() { echo "bench-ab: $*" >&2; }
+
+# MARK: The two clients and the reference
+
+say "building bench-fw at $base and at the working tree (release)"
+mkdir -p "$work/old" "$work/bench"
+git -C "$root" archive "$base" | tar -x -C "$work/old"
+cp "$root/Scripts/bench/Package.swift" "$root/Scripts/bench/Package.resolved" "$work/bench/"
+cp -rL "$root/Scripts/bench/Sources" "$root/Scripts/bench/Tests" "$work/bench/"
+sed -i "s|path: \"../..\"|path: \"$work/old\"|" "$work/bench/Package.swift"
+# The client switches the URL cache off; commits from before the cache (issue 14) have none to switch off.
+grep -rq "var urlCache" "$work/old/Sources/FWURLSession" ||
+    sed -i 's/^configuration.urlCache = nil$//' "$work/bench/Sources/bench-fw/main.swift"
+nice -n 5 swift build -c release --package-path "$work/bench" --product bench-fw >&2
+nice -n 5 swift build -c release --package-path "$root/Scripts/bench" --product bench-fw >&2
+old="$(swift build -c release --package-path "$work/bench" --show-bin-path)/bench-fw"
+new="$(swift build -c release --package-path "$root/Scripts/bench" --show-bin-path)/bench-fw"
+curl_client="$work/bench-curl"
+cc -O2 -o "$curl_client" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+
+# MARK: nginx
+
+mkdir -p "$work/www" "$work/nginx"
+head -c 64 /dev/urandom >"$work/www/64.bin"
+head -c $((1 << 20)) /dev/urandom >"$work/www/1m.bin"
+chmod 755 "$work" "$work/www" && chmod 644 "$work/www/"*
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 100000;
+    keepalive_timeout 300s;
+    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+    server { listen 127.0.0.1:$port backlog=4096; root $work/www; }
+}
+EOF
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+nginx_pid=$!
+for _ in $(seq 50); do [ -s "$work/nginx/nginx.pid" ] && break; sleep 0.1; done
+[ -s "$work/nginx/nginx.pid" ] || { say "nginx did not start"; exit 1; }
+
+# MARK: Rounds
+
+# One run: prints "requests_per_second mb_per_second cpu_us_per_request" of the client's JSON line.
+run() { # run PROGRAM PATH CONCURRENCY MODE
+    local line
+    line=$("$1" "http://127.0.0.1:$port/$2" "$3" "${seconds}s" "$4" --max-conns "$3" | tail -1)
+    python3 -c 'import json, sys; r = json.loads(sys.argv[1]); assert r["errors"] == 0, r
+print(r["requests_per_second"], r["mb_per_second"], r["cpu_us_per_request"])' "$line"
+}
+rows=("GET 64 B, keep-alive, c=1|64.bin|1|get|0" "GET 64 B, keep-alive, c=32|64.bin|32|get|0"
+      "GET 64 B, new connection each, c=1|64.bin|1|close|0" "GET 1 MiB, keep-alive, c=4|1m.bin|4|get|1")
+results="$work/results.txt"
+for row in "${rows[@]}"; do
+    IFS='|' read -r title path concurrency mode column <<<"$row"
+    for round in $(seq "$rounds"); do
+        order=(new old curl)
+        [ $((round % 2)) -eq 0 ] && order=(old new curl)
+        declare -A speed=() cpu=()
+        for client in "${order[@]}"; do
+            case $client in new) program=$new ;; old) program=$old ;; curl) program=$curl_client ;; esac
+            result=$(run "$program" "$path" "$concurrency" "$mode")
+            read -r rps mbps cpu_us <<<"$result"
+            speed[$client]=$([ "$column" = 1 ] && echo "$mbps" || echo "$rps")
+            cpu[$client]=$cpu_us
+        done
+        echo "$title|${speed[new]}|${speed[old]}|${speed[curl]}|${cpu[new]}|${cpu[old]}|${cpu[curl]}" >>"$results"
+        say "$title round $round: new ${speed[new]} old ${speed[old]} curl ${speed[curl]}"
+    done
+done
+
+# MARK: Report
+
+python3 - "$results" "$base" "$(git -C "$root" rev-parse --short HEAD)" "$rounds" "$seconds" <<'EOF'
+import statistics, sys
+path, base, head, rounds, seconds = sys.argv[1:]
+rows = {}
+for line in open(path):
+    title, *values = line.strip().split("|")
+    rows.setdefault(title, []).append([float(v) for v in values])
+print(f"Before ({base}) and after (working tree at {head}) in one run: {rounds} rounds of {seconds} s, "
+      "medians of per-round ratios; speed is req/s (MB/s for 1 MiB), CPU is µs per request")
+print()
+print("| Row | new/old speed | new/curl speed | old/curl speed | new/old CPU | new/curl CPU | old/curl CPU |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+ratio = lambda samples, a, b: f"{statistics.median(s[a] / s[b] for s in samples):.2f}×"
+for title, samples in rows.items():
+    print(f"| {title} | {ratio(samples, 0, 1)} | {ratio(samples, 0, 2)} | {ratio(samples, 1, 2)} | "
+          f"{ratio(samples, 3, 4)} | {ratio(samples, 3, 5)} | {ratio(samples, 4, 5)} |")
+EOF
