@@ -30,6 +30,26 @@ extension Process {
     }
 }
 
+// MARK: - A started process, stopped once
+
+/// A started test server's process: `stop()` kills it and waits (bounded) for it to exit, once, from any
+/// thread; later calls do nothing.
+final class StoppableProcess: Sendable {
+    private let process: LockedBox<Process?>
+
+    init(_ process: Process) {
+        self.process = LockedBox(process)
+    }
+
+    func stop() {
+        let taken = process.withLock { process in
+            defer { process = nil }
+            return process
+        }
+        taken?.killAndWait()
+    }
+}
+
 // MARK: - Fixture scripts that announce their ports
 
 /// Python fixture scripts that serve on 127.0.0.1 with the fixtures' valid-ecdsa chain and announce their
@@ -41,7 +61,8 @@ enum PortAnnouncingScript {
     /// Starts `Fixtures/<fixture>` under `/usr/bin/python3` (Debian's, which its packages belong to) and
     /// waits (bounded) for `count` ports; kills it and throws `serverUnavailable` naming `what`, with the
     /// script's output, when it does not come up.
-    static func start(_ fixture: String, ports count: Int, what: String) throws -> (process: Process, ports: [Int]) {
+    static func start(_ fixture: String, ports count: Int, what: String) throws
+        -> (process: StoppableProcess, ports: [Int]) {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/\(fixture)").path
         let process = Process()
@@ -61,6 +82,6 @@ enum PortAnnouncingScript {
             process.killAndWait()
             throw TestSupportError.serverUnavailable("\(what) did not come up: \(text)")
         }
-        return (process, ports)
+        return (StoppableProcess(process), ports)
     }
 }

@@ -15,13 +15,13 @@ public final class PythonStreamPeer: Sendable {
     public let startTLSPort: Int
     /// The HTTP server whose response becomes an echo stream.
     public let httpPort: Int
-    private let process: LockedBox<Process?>
+    private let process: StoppableProcess
 
     /// Starts the script and waits (bounded) for its ports; throws `serverUnavailable` with its output when
     /// it does not come up.
     public init() throws {
         let (process, ports) = try PortAnnouncingScript.start("stream/peer.py", ports: 3, what: "the stream peer")
-        self.process = LockedBox(process)
+        self.process = process
         echoPort = ports[0]
         startTLSPort = ports[1]
         httpPort = ports[2]
@@ -33,10 +33,6 @@ public final class PythonStreamPeer: Sendable {
 
     /// Kills the server and waits (bounded) for it to exit. Idempotent; also in deinit.
     public func stop() {
-        let taken = process.withLock { process in
-            defer { process = nil }
-            return process
-        }
-        taken?.killAndWait()
+        process.stop()
     }
 }

@@ -15,14 +15,14 @@ public final class PythonWebSocketServer: Sendable {
     public let deflatePort: Int
     /// The TLS server (`wss://127.0.0.1:tlsPort`, certificate from Fixtures/tls).
     public let tlsPort: Int
-    private let process: LockedBox<Process?>
+    private let process: StoppableProcess
 
     /// Starts the script and waits (bounded) for its ports; throws `serverUnavailable` with its output when
     /// it does not come up (python3-websockets missing: run Scripts/install-deps.sh).
     public init() throws {
         let (process, ports) = try PortAnnouncingScript.start("websocket/server.py", ports: 3,
                                                               what: "the WebSocket peer")
-        self.process = LockedBox(process)
+        self.process = process
         plainPort = ports[0]
         deflatePort = ports[1]
         tlsPort = ports[2]
@@ -34,10 +34,6 @@ public final class PythonWebSocketServer: Sendable {
 
     /// Kills the server and waits (bounded) for it to exit. Idempotent; also in deinit.
     public func stop() {
-        let taken = process.withLock { process in
-            defer { process = nil }
-            return process
-        }
-        taken?.killAndWait()
+        process.stop()
     }
 }
