@@ -184,9 +184,15 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
 
     // MARK: URLSessionDataDelegate
 
-    /// The disposition `dataTaskDidReceiveResponse` returns, else `.allow`.
+    /// `.cancel` when the response announces a body larger than the session's
+    /// `httpResponseLimits.maxCollectedBodySize` (the task ends with `dataLengthExceedsMaximum`); else the
+    /// disposition `dataTaskDidReceiveResponse` returns, else `.allow`.
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                          completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        if let delegate = taskDelegate(for: dataTask),
+           !delegate.expect(response, limits: session.configuration.httpResponseLimits) {
+            return completionHandler(.cancel)
+        }
         let block = blocks.withLock { $0.dataTaskDidReceiveResponse }
         completionHandler(block?(session, dataTask, response) ?? .allow)
     }

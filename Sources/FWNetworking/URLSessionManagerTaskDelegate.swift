@@ -2,7 +2,10 @@
 // AFURLSessionManagerTaskDelegate). The manager hands it the task's messages on the operation queue:
 //
 //   didSendBodyData       → uploadProgress (bytes sent of the expected total), then its block
-//   didReceive data       → the body is collected; downloadProgress (bytes received), then its block
+//   didReceive response   → the body's limit is read (the session's `httpResponseLimits.maxCollectedBodySize`);
+//                           an announced length over it ends the task with `dataLengthExceedsMaximum`
+//   didReceive data       → the body is collected, within that limit (past it the task is cancelled and ends
+//                           with `dataLengthExceedsMaximum`); downloadProgress (bytes received), then its block
 //   didWriteData/Resume   → downloadProgress (bytes written), then its block
 //   didFinishDownloading  → the file is moved to the destination (the move notifications are posted)
 //   didFinishCollecting   → the metrics are kept for the did-complete notification
@@ -33,13 +36,16 @@ final class URLSessionManagerTaskDelegate: Sendable {
     /// What changes while the task runs.
     struct State {
         var data = Data()
+        /// The most `data` may hold: the session's `maxCollectedBodySize`, read when the response arrives.
+        var bodyLimit = HTTPLimits().maxCollectedBodySize
         /// Where the finished download was moved.
         var downloadFileURL: URL?
         /// Why moving the finished download failed.
         var moveError: (any Error)?
         var metrics: URLSessionTaskMetrics?
-        /// The error `authenticationChallengeHandler` answered with: the task's error from now on.
-        var challengeError: (any Error)?
+        /// The error the manager ended the task with (the one `authenticationChallengeHandler` answered with,
+        /// or a body over its limit): the task's error from now on.
+        var endingError: (any Error)?
     }
 
     /// The queue responses are serialized on.
@@ -83,9 +89,37 @@ final class URLSessionManagerTaskDelegate: Sendable {
         uploadProgressBlock?(uploadProgress)
     }
 
-    /// A piece of the body arrived.
+    /// The response arrived: the body will be collected within `limits.maxCollectedBodySize`. False (and the
+    /// task's error is set) when the response announces a larger body.
+    func expect(_ response: URLResponse, limits: HTTPLimits) -> Bool {
+        let limit = limits.maxCollectedBodySize
+        guard response.expectedContentLength > limit else {
+            state.withLock { $0.bodyLimit = limit }
+            return true
+        }
+        end(with: Self.tooLarge(response.url, "the response announces \(response.expectedContentLength) bytes, "
+                                + "more than httpResponseLimits.maxCollectedBodySize (\(limit))"))
+        return false
+    }
+
+    /// A piece of the body arrived: collected while the body stays within its limit, else the task is
+    /// cancelled and ends with `dataLengthExceedsMaximum` (the collected body is let go of at once).
     func received(_ data: Data, from task: URLSessionDataTask) {
-        state.withLock { $0.data.append(data) }
+        let overLimit = state.withLock { state -> Int64? in
+            guard state.endingError == nil else { return nil }
+            guard Int64(state.data.count + data.count) <= state.bodyLimit else {
+                state.data = Data()
+                return state.bodyLimit
+            }
+            state.data.append(data)
+            return nil
+        }
+        if let overLimit {
+            end(with: Self.tooLarge(task.currentRequest?.url, "the response body is larger than "
+                                    + "httpResponseLimits.maxCollectedBodySize (\(overLimit) bytes)"))
+            task.cancel()
+            return
+        }
         downloadProgress.totalUnitCount = task.countOfBytesExpectedToReceive
         downloadProgress.completedUnitCount = task.countOfBytesReceived
         downloadProgressBlock?(downloadProgress)
@@ -105,7 +139,21 @@ final class URLSessionManagerTaskDelegate: Sendable {
 
     /// `authenticationChallengeHandler` answered with `error`.
     func challengeFailed(with error: any Error) {
-        state.withLock { $0.challengeError = error }
+        end(with: error)
+    }
+
+    /// The manager ends the task with `error` (the first such error wins).
+    private func end(with error: any Error) {
+        state.withLock { $0.endingError = $0.endingError ?? error }
+    }
+
+    private static func tooLarge(_ url: URL?, _ description: String) -> URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let url {
+            info[NSURLErrorFailingURLErrorKey] = url
+            info[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+        }
+        return URLError(.dataLengthExceedsMaximum, userInfo: info)
     }
 
     // MARK: Downloads
@@ -148,9 +196,9 @@ final class URLSessionManagerTaskDelegate: Sendable {
             info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] = taken.data
         }
         let response = task.response ?? Self.placeholderResponse(for: task)
-        // The challenge handler's error replaces the cancellation it caused; a failed move is the error
-        // of a download that otherwise succeeded.
-        if let error = taken.challengeError ?? error ?? taken.moveError {
+        // The manager's own error (the challenge handler's, a body over its limit) replaces the cancellation it
+        // caused; a failed move is the error of a download that otherwise succeeded.
+        if let error = taken.endingError ?? error ?? taken.moveError {
             info[URLSessionManager.networkingTaskDidCompleteErrorKey] = error
             let outcome = Outcome(response: response, object: nil, error: error, userInfo: info)
             manager.onCompletionQueue { self.deliver(outcome, for: task) }

@@ -42,6 +42,11 @@ protocol ResponseSink: AnyObject, Sendable {
     func webSocket(_ event: WebSocketTaskEvent, for task: URLSessionTask)
     /// What the task's stream channel reported, on the delegate queue.
     func stream(_ event: StreamTaskEvent, for task: URLSessionTask)
+    /// Whether the sink collects the whole body in memory (the URL cache then stores that body instead of
+    /// keeping a copy of its own).
+    var collectsBody: Bool { get }
+    /// The body collected so far, for a sink that collects it; nil otherwise.
+    var collectedBody: Data? { get }
 }
 
 extension ResponseSink {
@@ -61,6 +66,12 @@ extension ResponseSink {
 
     /// Nothing to prepare for a response without HTTP metadata by default.
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {}
+
+    /// Most sinks hand the body on as it comes.
+    var collectsBody: Bool { false }
+
+    /// Nothing collected by default.
+    var collectedBody: Data? { nil }
 
     /// Nothing to settle by default.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? { error }
@@ -117,7 +128,7 @@ final class DataDelegateSink: ResponseSink {
 // MARK: - CollectingSink
 
 /// Tasks with a completion handler: the body is collected and handed over with the response — within
-/// `HTTPLimits.maxCollectedBodySize` and, for a decoded body, `maxDecompressionRatio`. Neither the body nor
+/// `HTTPLimits.maxCollectedBodySize` (the task itself enforces `maxDecompressionRatio`). Neither the body nor
 /// the handler (and what it captured) is kept once it was called.
 final class CollectingSink: ResponseSink {
     typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -143,6 +154,11 @@ final class CollectingSink: ResponseSink {
     /// Body bytes the sink holds now.
     var heldBodyBytes: Int { state.withLock { $0.body.count } }
 
+    var collectsBody: Bool { true }
+
+    /// The body so far: the same storage the sink holds (no copy is made until one of them changes).
+    var collectedBody: Data? { state.withLock { $0.body } }
+
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
         let limits = task.session.sessionConfiguration.httpResponseLimits
         state.withLock { $0.limits = limits }
@@ -162,13 +178,6 @@ final class CollectingSink: ResponseSink {
         if collected > limits.maxCollectedBodySize {
             throw Self.tooLarge(task, "the response body is larger than httpResponseLimits.maxCollectedBodySize "
                 + "(\(limits.maxCollectedBodySize) bytes)")
-        }
-        let (encoded, isEncoded) = task.counts.withLock { ($0.received, $0.bodyIsEncoded) }
-        let ratio = Int64(limits.maxDecompressionRatio)
-        if isEncoded, ratio > 0, collected > ratio.multipliedReportingOverflow(by: encoded).partialValue
-            + HTTPLimits.decompressionAllowance {
-            throw Self.tooLarge(task, "the decoded body grew past \(ratio) times the \(encoded) bytes received "
-                + "(httpResponseLimits.maxDecompressionRatio): a decompression bomb?")
         }
         state.withLock { $0.body.append(contentsOf: bytes) }
     }

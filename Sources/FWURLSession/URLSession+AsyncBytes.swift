@@ -66,7 +66,8 @@ extension URLSession {
 
 /// Between a task's drain (which produces) and an `AsyncBytes` iterator (which consumes): the response,
 /// the body pieces not yet read, and the end. At most one consumer waits at a time. It is the task's
-/// `ResponseSink`.
+/// `ResponseSink`. It holds only the pieces not yet read: above `highWater` bytes the task is suspended
+/// (its connection stops reading) until the reader brings them under `lowWater`.
 final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `state` is a LockedBox; `task` is set once, before resume()
     static let highWater = 1024 * 1024
     static let lowWater = 256 * 1024
@@ -182,10 +183,16 @@ final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `state` is a 
     private static func take(from state: inout State, orWait continuation: CheckedContinuation<[UInt8]?, any Error>)
         -> (Result<[UInt8]?, any Error>?, Bool) {
         if state.chunkHead < state.chunks.count {
+            // The piece leaves the queue: its slot lets go of it at once (a lagging reader must not keep every
+            // piece already handed out), and the passed slots are dropped once they are half the queue.
             let chunk = state.chunks[state.chunkHead]
+            state.chunks[state.chunkHead] = []
             state.chunkHead += 1
             if state.chunkHead == state.chunks.count {
                 state.chunks.removeAll(keepingCapacity: true)
+                state.chunkHead = 0
+            } else if state.chunkHead >= 64, state.chunkHead * 2 >= state.chunks.count {
+                state.chunks.removeFirst(state.chunkHead)
                 state.chunkHead = 0
             }
             state.bufferedBytes -= chunk.capacity

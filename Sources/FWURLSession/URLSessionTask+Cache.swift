@@ -22,10 +22,29 @@ struct TaskCacheState {
     var validating: CachedURLResponse?
     /// The stored response a 304 refreshed: its body goes out at the end of the hop.
     var served: CachedURLResponse?
-    /// The body kept for storing, while the response may be stored and fits the cache.
-    var body: Data?
+    /// Where the body to store is, while the response may be stored and fits the cache.
+    var body = KeptBody.none
     /// When the response head arrived.
     var responseDate: Date?
+}
+
+/// Where the body of a response that may be stored is kept until the proposal is made.
+enum KeptBody {
+    /// Nowhere: the response is not stored (or outgrew the cache).
+    case none
+    /// In the sink, which collects it anyway (`ResponseSink.collectedBody`).
+    case inSink
+    /// A copy the task keeps, for a sink that does not collect the body.
+    case copy(Data)
+}
+
+extension TaskCacheState {
+    /// Lets go of every body the hop holds (the copy kept for storing, a refreshed stored response).
+    mutating func dropBodies() {
+        body = .none
+        served = nil
+        validating = nil
+    }
 }
 
 extension URLSessionTask {
@@ -86,23 +105,32 @@ extension URLSessionTask {
             return true
         }
         if CacheStorability.verdict(request: outgoing, response: response) == .storable {
+            let kept = sink.collectsBody ? KeptBody.inSink : .copy(Data())
             transfer.withLock { state in
-                state.cache.body = Data()
+                state.cache.body = kept
                 state.cache.responseDate = now
             }
         }
         return false
     }
 
-    /// Keeps a copy of a body piece for storing, while it fits the cache.
+    /// Keeps a copy of a body piece for storing, while it fits the cache (a sink that collects the body
+    /// keeps it itself).
     func cacheBody(_ bytes: [UInt8]) {
         guard let cache = session.sessionConfiguration.urlCache else { return }
-        let limit = max(cache.memoryCapacity, cache.diskCapacity)
+        let limit = Self.cacheLimit(cache)
         transfer.withLock { state in
-            guard state.cache.body != nil else { return }
-            state.cache.body?.append(contentsOf: bytes)
-            if state.cache.body?.count ?? 0 > limit { state.cache.body = nil }
+            guard case .copy(var body) = state.cache.body else { return }
+            state.cache.body = .none // the copy is uniquely referenced while it grows
+            guard body.count + bytes.count <= limit else { return }
+            body.append(contentsOf: bytes)
+            state.cache.body = .copy(body)
         }
+    }
+
+    /// The largest body worth keeping for `cache`.
+    private static func cacheLimit(_ cache: URLCache) -> Int {
+        max(cache.memoryCapacity, cache.diskCapacity)
     }
 
     // MARK: The end
@@ -110,12 +138,13 @@ extension URLSessionTask {
     /// The hop ended successfully: a refreshed stored body goes out, a storable response is offered to the
     /// sink and stored, then the task completes.
     func finishCachedOrStored() {
-        let (served, proposal) = transfer.withLock { state -> (CachedURLResponse?, CachedURLResponse?) in
-            (state.cache.served, Self.proposal(state))
+        let served = transfer.withLock { state in
+            defer { state.cache.served = nil }
+            return state.cache.served
         }
         if let served, !served.data.isEmpty { deliverBody([UInt8](served.data)) }
-        guard let proposal, let cache = session.sessionConfiguration.urlCache,
-              let outgoing = transfer.withLock({ $0.cache.outgoing }) else { return finish(error: nil) }
+        guard let cache = session.sessionConfiguration.urlCache, let (proposal, outgoing) = takeProposal(for: cache)
+        else { return finish(error: nil) }
         offerForStoring(proposal, in: cache, for: outgoing)
     }
 
@@ -132,11 +161,24 @@ extension URLSessionTask {
         }
     }
 
-    /// What the hop proposes to store: its whole body was kept and the response may be stored.
-    private static func proposal(_ state: TaskTransfer) -> CachedURLResponse? {
-        guard let body = state.cache.body, let outgoing = state.cache.outgoing, let response = state.hopResponse,
-              let responseDate = state.cache.responseDate else { return nil }
-        return CacheStorability.proposal(request: outgoing, response: response, data: body,
-                                         requestDate: state.hopStart ?? responseDate, responseDate: responseDate)
+    /// What the hop proposes to store, and its request: its whole body was kept (by the task or the sink)
+    /// and the response may be stored. The task's copy is let go of here.
+    private func takeProposal(for cache: URLCache) -> (CachedURLResponse, URLRequest)? {
+        let (kept, outgoing, response, requestDate, responseDate) = transfer.withLock { state in
+            defer { state.cache.body = .none }
+            return (state.cache.body, state.cache.outgoing, state.hopResponse, state.hopStart, state.cache.responseDate)
+        }
+        let body: Data
+        switch kept {
+        case .none: return nil
+        case .copy(let copy): body = copy
+        case .inSink:
+            guard let collected = sink.collectedBody, collected.count <= Self.cacheLimit(cache) else { return nil }
+            body = collected
+        }
+        guard let outgoing, let response, let responseDate else { return nil }
+        let proposal = CacheStorability.proposal(request: outgoing, response: response, data: body,
+                                                 requestDate: requestDate ?? responseDate, responseDate: responseDate)
+        return proposal.map { ($0, outgoing) }
     }
 }

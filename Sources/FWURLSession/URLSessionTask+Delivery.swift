@@ -182,18 +182,38 @@ extension URLSessionTask: TransportTaskDelegate {
         }
     }
 
-    /// A piece of the body, from the network or the cache: counted, then handed to the sink.
+    /// A piece of the body, from the network or the cache: counted, checked against the decoded-size limit,
+    /// then handed to the sink.
     func deliverBody(_ bytes: [UInt8]) {
         // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
-        counts.withLock { counts in
-            if !counts.bodyIsEncoded { counts.received += Int64(bytes.count) }
+        let encoded = counts.withLock { counts -> (decoded: Int64, received: Int64)? in
+            guard counts.bodyIsEncoded else {
+                counts.received += Int64(bytes.count)
+                return nil
+            }
+            counts.decoded += Int64(bytes.count)
+            return (counts.decoded, counts.received)
         }
         updateProgress()
         do throws(URLError) {
+            if let encoded { try checkDecodedGrowth(encoded.decoded, received: encoded.received) }
             try sink.receive(bytes, for: self)
         } catch {
             abort(with: error)
         }
+    }
+
+    /// Refuses a decoded body that grew past `maxDecompressionRatio` times the `received` encoded bytes (beyond
+    /// `HTTPLimits.decompressionAllowance`): a decompression bomb ends the task on every path, whether the body
+    /// is collected, streamed to a delegate or `bytes(for:)`, or written to a file.
+    private func checkDecodedGrowth(_ decoded: Int64, received: Int64) throws(URLError) {
+        let ratio = Int64(session.sessionConfiguration.httpResponseLimits.maxDecompressionRatio)
+        guard ratio > 0 else { return }
+        let allowed = ratio.multipliedReportingOverflow(by: received)
+        guard !allowed.overflow, decoded > allowed.partialValue + HTTPLimits.decompressionAllowance else { return }
+        throw URLError(.dataLengthExceedsMaximum, url: currentRequest?.url,
+                       description: "the decoded body grew past \(ratio) times the \(received) bytes received "
+                           + "(httpResponseLimits.maxDecompressionRatio): a decompression bomb?")
     }
 
     private func reportBodyBytesSent(_ total: Int64) {
@@ -229,6 +249,8 @@ extension URLSessionTask: TransportTaskDelegate {
             return (state.lifecycle.finish(), decided, state.response)
         }
         guard action == .complete else { return }
+        // A finished task keeps its metadata, not its body, whoever holds on to it.
+        transfer.withLock { $0.cache.dropBodies() }
         session.resourceTimeouts.remove(taskIdentifier)
         endConnectivityWait()
         stopProtocolLoad()

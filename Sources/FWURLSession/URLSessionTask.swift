@@ -313,6 +313,8 @@ struct TaskCounts {
     var reportedBodyBytesSent: Int64 = 0
     /// The response body is content-encoded: received bytes are counted before decoding.
     var bodyIsEncoded = false
+    /// Bytes of an encoded body after decoding (checked against `HTTPLimits.maxDecompressionRatio`).
+    var decoded: Int64 = 0
     /// `progress` counts bytes sent (upload tasks) rather than received.
     var tracksSending = false
     /// The task completed successfully (an unknown total then settles to what was transferred).

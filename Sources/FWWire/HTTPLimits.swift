@@ -25,9 +25,10 @@ public struct HTTPLimits: Sendable, Hashable {
     /// task with `URLError.dataLengthExceedsMaximum`. Bodies streamed to a delegate, a file or `bytes(for:)`
     /// are not limited (backpressure bounds their memory).
     public var maxCollectedBodySize: Int64
-    /// How many times its encoded size a decoded body collected in memory may grow, beyond a first 8 MiB
-    /// (100; 0: no limit): a small gzip or deflate body that inflates a thousandfold (a decompression bomb)
-    /// ends the task with `URLError.dataLengthExceedsMaximum` long before `maxCollectedBodySize`.
+    /// How many times its encoded size a decoded body may grow, beyond a first 8 MiB (100; 0: no limit): a
+    /// small gzip or deflate body that inflates a thousandfold (a decompression bomb) ends the task with
+    /// `URLError.dataLengthExceedsMaximum` — on every path: collected in memory (long before
+    /// `maxCollectedBodySize`), streamed to a delegate or `bytes(for:)`, or written to a download's file.
     public var maxDecompressionRatio: Int
 
     /// The defaults above.
