@@ -42,12 +42,14 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
     /// What may be changed after creation.
     struct Settings {
         var session: URLSession?
-        var responseSerializer: HTTPResponseSerializer = JSONResponseSerializer()
+        var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
         var securityPolicy = SecurityPolicy.default
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var attemptsToRecreateUploadTasksForBackgroundSessions = false
         var reachabilityManager = NetworkReachabilityManager.default
+        /// `session` was invalidated and is kept (no reset): the factories can no longer run tasks on it.
+        var sessionInvalidated = false
     }
 
     /// The configuration sessions are made with (a copy of the one given).
@@ -114,7 +116,8 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
 
     // MARK: URLSessionDelegate
 
-    /// Calls `sessionDidBecomeInvalid`, then posts `urlSessionDidInvalidateNotification`.
+    /// Calls `sessionDidBecomeInvalid`, then posts `urlSessionDidInvalidateNotification`. When `session` is
+    /// the managed session, the factories complete their tasks at once with an error from now on.
     open func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         sessionBecameInvalid(session, error: error)
     }
@@ -161,12 +164,12 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
                          expected: totalBytesExpectedToSend)
     }
 
-    /// The stream `taskNeedNewBodyStream` returns, else nil (the task then fails). AFNetworking copies
-    /// the original request's stream when it can be copied; an `InputStream` cannot be on Linux.
+    /// The stream `taskNeedNewBodyStream` returns; without the block, a copy of the original request's
+    /// body stream when that stream conforms to `NSCopying` (seed 004), else nil: the task then fails with
+    /// `URLError.requestBodyStreamExhausted`, saying why (see URLSessionManager+Events.swift).
     open func urlSession(_ session: URLSession, task: URLSessionTask,
                          needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
-        let block = blocks.withLock { $0.taskNeedNewBodyStream }
-        completionHandler(block?(session, task))
+        provideNewBodyStream(for: task, session: session, completionHandler: completionHandler)
     }
 
     /// Keeps the metrics for the did-complete notification, then calls `taskDidFinishCollectingMetrics`.
@@ -176,8 +179,8 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
         blocks.withLock { $0.taskDidFinishCollectingMetrics }?(session, task, metrics)
     }
 
-    /// Calls `taskDidComplete`, then completes the task's per-task delegate (serialization, completion
-    /// handler, notification).
+    /// Completes the task's per-task delegate (serialization, then the completion handler and the
+    /// notification on their queues), then calls `taskDidComplete` (seed 004's order).
     open func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         taskCompleted(task, session: session, error: error)
     }
@@ -270,8 +273,15 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
 
     // MARK: Description
 
-    /// The manager's class and identity, its session and its operation queue.
+    /// The manager's class and identity, its session (nil before first use: describing a manager does not
+    /// make its session) and its operation queue.
     open override var description: String {
-        "<\(type(of: self)): \(ObjectIdentifier(self)), session: \(session), operationQueue: \(operationQueue)>"
+        "<\(type(of: self)): \(ObjectIdentifier(self)), session: \(describedSession), "
+            + "operationQueue: \(operationQueue)>"
+    }
+
+    /// The session as a description shows it: "nil" until it is made, so that describing never makes it.
+    final var describedSession: String {
+        settings.withLock { $0.session }.map { "\($0)" } ?? "nil"
     }
 }

@@ -12,6 +12,8 @@ struct ManagerResult: @unchecked Sendable { // lets only: handed from the comple
 
     var status: Int? { (response as? HTTPURLResponse)?.statusCode }
     var urlError: URLError? { error as? URLError }
+    /// The error's localized description; empty without an error.
+    var errorDescription: String { error.map { ($0 as NSError).localizedDescription } ?? "" }
 }
 
 /// An ordered log of what happened, written from any thread.
