@@ -85,6 +85,7 @@ import TestSupport
 
     @Test func anEphemeralManagerComesBackWithStoresOfItsOwn() throws {
         let original = URLSessionManager(sessionConfiguration: .ephemeral)
+        defer { original.invalidateSessionCancelingTasks(true, resetSession: false) }
         let decoded = try Self.roundTrip(original)
         let configuration = decoded.session.configuration
         defer { decoded.invalidateSessionCancelingTasks(true, resetSession: false) }
