@@ -38,7 +38,7 @@ enum ManagerTests {
 
     /// A manager completing on `completionQueue`, serializing with `serializer`.
     static func manager(_ configuration: URLSessionConfiguration? = nil,
-                        serializer: HTTPResponseSerializer = HTTPResponseSerializer()) -> URLSessionManager {
+                        serializer: any URLResponseSerialization = HTTPResponseSerializer()) -> URLSessionManager {
         let manager = URLSessionManager(sessionConfiguration: configuration)
         manager.completionQueue = completionQueue
         manager.responseSerializer = serializer

@@ -53,6 +53,29 @@ import TestSupport
         }
     }
 
+    /// A loopback server, a manager completing on the tests' queue, and an observer of did-complete;
+    /// `close()` stops all three.
+    struct Fixture {
+        let server: LoopbackHTTPServer
+        let manager: URLSessionManager
+        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
+
+        init(serializer: any URLResponseSerialization = HTTPResponseSerializer()) throws {
+            server = try ManagerTests.server()
+            manager = ManagerTests.manager(serializer: serializer)
+        }
+
+        func request(_ path: String) -> URLRequest {
+            ManagerTests.request(server, path)
+        }
+
+        func close() {
+            completed.stop()
+            manager.invalidateSessionCancelingTasks(true, resetSession: false)
+            server.stop()
+        }
+    }
+
     @Test func resumeAndSuspendArePostedForTheManagersTasksOnly() throws {
         let server = try ManagerTests.server()
         defer { server.stop() }
@@ -76,13 +99,10 @@ import TestSupport
     }
 
     @Test func didCompleteCarriesEveryKeyOfADataTask() throws {
-        let server = try ManagerTests.server()
-        defer { server.stop() }
-        let manager = ManagerTests.manager(serializer: JSONResponseSerializer())
-        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
-        defer { completed.stop() }
-        let task = manager.dataTask(request: ManagerTests.request(server, "/json"))
+        let fixture = try Fixture(serializer: JSONResponseSerializer())
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
+        let task = manager.dataTask(request: fixture.request("/json"))
         task.resume()
         #expect(waitUntil(timeout: 20) { completed.objects(task) == 1 })
         let info = try #require(completed.received.withLock { $0 }.first { $0.object === task }?.userInfo)
@@ -99,15 +119,12 @@ import TestSupport
     }
 
     @Test func didCompleteIsPostedOnTheMainQueueAfterTheCompletionHandler() throws {
-        let server = try ManagerTests.server()
-        defer { server.stop() }
-        let manager = ManagerTests.manager()
-        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
-        defer { completed.stop() }
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
         let handled = LockedBox<Int?>(nil)
         let made = LockedBox<URLSessionTask?>(nil)
-        let task = manager.dataTask(request: ManagerTests.request(server, "/text"), completionHandler: { _, _, _ in
+        let task = manager.dataTask(request: fixture.request("/text"), completionHandler: { _, _, _ in
             // Read when the handler ran: the notification must not have been posted yet.
             let mine = made.withLock { $0 }
             handled.withLock { $0 = completed.received.withLock { $0 }.filter { $0.object === mine }.count }
@@ -125,16 +142,13 @@ import TestSupport
     }
 
     @Test func didCompleteOfADownloadCarriesItsAssetPath() throws {
-        let server = try ManagerTests.server()
-        defer { server.stop() }
-        let manager = ManagerTests.manager()
-        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
-        defer { completed.stop() }
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
         let destination = FileManager.default.temporaryDirectory
             .appendingPathComponent("fw-asset-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: destination) }
-        let task = manager.downloadTask(request: ManagerTests.request(server, "/text"),
+        let task = manager.downloadTask(request: fixture.request("/text"),
                                         destination: { _, _ in destination })
         task.resume()
         #expect(waitUntil(timeout: 20) { completed.objects(task) == 1 })
@@ -147,13 +161,10 @@ import TestSupport
     }
 
     @Test func didCompleteCarriesTheErrorOfAFailure() throws {
-        let server = try ManagerTests.server()
-        defer { server.stop() }
-        let manager = ManagerTests.manager(serializer: JSONResponseSerializer())
-        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
-        defer { completed.stop() }
-        let missing = manager.dataTask(request: ManagerTests.request(server, "/missing"))
+        let fixture = try Fixture(serializer: JSONResponseSerializer())
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
+        let missing = manager.dataTask(request: fixture.request("/missing"))
         missing.resume()
         let refused = manager.dataTask(request: URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/"))))
         refused.resume()

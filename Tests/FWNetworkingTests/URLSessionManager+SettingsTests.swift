@@ -118,10 +118,9 @@ final class LengthSerializer: URLResponseSerialization {
     @Test func anyResponseSerializationConformerSerializes() throws {
         let server = try ManagerTests.server()
         defer { server.stop() }
-        let manager = ManagerTests.manager()
-        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let serializer = LengthSerializer()
-        manager.responseSerializer = serializer
+        let manager = ManagerTests.manager(serializer: serializer)
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         #expect(manager.responseSerializer === serializer)
         let result = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/text")))
         #expect(result.error == nil && result.object as? String == "200:13")
