@@ -15,8 +15,9 @@ extension URLSessionManager {
         set { settings.withLock { $0.responseSerializer = newValue } }
     }
 
-    /// The queue completion handlers (and the notifications that follow them) run on; nil (the default)
-    /// for the main queue, as the seeds say. Set it in a process that does not run the main queue.
+    /// The queue completion handlers run on; nil (the default) for the main queue, as the seeds say. Set it
+    /// in a process that does not run the main queue. (The did-complete notification that follows a
+    /// handler is posted on the main queue whatever this is, as seed 004 does.)
     public var completionQueue: DispatchQueue? {
         get { settings.withLock { $0.completionQueue } }
         set { settings.withLock { $0.completionQueue = newValue } }

@@ -24,13 +24,17 @@ import Foundation
 /// `uploadTask(...)`, `downloadTask(...)`) has upload and download `Progress` objects kept current from
 /// the delegate messages, its body collected and serialized by `responseSerializer` on a concurrent
 /// processing queue, and its completion handler called on `completionQueue` (the main queue when nil)
-/// inside `completionGroup`; then `networkingTaskDidCompleteNotification` is posted. The block
-/// properties (`taskDidComplete`, ...) hear the delegate messages of every task of the session. Server
-/// trust is judged by `securityPolicy`.
+/// inside `completionGroup`; then `networkingTaskDidCompleteNotification` is posted on the main queue.
+/// The block properties (`taskDidComplete`, ...) hear the delegate messages of every task of the session.
+/// Server trust is judged by `securityPolicy`. Where the seeds, FWFramework's Swift port and URLSession
+/// disagree (the retrying builder's default, a body stream sent again, factories after invalidation,
+/// archiving the stores), the seeds are followed: the DocC article "What the manager does where its
+/// sources disagree" says how.
 ///
 /// On Linux the main queue runs only when the process runs it (`dispatchMain()`, `RunLoop.main`, or an
-/// async `main`): a command-line tool or a server blocked elsewhere should set `completionQueue`. A
-/// completion that waits on the main queue for a few seconds without starting logs one warning saying so.
+/// async `main`): a command-line tool or a server blocked elsewhere should set `completionQueue` (and
+/// observes no did-complete notification). A completion that waits on the main queue for a few seconds
+/// without starting logs one warning saying so.
 ///
 /// Subclasses may override the delegate methods; an override must call `super` first. The manager keeps
 /// its session, and the session keeps the manager as its delegate, until the session is invalidated
