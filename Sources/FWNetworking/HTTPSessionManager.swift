@@ -265,9 +265,10 @@ open class HTTPSessionManager: URLSessionManager,
 
     // MARK: Description
 
-    /// The manager's class and identity, its base URL, its session and its operation queue.
+    /// The manager's class and identity, its base URL, its session (nil before first use: describing does
+    /// not make it) and its operation queue.
     override open var description: String {
         "<\(type(of: self)): \(ObjectIdentifier(self)), baseURL: \(baseURL?.absoluteString ?? "nil"), "
-            + "session: \(session), operationQueue: \(operationQueue)>"
+            + "session: \(describedSession), operationQueue: \(operationQueue)>"
     }
 }

@@ -9,6 +9,10 @@
 //
 // Throttling (`throttleBandwidth`): each read hands out at most `packetSize` bytes and then waits
 // `delay` before returning; the wait is injectable for tests.
+//
+// Copying (NSCopying, as AFMultipartBodyStream): a copy is a new, unopened stream over the same parts, so a
+// session manager can send the body again (seed 004). Bytes and files are read again from their start; a
+// stream part is copied when its stream conforms to NSCopying, else the copy fails when it reaches it.
 
 import Foundation
 import Glibc
@@ -22,6 +26,8 @@ struct MultipartSegment {
         case bytes(Data)
         case file(path: String)
         case stream(InputStream?)
+        /// A stream part of a copied body whose stream could not be copied: reading it fails.
+        case uncopiedStream
     }
 
     var source: Source
@@ -31,7 +37,7 @@ struct MultipartSegment {
 // MARK: - MultipartBodyStream
 
 /// The multipart body, read segment by segment. Used by one reader at a time, like any InputStream.
-final class MultipartBodyStream: InputStream {
+final class MultipartBodyStream: InputStream, NSCopying {
     /// The number of bytes the stream yields in all.
     let contentLength: UInt64
     private let segments: [MultipartSegment]
@@ -63,6 +69,18 @@ final class MultipartBodyStream: InputStream {
 
     deinit {
         releaseSegment()
+    }
+
+    // MARK: NSCopying
+
+    /// A new, unopened stream over the same parts (see the file's opening comment).
+    func copy(with zone: NSZone? = nil) -> Any {
+        let copied = segments.map { segment -> MultipartSegment in
+            guard case .stream(let stream?) = segment.source else { return segment }
+            let copy = (stream as? NSCopying)?.copy(with: zone) as? InputStream
+            return MultipartSegment(source: copy.map { .stream($0) } ?? .uncopiedStream, length: segment.length)
+        }
+        return MultipartBodyStream(segments: copied, packetSize: packetSize, delay: delay, pause: pause)
     }
 
     // MARK: InputStream
@@ -157,6 +175,10 @@ final class MultipartBodyStream: InputStream {
             read = try readFile(path, into: buffer, count: wanted, segment: segment)
         case .stream(let stream):
             read = try readStream(stream, into: buffer, count: wanted, segment: segment)
+        case .uncopiedStream:
+            throw HTTPRequestSerializer.serializationError(
+                NSURLErrorCannotOpenFile, "A part's input stream cannot be read again: the body was copied to be "
+                    + "sent again, and the part's stream does not conform to NSCopying")
         }
         consumed += UInt64(read)
         return read

@@ -12,13 +12,35 @@ extension URLSessionManager {
         blocks.withLock { $0.taskDidSendBodyData }?(session, task, sent, total, expected)
     }
 
-    /// The task completed: `taskDidComplete`, then its per-task delegate completes (and is forgotten). The
-    /// block runs first so that it always precedes the completion handler (AFNetworking calls it just
-    /// after handing the completion to another queue, so the two may run in either order).
+    /// The task completed: its per-task delegate completes (and is forgotten), then `taskDidComplete`
+    /// runs — seed 004's order. The per-task delegate only hands the completion on (to the processing
+    /// queue, then the completion queue), so the block, which runs here on the operation queue, and the
+    /// completion handler may run in either order, as in AFNetworking; what is fixed is that the
+    /// completion was handed on before the block runs.
     func taskCompleted(_ task: URLSessionTask, session: URLSession, error: (any Error)?) {
         let delegate = removeTaskDelegate(for: task)
-        blocks.withLock { $0.taskDidComplete }?(session, task, error)
         delegate?.complete(task, error: error, manager: self)
+        blocks.withLock { $0.taskDidComplete }?(session, task, error)
+    }
+
+    /// A task needs its body stream again (a 307/308 hop, a resend on a new connection):
+    /// `taskNeedNewBodyStream` when set; else a copy of the original request's stream when the stream
+    /// conforms to `NSCopying` (seed 004; `MultipartBodyStream` does, a plain `InputStream` does not on
+    /// Linux); else nil, and the task fails with `requestBodyStreamExhausted` saying how to fix it.
+    func provideNewBodyStream(for task: URLSessionTask, session: URLSession,
+                              completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+        if let block = blocks.withLock({ $0.taskNeedNewBodyStream }) {
+            return completionHandler(block(session, task))
+        }
+        guard let original = task.originalRequest?.httpBodyStream else { return completionHandler(nil) }
+        if let copy = (original as? NSCopying)?.copy(with: nil) as? InputStream {
+            return completionHandler(copy)
+        }
+        let error = Self.managerError(.requestBodyStreamExhausted, for: task, description: "The request's body "
+            + "stream must be sent again, but \(type(of: original)) does not conform to NSCopying and no "
+            + "taskNeedNewBodyStream block is set.")
+        taskDelegate(for: task)?.failedOnManagerAnswer(error)
+        completionHandler(nil)
     }
 
     /// A download finished into `location` (removed when this returns): `downloadTaskDidFinishDownloading`

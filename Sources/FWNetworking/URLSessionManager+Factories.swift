@@ -100,12 +100,38 @@ extension URLSessionManager {
 
     // MARK: The per-task delegates
 
+    /// Gives `task` its per-task delegate; on an invalidated session (see `failAtOnce`) completes it instead.
     private func addTaskDelegate(for task: URLSessionTask, uploadProgress: ProgressHandler?,
                                  downloadProgress: ProgressHandler?,
                                  completion: URLSessionManagerTaskDelegate.Completion) {
         let delegate = URLSessionManagerTaskDelegate(task: task, uploadProgress: uploadProgress,
                                                      downloadProgress: downloadProgress, completion: completion)
+        guard !sessionIsInvalidated else { return failAtOnce(task, delegate: delegate) }
         taskDelegates.withLock { $0[ObjectIdentifier(task)] = delegate }
+    }
+
+    /// `task` was made on the managed session after it was invalidated and kept, so it can never run: it is
+    /// cancelled (which also lets a session still finishing its tasks become invalid), and its completion
+    /// handler gets `invalidatedSessionError` at once, on the completion queue, followed by the
+    /// did-complete notification, as for any failed task.
+    private func failAtOnce(_ task: URLSessionTask, delegate: URLSessionManagerTaskDelegate) {
+        task.cancel()
+        delegate.complete(task, error: Self.invalidatedSessionError(for: task), manager: self)
+    }
+
+    /// The error a factory's task ends with when the session was invalidated: `URLError.unknown` (there is
+    /// no closer code; URLSession raises an exception instead) with a description saying so and the URL.
+    static func invalidatedSessionError(for task: URLSessionTask) -> URLError {
+        managerError(.unknown, for: task, description: "The session manager's session was invalidated and not "
+            + "reset, so it runs no new task: call invalidateSessionCancelingTasks(_:resetSession: true) to "
+            + "keep making tasks.")
+    }
+
+    /// A `URLError` the manager ends `task` with: `description`, and the task's URL as the failing URL.
+    static func managerError(_ code: URLError.Code, for task: URLSessionTask, description: String) -> URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let url = task.originalRequest?.url { info[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code, userInfo: info)
     }
 
     /// The per-task delegate of `task`, while it runs.

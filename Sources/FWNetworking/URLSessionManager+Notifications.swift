@@ -3,10 +3,9 @@
 //
 //   networkingTaskDidResumeNotification / ...DidSuspend...  completion queue (main when nil), async, for the
 //                                                          tasks this manager made, after the state change
-//   networkingTaskDidCompleteNotification                   completion queue, right after the completion
-//                                                          handler (AFNetworking hops to the main queue
-//                                                          again; here it stays where the handler ran, which
-//                                                          is the main queue when `completionQueue` is nil)
+//   networkingTaskDidCompleteNotification                   main queue, async, queued by the completion
+//                                                          handler's work once the handler returned (seed
+//                                                          004: whatever `completionQueue` is)
 //   urlSessionDidInvalidateNotification                     operation queue, after `sessionDidBecomeInvalid`
 //   urlSessionDownloadTaskDidMoveFileSuccessfullyNotification / ...DidFailToMoveFile...
 //                                                          operation queue, as the file is moved
@@ -71,6 +70,7 @@ extension URLSessionManager {
 
     /// Calls `sessionDidBecomeInvalid`, then posts the invalidation notification.
     func sessionBecameInvalid(_ session: URLSession, error: (any Error)?) {
+        sessionBecameUnusable(session)
         blocks.withLock { $0.sessionDidBecomeInvalid }?(session, error)
         NotificationCenter.default.post(name: Self.urlSessionDidInvalidateNotification, object: session)
     }

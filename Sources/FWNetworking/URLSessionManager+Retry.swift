@@ -6,20 +6,21 @@
 // (the builder is called each time, so a request can be signed again), and when it ends `shouldRetry`
 // decides, asynchronously, whether another one starts:
 //
-//   attempt n ends ──cancelled─────────────────────────────────────▶ completion (no retry)
+//   attempt n ends ──cancelled, or the session invalidated──────────▶ completion (no retry)
 //        │ retries left?  no ────────────────────────────────────────▶ completion
 //        ▼ yes
 //   shouldRetry(response, object, error, decide) ──decide(false)──────▶ completion
-//        │ decide(true)
+//        │ decide(true)          (default: an error, or a status outside 200...299)
 //        ▼
-//   wait max(retryInterval, Retry-After of a 429/503) ──past the deadline──▶ completion
-//        ▼
+//   wait max(retryInterval, Retry-After of a 429/503) ──would end past the deadline──▶ completion at once
+//        ▼                       (no deadline: Retry-After counts for at most `retryAfterCap`, 60 s)
 //   attempt n + 1 (taskHandler sees it, then it is resumed)
 //
 // The deadline (`timeoutInterval` > 0, from the call) only keeps new attempts from starting: an attempt
-// that runs is not cut short. The completion handler gets the last attempt's response, object and error;
-// `requestTotalCount(for:)` and `requestTotalTime(for:)` of that response say how many attempts were made
-// and how long they took from the call to the end.
+// that runs is not cut short, and no wait (Retry-After included) runs past it. The completion handler
+// gets the last attempt's response, object and error; `requestTotalCount(for:)` and
+// `requestTotalTime(for:)` of that response say how many attempts were made and how long they took from
+// the call to the end.
 
 import FWLoop
 import Foundation
@@ -39,13 +40,17 @@ extension URLSessionManager {
     /// when a 429 or 503 response says `Retry-After`), none starting once `timeoutInterval` seconds (when
     /// > 0) have passed since this call.
     ///
-    /// `shouldRetry` decides after each attempt (called on the completion queue); without it, transport
-    /// failures (a `URLError` other than cancellation, bad or unsupported URLs and certificate failures)
-    /// and 5xx responses are retried. `taskHandler` gets every attempt's task before it runs: the first
-    /// one during this call, the others on the completion queue. Cancelling an attempt's task ends the
-    /// request with that cancellation, without asking `shouldRetry`. `completionHandler` gets the last
-    /// attempt's outcome on the completion queue; `requestTotalCount(for:)` and `requestTotalTime(for:)`
-    /// of its response tell the attempts and the time.
+    /// `shouldRetry` decides after each attempt (called on the completion queue). Without it the seed's
+    /// default "checks statusCode and error": an attempt is retried when it ended with an error (the
+    /// task's or the serializer's) or with an HTTP status outside 200...299 — as FWFramework's Swift port
+    /// reads it. A `Retry-After` (429, 503) lengthens the wait to what it asks, unless the next attempt
+    /// would then start at or after `timeoutInterval`: the request then ends at once with that response.
+    /// With `timeoutInterval` 0 a `Retry-After` counts for at most 60 seconds. `taskHandler` gets every
+    /// attempt's task before it runs: the first one during this call, the others on the completion queue.
+    /// Cancelling an attempt's task ends the request with that cancellation, without asking `shouldRetry`;
+    /// so does an invalidated session (`invalidateSessionCancelingTasks(_:resetSession: false)`), with the
+    /// attempt's error. `completionHandler` gets the last attempt's outcome on the completion queue;
+    /// `requestTotalCount(for:)` and `requestTotalTime(for:)` of its response tell the attempts and the time.
     ///
     /// - Returns: The first attempt's task, suspended: call `resume()` (later attempts start by themselves).
     public func dataTask(requestBuilder: @escaping @Sendable () -> URLRequest, retryCount: Int,
@@ -134,7 +139,8 @@ final class RetryingRequest: Sendable {
 
     /// Attempt `number` ended (completion queue).
     private func attemptEnded(_ number: Int, _ outcome: Outcome) {
-        guard (outcome.error as? URLError)?.code != .cancelled, number <= plan.retryCount else {
+        guard (outcome.error as? URLError)?.code != .cancelled, number <= plan.retryCount,
+              !manager.sessionIsInvalidated else {
             return finish(outcome, attempts: number)
         }
         let decided = LockedBox(false)
@@ -148,14 +154,15 @@ final class RetryingRequest: Sendable {
         if let shouldRetry = handlers.shouldRetry {
             shouldRetry(outcome.response, outcome.object, outcome.error, decide)
         } else {
-            decide(Self.isTransient(outcome))
+            decide(Self.isFailure(outcome))
         }
     }
 
     /// `shouldRetry` answered (any thread).
     private func decided(_ retry: Bool, after number: Int, _ outcome: Outcome) {
-        let delay = max(plan.retryInterval, Self.retryAfter(outcome.response) ?? 0)
-        guard retry, !isPastDeadline(after: delay) else {
+        let wait = Self.wait(retryInterval: plan.retryInterval, retryAfter: Self.retryAfter(outcome.response),
+                             timeoutInterval: plan.timeoutInterval, elapsed: elapsed)
+        guard retry, let delay = wait else {
             manager.onCompletionQueue { self.finish(outcome, attempts: number) }
             return
         }
@@ -187,22 +194,30 @@ final class RetryingRequest: Sendable {
         plan.timeoutInterval > 0 && elapsed + delay >= plan.timeoutInterval
     }
 
+    /// The most a `Retry-After` lengthens a wait when there is no deadline (`timeoutInterval` 0), in seconds:
+    /// a server asking for longer is retried after this long (the retry count still bounds the attempts).
+    static let retryAfterCap: TimeInterval = 60
+
+    /// The wait before the next attempt: `retryInterval`, or the `Retry-After` when longer (capped by
+    /// `retryAfterCap` without a deadline); nil when the attempt would start at or after the deadline, which
+    /// ends the request at once rather than waiting past it.
+    static func wait(retryInterval: TimeInterval, retryAfter: TimeInterval?, timeoutInterval: TimeInterval,
+                     elapsed: TimeInterval) -> TimeInterval? {
+        let asked = retryAfter.map { timeoutInterval > 0 ? $0 : min($0, retryAfterCap) } ?? 0
+        let wait = max(retryInterval, asked)
+        guard timeoutInterval <= 0 || elapsed + wait < timeoutInterval else { return nil }
+        return wait
+    }
+
     // MARK: The default decision
 
-    /// The codes a new attempt cannot change: cancellations, unusable URLs, refused certificates.
-    private static let permanentCodes: Set<URLError.Code> = [
-        .cancelled, .badURL, .unsupportedURL, .userCancelledAuthentication, .serverCertificateUntrusted,
-        .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
-        .clientCertificateRejected, .clientCertificateRequired,
-    ]
-
-    /// The default `shouldRetry`: a transport failure (a `URLError` not in `permanentCodes`) or a 5xx.
-    static func isTransient(_ outcome: Outcome) -> Bool {
-        if let status = (outcome.response as? HTTPURLResponse)?.statusCode, (500..<600).contains(status) {
-            return true
-        }
-        guard let error = outcome.error as? URLError else { return false }
-        return !permanentCodes.contains(error.code)
+    /// The default `shouldRetry`, seed 000's "check statusCode and error": the attempt failed — it has an
+    /// error, or an HTTP status outside 200...299. (A response without a status, from a URL protocol for
+    /// another scheme, counts by its error alone.)
+    static func isFailure(_ outcome: Outcome) -> Bool {
+        if outcome.error != nil { return true }
+        guard let status = (outcome.response as? HTTPURLResponse)?.statusCode else { return false }
+        return !(200..<300).contains(status)
     }
 
     /// The wait a 429 or 503 response asks for in `Retry-After` (seconds, or an HTTP date), if any.

@@ -6,15 +6,18 @@ import Foundation
 // MARK: - Settings
 
 extension URLSessionManager {
-    /// Validates and serializes the responses of the tasks the factories make. A `JSONResponseSerializer`
-    /// by default.
-    public var responseSerializer: HTTPResponseSerializer {
+    /// Validates and serializes the responses of the tasks the factories make: any
+    /// `URLResponseSerialization` conformer, as the seeds' protocol-typed property takes (FWFramework's Swift
+    /// port narrows it to `HTTPResponseSerializer`; code written for the port still compiles). A
+    /// `JSONResponseSerializer` by default.
+    public var responseSerializer: any URLResponseSerialization {
         get { settings.withLock { $0.responseSerializer } }
         set { settings.withLock { $0.responseSerializer = newValue } }
     }
 
-    /// The queue completion handlers (and the notifications that follow them) run on; nil (the default)
-    /// for the main queue, as the seeds say. Set it in a process that does not run the main queue.
+    /// The queue completion handlers run on; nil (the default) for the main queue, as the seeds say. Set it
+    /// in a process that does not run the main queue. (The did-complete notification that follows a
+    /// handler is posted on the main queue whatever this is, as seed 004 does.)
     public var completionQueue: DispatchQueue? {
         get { settings.withLock { $0.completionQueue } }
         set { settings.withLock { $0.completionQueue = newValue } }
@@ -71,17 +74,37 @@ extension URLSessionManager {
 
     /// Invalidates the session: cancels its tasks when `cancelPendingTasks`, else lets them finish. With
     /// `resetSession`, `session` is a new session from the same configuration afterwards (the old one
-    /// still reports its last messages, and its invalidation, to this manager).
+    /// still reports its last messages, and its invalidation, to this manager). Without it the manager
+    /// keeps the invalidated session, and a factory called from then on returns a task that has already
+    /// failed: its completion handler gets `URLError.unknown` saying the session was invalidated, at once
+    /// (URLSession raises an exception for a task made on an invalidated session; a manager must not).
     public func invalidateSessionCancelingTasks(_ cancelPendingTasks: Bool, resetSession: Bool) {
         let current = session
+        settings.withLock { settings in
+            guard settings.session === current else { return }
+            if resetSession {
+                settings.session = nil
+                settings.sessionInvalidated = false
+            } else {
+                settings.sessionInvalidated = true
+            }
+        }
         if cancelPendingTasks {
             current.invalidateAndCancel()
         } else {
             current.finishTasksAndInvalidate()
         }
-        guard resetSession else { return }
+    }
+
+    /// Whether `session` was invalidated and kept, so that the factories cannot run tasks on it.
+    var sessionIsInvalidated: Bool {
+        settings.withLock { $0.sessionInvalidated }
+    }
+
+    /// `invalidated` is no longer usable: remembered when it is the managed session.
+    func sessionBecameUnusable(_ invalidated: URLSession) {
         settings.withLock { settings in
-            if settings.session === current { settings.session = nil }
+            if settings.session === invalidated { settings.sessionInvalidated = true }
         }
     }
 }

@@ -24,13 +24,17 @@ import Foundation
 /// `uploadTask(...)`, `downloadTask(...)`) has upload and download `Progress` objects kept current from
 /// the delegate messages, its body collected and serialized by `responseSerializer` on a concurrent
 /// processing queue, and its completion handler called on `completionQueue` (the main queue when nil)
-/// inside `completionGroup`; then `networkingTaskDidCompleteNotification` is posted. The block
-/// properties (`taskDidComplete`, ...) hear the delegate messages of every task of the session. Server
-/// trust is judged by `securityPolicy`.
+/// inside `completionGroup`; then `networkingTaskDidCompleteNotification` is posted on the main queue.
+/// The block properties (`taskDidComplete`, ...) hear the delegate messages of every task of the session.
+/// Server trust is judged by `securityPolicy`. Where the seeds, FWFramework's Swift port and URLSession
+/// disagree (the retrying builder's default, a body stream sent again, factories after invalidation,
+/// archiving the stores), the seeds are followed: the DocC article "What the manager does where its
+/// sources disagree" says how.
 ///
 /// On Linux the main queue runs only when the process runs it (`dispatchMain()`, `RunLoop.main`, or an
-/// async `main`): a command-line tool or a server blocked elsewhere should set `completionQueue`. A
-/// completion that waits on the main queue for a few seconds without starting logs one warning saying so.
+/// async `main`): a command-line tool or a server blocked elsewhere should set `completionQueue` (and
+/// observes no did-complete notification). A completion that waits on the main queue for a few seconds
+/// without starting logs one warning saying so.
 ///
 /// Subclasses may override the delegate methods; an override must call `super` first. The manager keeps
 /// its session, and the session keeps the manager as its delegate, until the session is invalidated
@@ -42,12 +46,14 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
     /// What may be changed after creation.
     struct Settings {
         var session: URLSession?
-        var responseSerializer: HTTPResponseSerializer = JSONResponseSerializer()
+        var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
         var securityPolicy = SecurityPolicy.default
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var attemptsToRecreateUploadTasksForBackgroundSessions = false
         var reachabilityManager = NetworkReachabilityManager.default
+        /// `session` was invalidated and is kept (no reset): the factories can no longer run tasks on it.
+        var sessionInvalidated = false
     }
 
     /// The configuration sessions are made with (a copy of the one given).
@@ -114,7 +120,8 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
 
     // MARK: URLSessionDelegate
 
-    /// Calls `sessionDidBecomeInvalid`, then posts `urlSessionDidInvalidateNotification`.
+    /// Calls `sessionDidBecomeInvalid`, then posts `urlSessionDidInvalidateNotification`. When `session` is
+    /// the managed session, the factories complete their tasks at once with an error from now on.
     open func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         sessionBecameInvalid(session, error: error)
     }
@@ -161,12 +168,12 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
                          expected: totalBytesExpectedToSend)
     }
 
-    /// The stream `taskNeedNewBodyStream` returns, else nil (the task then fails). AFNetworking copies
-    /// the original request's stream when it can be copied; an `InputStream` cannot be on Linux.
+    /// The stream `taskNeedNewBodyStream` returns; without the block, a copy of the original request's
+    /// body stream when that stream conforms to `NSCopying` (seed 004), else nil: the task then fails with
+    /// `URLError.requestBodyStreamExhausted`, saying why (see URLSessionManager+Events.swift).
     open func urlSession(_ session: URLSession, task: URLSessionTask,
                          needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
-        let block = blocks.withLock { $0.taskNeedNewBodyStream }
-        completionHandler(block?(session, task))
+        provideNewBodyStream(for: task, session: session, completionHandler: completionHandler)
     }
 
     /// Keeps the metrics for the did-complete notification, then calls `taskDidFinishCollectingMetrics`.
@@ -176,8 +183,8 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
         blocks.withLock { $0.taskDidFinishCollectingMetrics }?(session, task, metrics)
     }
 
-    /// Calls `taskDidComplete`, then completes the task's per-task delegate (serialization, completion
-    /// handler, notification).
+    /// Completes the task's per-task delegate (serialization, then the completion handler and the
+    /// notification on their queues), then calls `taskDidComplete` (seed 004's order).
     open func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         taskCompleted(task, session: session, error: error)
     }
@@ -276,8 +283,15 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
 
     // MARK: Description
 
-    /// The manager's class and identity, its session and its operation queue.
+    /// The manager's class and identity, its session (nil before first use: describing a manager does not
+    /// make its session) and its operation queue.
     open override var description: String {
-        "<\(type(of: self)): \(ObjectIdentifier(self)), session: \(session), operationQueue: \(operationQueue)>"
+        "<\(type(of: self)): \(ObjectIdentifier(self)), session: \(describedSession), "
+            + "operationQueue: \(operationQueue)>"
+    }
+
+    /// The session as a description shows it: "nil" until it is made, so that describing never makes it.
+    final var describedSession: String {
+        settings.withLock { $0.session }.map { "\($0)" } ?? "nil"
     }
 }

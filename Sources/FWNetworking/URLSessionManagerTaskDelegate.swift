@@ -11,7 +11,8 @@
 //   didFinishCollecting   → the metrics are kept for the did-complete notification
 //   didComplete           → the response is serialized on the concurrent processing queue (not for a
 //                           failed task), then the completion handler runs on the completion queue inside
-//                           the completion group, followed by `networkingTaskDidCompleteNotification`
+//                           the completion group, followed by `networkingTaskDidCompleteNotification` on
+//                           the main queue
 //
 // Linux has no KVO: where AFNetworking observes `fractionCompleted`, the progress blocks are called right
 // after the progress changes. The progress objects are cancellable and pausable: cancelling one cancels
@@ -156,6 +157,12 @@ final class URLSessionManagerTaskDelegate: Sendable {
         return URLError(.dataLengthExceedsMaximum, userInfo: info)
     }
 
+    /// The manager could not answer a session question for the task (no new body stream): `error` is the
+    /// task's error from now on, kept where the challenge handler's error is kept.
+    func failedOnManagerAnswer(_ error: any Error) {
+        state.withLock { $0.challengeError = error }
+    }
+
     // MARK: Downloads
 
     /// Where the task's own destination puts the file at `location`; nil without one.
@@ -213,8 +220,8 @@ final class URLSessionManagerTaskDelegate: Sendable {
     }
 
     /// `outcome` with the response serialized (the download's file URL as its object, as AFNetworking does).
-    private static func serialize(_ outcome: Outcome, data: Data, file: URL?, serializer: HTTPResponseSerializer,
-                                  task: URLSessionTask) -> Outcome {
+    private static func serialize(_ outcome: Outcome, data: Data, file: URL?,
+                                  serializer: any URLResponseSerialization, task: URLSessionTask) -> Outcome {
         var info = outcome.userInfo
         var object: Any?
         var serializationError: (any Error)?
@@ -229,7 +236,8 @@ final class URLSessionManagerTaskDelegate: Sendable {
         return Outcome(response: outcome.response, object: object, error: serializationError, userInfo: info)
     }
 
-    /// Calls the completion handler, then posts the did-complete notification (completion queue).
+    /// Calls the completion handler (completion queue), then queues the did-complete notification on the
+    /// main queue (seed 004), so that it follows the handler whatever the completion queue is.
     private func deliver(_ outcome: Outcome, for task: URLSessionTask) {
         switch completion {
         case .data(let handler):
@@ -237,8 +245,10 @@ final class URLSessionManagerTaskDelegate: Sendable {
         case .download(let handler, _):
             handler?(outcome.response, outcome.object as? URL, outcome.error)
         }
-        NotificationCenter.default.post(name: URLSessionManager.networkingTaskDidCompleteNotification, object: task,
-                                        userInfo: outcome.userInfo)
+        DispatchQueue.main.async {
+            NotificationCenter.default.post(name: URLSessionManager.networkingTaskDidCompleteNotification,
+                                            object: task, userInfo: outcome.userInfo)
+        }
     }
 
     /// What a completion handler gets when no response arrived: a `URLResponse` for the task's URL.

@@ -37,24 +37,49 @@ import Testing
         #expect(configuration.httpResponseLimits.maxHeaderCount == 10)
     }
 
+    /// Counts the notifications a storage posts (synchronously, on the changing thread).
+    final class Heard: @unchecked Sendable { // `names` only under `lock`
+        private let lock = NSLock()
+        private var names: [NSNotification.Name] = []
+
+        func add(_ name: NSNotification.Name) {
+            lock.lock()
+            defer { lock.unlock() }
+            names.append(name)
+        }
+
+        var all: [NSNotification.Name] {
+            lock.lock()
+            defer { lock.unlock() }
+            return names
+        }
+    }
+
     @Test func cookieAndCredentialNamesResolveToFWNetworking() {
         let configuration: URLSessionConfiguration = .ephemeral
         let storage: HTTPCookieStorage? = configuration.httpCookieStorage
+        let credentials: URLCredentialStorage? = configuration.urlCredentialStorage
+        let names: [NSNotification.Name] = [.NSHTTPCookieManagerCookiesChanged, .NSURLCredentialStorageChanged]
+        let heard = Heard()
+        let observers = zip(names, [storage as AnyObject?, credentials as AnyObject?]).map { name, object in
+            NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { heard.add($0.name) }
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
         let cookie: HTTPCookie? = HTTPCookie(properties: [.name: "a", .value: "b", .path: "/", .domain: "h.test",
                                                           .sameSitePolicy: HTTPCookieStringPolicy.sameSiteLax])
         if let cookie { storage?.setCookie(cookie) }
         let policy: HTTPCookie.AcceptPolicy = configuration.httpCookieAcceptPolicy
-        let credentials: URLCredentialStorage? = configuration.urlCredentialStorage
         let space = URLProtectionSpace(host: "h.test", port: 443, protocol: "https", realm: nil,
                                        authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
         credentials?.set(URLCredential(user: "u", password: "p", persistence: .forSession), for: space)
-        let names: [NSNotification.Name] = [.NSHTTPCookieManagerCookiesChanged, .NSURLCredentialStorageChanged]
 
         #expect(storage?.cookies(for: URL(string: "http://h.test/")!)?.first?.sameSitePolicy == .sameSiteLax)
         #expect(policy == .onlyFromMainDocumentDomain)
         #expect(credentials?.defaultCredential(for: space)?.user == "u")
         #expect(HTTPCookie.requestHeaderFields(with: storage?.cookies ?? []) == ["Cookie": "a=b"])
-        #expect(names.count == 2)
+        #expect(heard.all == names, "each storage posted its change under the name Apple gives it")
+        #expect(names.map(\.rawValue)
+                    == ["NSHTTPCookieManagerCookiesChangedNotification", "NSURLCredentialStorageChangedNotification"])
     }
 
     @Test func cacheNamesResolveToFWNetworking() {
@@ -84,13 +109,14 @@ import Testing
         let request: URLRequest = mutable as URLRequest
         let reference: NSURLRequest = request as NSURLRequest
         let protocolType: URLProtocol.Type = URLProtocol.self
-        let client: (any URLProtocolClient)? = nil
+        let instance = protocolType.init(request: request, cachedResponse: nil, client: nil)
+        let client: (any URLProtocolClient)? = instance.client
         let configuration: URLSessionConfiguration = .ephemeral
         configuration.protocolClasses?.insert(protocolType, at: 0)
 
         #expect(URLProtocol.property(forKey: "k", in: request) as? String == "v")
         #expect(reference.url == mutable.url)
-        #expect(client == nil)
+        #expect(instance.request.url == request.url && client == nil && instance.cachedResponse == nil)
         #expect(configuration.protocolClasses?.count == 1)
         #expect(NSURLSessionTransferSizeUnknown == -1)
     }

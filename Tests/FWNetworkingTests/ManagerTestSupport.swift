@@ -12,6 +12,8 @@ struct ManagerResult: @unchecked Sendable { // lets only: handed from the comple
 
     var status: Int? { (response as? HTTPURLResponse)?.statusCode }
     var urlError: URLError? { error as? URLError }
+    /// The error's localized description; empty without an error.
+    var errorDescription: String { error.map { ($0 as NSError).localizedDescription } ?? "" }
 }
 
 /// An ordered log of what happened, written from any thread.
@@ -36,7 +38,7 @@ enum ManagerTests {
 
     /// A manager completing on `completionQueue`, serializing with `serializer`.
     static func manager(_ configuration: URLSessionConfiguration? = nil,
-                        serializer: HTTPResponseSerializer = HTTPResponseSerializer()) -> URLSessionManager {
+                        serializer: any URLResponseSerialization = HTTPResponseSerializer()) -> URLSessionManager {
         let manager = URLSessionManager(sessionConfiguration: configuration)
         manager.completionQueue = completionQueue
         manager.responseSerializer = serializer

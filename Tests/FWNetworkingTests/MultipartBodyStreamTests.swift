@@ -5,7 +5,7 @@ import TestSupport
 
 // MultipartBodyStream: the same bytes whatever the reader's buffer size, the stream states, lazy opening
 // and closing of a part's stream, exact lengths (short files and streams fail, long ones are cut),
-// read errors, and throttling with an injected pause.
+// read errors, throttling with an injected pause, and copies that read the body again.
 @Suite struct MultipartBodyStreamTests {
     private static func bytes(_ text: String) -> MultipartSegment {
         MultipartSegment(source: .bytes(Data(text.utf8)), length: UInt64(text.utf8.count))
@@ -150,5 +150,32 @@ import TestSupport
                                        pause: { _ in pauses.withLock { $0 += 1 } })
         #expect(MultipartTestSupport.readAll(body) == Array("abc".utf8))
         #expect(pauses.withLock { $0 } == 0)
+    }
+
+    @Test func aCopyReadsTheBodyAgainFromItsStart() throws {
+        try MultipartTestSupport.withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("f")
+            try Data("FILE".utf8).write(to: file)
+            let body = MultipartBodyStream(segments: [
+                Self.bytes("head|"), MultipartSegment(source: .file(path: file.path), length: 4),
+                MultipartSegment(source: .stream(CopyableDataStream(Data("|part|".utf8))), length: 6),
+            ], packetSize: 3)
+            let whole = Array("head|FILE|part|".utf8)
+            #expect(MultipartTestSupport.readAll(body) == whole)
+            let copy = try #require(body.copy() as? MultipartBodyStream)
+            #expect(copy !== body && copy.streamStatus == .notOpen && copy.contentLength == body.contentLength)
+            #expect(MultipartTestSupport.readAll(copy) == whole)
+        }
+    }
+
+    @Test func aCopyFailsAtAPartStreamThatCannotBeCopied() throws {
+        let body = MultipartBodyStream(segments: [Self.bytes("x"), Self.stream("plain")])
+        let copy = try #require(body.copy() as? MultipartBodyStream)
+        copy.open()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        #expect(copy.read(&buffer, maxLength: 64) == -1)
+        let description = (copy.streamError as? NSError)?.localizedDescription ?? ""
+        #expect(description.contains("cannot be read again") && description.contains("NSCopying"), "\(description)")
+        #expect(MultipartTestSupport.readAll(body) == Array("xplain".utf8), "the original is untouched")
     }
 }

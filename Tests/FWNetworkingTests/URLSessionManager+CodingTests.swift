@@ -3,8 +3,9 @@ import FWNetworking
 import Testing
 import TestSupport
 
-// Archiving and copying a manager: the configuration, the response serializer and the security policy
-// travel; the blocks never do; the copy or decoded manager has a session of its own that works.
+// Archiving and copying a manager: the configuration (with the kind of its cookie, credential and cache
+// stores), the response serializer and the security policy travel; the blocks never do; the copy or
+// decoded manager has a session of its own that works.
 
 @Suite struct URLSessionManagerCodingTests {
     /// A manager with settings away from the defaults, and a block.
@@ -74,5 +75,44 @@ import TestSupport
         let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
         unarchiver.decodingFailurePolicy = .setErrorAndReturn
         #expect(URLSessionManager(coder: unarchiver) == nil)
+    }
+
+    /// `manager` archived and decoded.
+    static func roundTrip(_ manager: URLSessionManager) throws -> URLSessionManager {
+        let archive = try NSKeyedArchiver.archivedData(withRootObject: manager, requiringSecureCoding: true)
+        return try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: URLSessionManager.self, from: archive))
+    }
+
+    @Test func anEphemeralManagerComesBackWithStoresOfItsOwn() throws {
+        let original = URLSessionManager(sessionConfiguration: .ephemeral)
+        defer { original.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let decoded = try Self.roundTrip(original)
+        let configuration = decoded.session.configuration
+        defer { decoded.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let cookies = try #require(configuration.httpCookieStorage)
+        let credentials = try #require(configuration.urlCredentialStorage)
+        let cache = try #require(configuration.urlCache)
+        #expect(cookies !== HTTPCookieStorage.shared && credentials !== URLCredentialStorage.shared)
+        #expect(cache !== URLCache.shared)
+        #expect(cookies !== original.session.configuration.httpCookieStorage, "a new store, not the original's")
+        #expect(cookies.cookies?.isEmpty ?? true)
+    }
+
+    @Test func aDefaultManagerKeepsTheSharedStoresAndNoneStaysNone() throws {
+        let shared = try Self.roundTrip(URLSessionManager(sessionConfiguration: .default))
+        defer { shared.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let sharedConfiguration = shared.session.configuration
+        #expect(sharedConfiguration.httpCookieStorage === HTTPCookieStorage.shared)
+        #expect(sharedConfiguration.urlCredentialStorage === URLCredentialStorage.shared)
+        #expect(sharedConfiguration.urlCache === URLCache.shared)
+        let bare = URLSessionConfiguration.default
+        bare.httpCookieStorage = nil
+        bare.urlCredentialStorage = nil
+        bare.urlCache = nil
+        let none = try Self.roundTrip(URLSessionManager(sessionConfiguration: bare))
+        defer { none.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let noneConfiguration = none.session.configuration
+        #expect(noneConfiguration.httpCookieStorage == nil && noneConfiguration.urlCredentialStorage == nil)
+        #expect(noneConfiguration.urlCache == nil)
     }
 }

@@ -5,7 +5,9 @@ import TestSupport
 
 // The factories against real servers: uploads from a file, data and a stream to Python's http.server,
 // downloads from nginx moved to their destination (or the move's failure reported), a download resumed
-// from resume data with its progress, the tasks' progress objects, and the user info kept for a task.
+// from resume data with its progress, the tasks' progress objects, and the user info kept for a task; and
+// the session's task and session settings through the manager: taskDescription, sessionDescription,
+// priority (waiting tasks start highest first) and earliestBeginDate (seed 001).
 
 @Suite struct URLSessionManagerFactoriesTests {
     static let size = 1024 * 1024 + 5
@@ -191,5 +193,82 @@ import TestSupport
         #expect(URLSessionManager().userInfo(for: first)?["attempt"] as? Int == 1, "kept with the task, as FW does")
         manager.setUserInfo(nil, for: first)
         #expect(manager.userInfo(for: first) == nil)
+    }
+
+    // MARK: The session's settings through the manager
+
+    @Test func descriptionsAreTheApps() throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let manager = ManagerTests.manager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        #expect(manager.session.sessionDescription == nil)
+        manager.session.sessionDescription = "api"
+        let heard = LockedBox<(session: String?, task: String?)?>(nil)
+        manager.taskDidComplete = { session, task, _ in
+            heard.withLock { $0 = (session.sessionDescription, task.taskDescription) }
+        }
+        let task = manager.dataTask(request: ManagerTests.request(server, "/text"))
+        #expect(task.taskDescription == nil, "the manager leaves taskDescription to the app")
+        task.taskDescription = "greeting"
+        task.resume()
+        let seen = try #require(ManagerTests.wait(for: heard))
+        #expect(seen.session == "api" && seen.task == "greeting")
+        #expect(task.taskDescription == "greeting" && manager.session.sessionDescription == "api")
+        let copy = try #require(manager.copy() as? URLSessionManager)
+        defer { copy.invalidateSessionCancelingTasks(true, resetSession: false) }
+        #expect(copy.session.sessionDescription == nil, "a copy has a new session")
+    }
+
+    @Test func waitingTasksStartHighestPriorityFirst() throws {
+        let gate = LockedBox(false)
+        let server = try LoopbackHTTPServer { request in
+            if request.target == "/first" { _ = waitUntil(timeout: 20) { gate.withLock { $0 } } }
+            return .ok(request.target)
+        }
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 1
+        let manager = ManagerTests.manager(configuration)
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let done = LockedBox(0)
+        let count: URLSessionManager.CompletionHandler = { _, _, _ in done.withLock { $0 += 1 } }
+        let first = manager.dataTask(request: ManagerTests.request(server, "/first"), completionHandler: count)
+        #expect(first.priority == URLSessionTask.defaultPriority)
+        first.resume()
+        #expect(waitUntil(timeout: 10) { server.requestCount == 1 })
+        let levels = [("/low", URLSessionTask.lowPriority), ("/default", URLSessionTask.defaultPriority),
+                      ("/high", URLSessionTask.highPriority)]
+        let waiting = levels.map { path, priority in
+            let task = manager.dataTask(request: ManagerTests.request(server, path), completionHandler: count)
+            task.priority = priority
+            return task
+        }
+        #expect(waiting.map(\.priority) == [0.25, 0.5, 0.75])
+        waiting.forEach { $0.resume() }
+        let url = ManagerTests.url(server, "/")
+        #expect(waitUntil(timeout: 10) { manager.session.connectionPoolCounters(for: url).waiting == 3 })
+        gate.withLock { $0 = true }
+        #expect(waitUntil(timeout: 20) { done.withLock { $0 } == 4 })
+        #expect(server.requests.map(\.target) == ["/first", "/high", "/default", "/low"])
+        first.priority = 7
+        #expect(first.priority == 1, "a priority is kept between 0 and 1")
+    }
+
+    @Test func aTaskDoesNotBeginBeforeItsEarliestBeginDate() throws {
+        let server = try AttemptServer { _ in AttemptServer.response(200, "later") }
+        let manager = ManagerTests.manager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let result = LockedBox<ManagerResult?>(nil)
+        let task = manager.dataTask(request: URLRequest(url: server.url),
+                                    completionHandler: ManagerTests.record(into: result))
+        let start = ContinuousClock.now
+        task.earliestBeginDate = Date(timeIntervalSinceNow: 1)
+        task.resume()
+        let done = try #require(ManagerTests.wait(for: result))
+        #expect(done.status == 200 && done.error == nil)
+        let arrival = try #require(server.arrivals.withLock { $0.first?.at })
+        let waited = start.duration(to: arrival)
+        #expect(waited >= .milliseconds(990), "\(waited)")
     }
 }

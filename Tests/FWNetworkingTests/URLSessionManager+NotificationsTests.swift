@@ -3,23 +3,28 @@ import Foundation
 import Testing
 import TestSupport
 
-// The manager's notifications: resume and suspend of its own tasks, did-complete with every documented
-// userInfo key, on the completion queue; and the warning for a completion stuck on a queue nobody runs.
+// The manager's notifications: resume and suspend of its own tasks on the completion queue, did-complete
+// with every documented userInfo key (a download's asset path included) on the main queue after the
+// completion handler; and the warning for a completion stuck on a queue nobody runs.
 
 @Suite struct URLSessionManagerNotificationsTests {
     /// Records the notifications named `name` (object, userInfo, and whether it came on the tests'
-    /// completion queue). Other tests run meanwhile: look only at the objects of your own test.
+    /// completion queue, or on the main queue). Other tests run meanwhile: look only at the objects of your
+    /// own test.
     final class Observer: Sendable {
-        let received = LockedBox<[(object: AnyObject?, userInfo: [AnyHashable: Any]?, onQueue: Bool)]>([])
+        typealias Entry = (object: AnyObject?, userInfo: [AnyHashable: Any]?, onQueue: Bool, onMain: Bool)
+        let received = LockedBox<[Entry]>([])
         private let token: LockedBox<(any NSObjectProtocol)?> = LockedBox(nil)
 
         init(_ name: Notification.Name) {
             let key = DispatchSpecificKey<Bool>()
             ManagerTests.completionQueue.setSpecific(key: key, value: true)
+            _ = ManagerTests.mainQueueKey
             let received = received
             let token = NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
                 let onQueue = DispatchQueue.getSpecific(key: key) == true
-                received.withLock { $0.append((note.object as AnyObject?, note.userInfo, onQueue)) }
+                let entry = (note.object as AnyObject?, note.userInfo, onQueue, ManagerTests.onMainQueue)
+                received.withLock { $0.append(entry) }
             }
             self.token.withLock { $0 = token }
         }
@@ -35,6 +40,39 @@ import TestSupport
         /// Whether every notification about `tasks` came on the completion queue.
         func allOnQueue(_ tasks: URLSessionTask...) -> Bool {
             received.withLock { $0 }.filter { entry in tasks.contains { $0 === entry.object } }.allSatisfy(\.onQueue)
+        }
+
+        /// Whether every notification about `tasks` came on the main queue.
+        func allOnMain(_ tasks: URLSessionTask...) -> Bool {
+            received.withLock { $0 }.filter { entry in tasks.contains { $0 === entry.object } }.allSatisfy(\.onMain)
+        }
+
+        /// The userInfo of the first notification about `task`.
+        func userInfo(of task: URLSessionTask) -> [AnyHashable: Any]? {
+            received.withLock { $0 }.first { $0.object === task }?.userInfo
+        }
+    }
+
+    /// A loopback server, a manager completing on the tests' queue, and an observer of did-complete;
+    /// `close()` stops all three.
+    struct Fixture {
+        let server: LoopbackHTTPServer
+        let manager: URLSessionManager
+        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
+
+        init(serializer: any URLResponseSerialization = HTTPResponseSerializer()) throws {
+            server = try ManagerTests.server()
+            manager = ManagerTests.manager(serializer: serializer)
+        }
+
+        func request(_ path: String) -> URLRequest {
+            ManagerTests.request(server, path)
+        }
+
+        func close() {
+            completed.stop()
+            manager.invalidateSessionCancelingTasks(true, resetSession: false)
+            server.stop()
         }
     }
 
@@ -61,13 +99,10 @@ import TestSupport
     }
 
     @Test func didCompleteCarriesEveryKeyOfADataTask() throws {
-        let server = try ManagerTests.server()
-        defer { server.stop() }
-        let manager = ManagerTests.manager(serializer: JSONResponseSerializer())
-        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
-        defer { completed.stop() }
-        let task = manager.dataTask(request: ManagerTests.request(server, "/json"))
+        let fixture = try Fixture(serializer: JSONResponseSerializer())
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
+        let task = manager.dataTask(request: fixture.request("/json"))
         task.resume()
         #expect(waitUntil(timeout: 20) { completed.objects(task) == 1 })
         let info = try #require(completed.received.withLock { $0 }.first { $0.object === task }?.userInfo)
@@ -80,17 +115,56 @@ import TestSupport
         #expect(info[URLSessionManager.networkingTaskDidCompleteSessionTaskMetrics] is URLSessionTaskMetrics)
         #expect(info[URLSessionManager.networkingTaskDidCompleteErrorKey] == nil)
         #expect(info[URLSessionManager.networkingTaskDidCompleteAssetPathKey] == nil)
-        #expect(completed.allOnQueue(task))
+        #expect(completed.allOnMain(task))
+    }
+
+    @Test func didCompleteIsPostedOnTheMainQueueAfterTheCompletionHandler() throws {
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
+        let handled = LockedBox<Int?>(nil)
+        let made = LockedBox<URLSessionTask?>(nil)
+        let task = manager.dataTask(request: fixture.request("/text"), completionHandler: { _, _, _ in
+            // Read when the handler ran: the notification must not have been posted yet.
+            let mine = made.withLock { $0 }
+            handled.withLock { $0 = completed.received.withLock { $0 }.filter { $0.object === mine }.count }
+        })
+        made.withLock { $0 = task }
+        task.resume()
+        #expect(ManagerTests.wait(for: handled) == 0)
+        // The main queue serves the notification; wait for it (bounded), then for the main queue itself.
+        #expect(waitUntil(timeout: 20) { completed.objects(task) == 1 })
+        #expect(completed.allOnMain(task) && !completed.allOnQueue(task))
+        let drained = LockedBox(false)
+        DispatchQueue.main.async { drained.withLock { $0 = true } }
+        #expect(waitUntil(timeout: 20) { drained.withLock { $0 } })
+        #expect(completed.objects(task) == 1)
+    }
+
+    @Test func didCompleteOfADownloadCarriesItsAssetPath() throws {
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
+        let destination = FileManager.default.temporaryDirectory
+            .appendingPathComponent("fw-asset-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let task = manager.downloadTask(request: fixture.request("/text"),
+                                        destination: { _, _ in destination })
+        task.resume()
+        #expect(waitUntil(timeout: 20) { completed.objects(task) == 1 })
+        let info = try #require(completed.userInfo(of: task))
+        #expect(info[URLSessionManager.networkingTaskDidCompleteAssetPathKey] as? URL == destination)
+        #expect(info[URLSessionManager.networkingTaskDidCompleteSerializedResponseKey] as? URL == destination)
+        #expect(info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] == nil)
+        #expect(info[URLSessionManager.networkingTaskDidCompleteErrorKey] == nil)
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "hello manager")
     }
 
     @Test func didCompleteCarriesTheErrorOfAFailure() throws {
-        let server = try ManagerTests.server()
-        defer { server.stop() }
-        let manager = ManagerTests.manager(serializer: JSONResponseSerializer())
-        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-        let completed = Observer(URLSessionManager.networkingTaskDidCompleteNotification)
-        defer { completed.stop() }
-        let missing = manager.dataTask(request: ManagerTests.request(server, "/missing"))
+        let fixture = try Fixture(serializer: JSONResponseSerializer())
+        defer { fixture.close() }
+        let (manager, completed) = (fixture.manager, fixture.completed)
+        let missing = manager.dataTask(request: fixture.request("/missing"))
         missing.resume()
         let refused = manager.dataTask(request: URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/"))))
         refused.resume()

@@ -189,26 +189,77 @@ struct RetryResult: @unchecked Sendable { // lets only: handed from the completi
                         headerFields: headers)
     }
 
-    @Test func theDefaultRetriesTransportFailuresAnd5xx() throws {
+    @Test func theDefaultRetriesAnErrorOrAStatusOutside2xx() throws {
         let placeholder = URLResponse(url: URL(fileURLWithPath: "/"), mimeType: nil, expectedContentLength: -1,
                                       textEncodingName: nil)
         let rows: [(URLResponse, (any Error)?, Bool)] = [
             (try #require(Self.response(500)), nil, true),
             (try #require(Self.response(503)), nil, true),
-            (try #require(Self.response(404)), NSError(domain: "serializer", code: 1), false),
+            (try #require(Self.response(404)), NSError(domain: "serializer", code: 1), true),
+            (try #require(Self.response(404)), nil, true),
+            (try #require(Self.response(302)), nil, true),
             (try #require(Self.response(200)), nil, false),
+            (try #require(Self.response(204)), nil, false),
+            (try #require(Self.response(299)), nil, false),
+            (try #require(Self.response(200)), NSError(domain: "serializer", code: 3), true),
             (placeholder, URLError(.timedOut), true),
             (placeholder, URLError(.cannotConnectToHost), true),
-            (placeholder, URLError(.networkConnectionLost), true),
-            (placeholder, URLError(.cancelled), false),
-            (placeholder, URLError(.serverCertificateUntrusted), false),
-            (placeholder, URLError(.badURL), false),
-            (placeholder, NSError(domain: "other", code: 2), false),
+            (placeholder, URLError(.serverCertificateUntrusted), true),
+            (placeholder, URLError(.badURL), true),
+            (placeholder, NSError(domain: "other", code: 2), true),
+            (placeholder, nil, false),
         ]
         for (response, error, retried) in rows {
             let outcome = Outcome(response: response, object: nil, error: error, userInfo: [:])
-            #expect(RetryingRequest.isTransient(outcome) == retried, "\(String(describing: error)) \(response)")
+            #expect(RetryingRequest.isFailure(outcome) == retried, "\(String(describing: error)) \(response)")
         }
+    }
+
+    @Test func retryAfterNeverWaitsPastTheDeadlineAndIsCappedWithoutOne() {
+        let cap = RetryingRequest.retryAfterCap
+        #expect(cap == 60)
+        let rows: [(interval: Double, retryAfter: Double?, timeout: Double, elapsed: Double, wait: Double?)] = [
+            (1, nil, 0, 0, 1),
+            (1, 5, 0, 0, 5),
+            (1, 3600, 0, 0, cap),
+            (120, 3600, 0, 0, 120),
+            (1, 5, 10, 2, 5),
+            (1, 8, 10, 2, nil),
+            (1, 3600, 10, 0, nil),
+            (4, nil, 10, 7, nil),
+            (0, 0, 10, 9.5, 0),
+        ]
+        for row in rows {
+            let wait = RetryingRequest.wait(retryInterval: row.interval, retryAfter: row.retryAfter,
+                                            timeoutInterval: row.timeout, elapsed: row.elapsed)
+            #expect(wait == row.wait, "\(row)")
+        }
+    }
+
+    @Test func aRetryAfterPastTheDeadlineEndsTheRequestAtOnce() throws {
+        let busy = try AttemptServer { _ in AttemptServer.response(503, headers: ["Retry-After: 3600"]) }
+        let manager = ManagerTests.manager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let ran = Self.run(manager, url: busy.url, retryCount: 3, retryInterval: 0, timeoutInterval: 20)
+        let outcome = try #require(ran)
+        #expect(outcome.result.status == 503 && outcome.count == 1 && busy.count == 1)
+    }
+
+    @Test func anInvalidatedSessionStopsTheRetriesWithItsError() throws {
+        let failing = try AttemptServer { _ in AttemptServer.response(500) }
+        let manager = ManagerTests.manager()
+        let asked = LockedBox(0)
+        // The first attempt fails; before the second starts the session is invalidated and kept.
+        let ran = Self.run(manager, url: failing.url, retryCount: 5, retryInterval: 0, shouldRetry: {
+            _, _, _, decide in
+            asked.withLock { $0 += 1 }
+            manager.invalidateSessionCancelingTasks(false, resetSession: false)
+            decide(true)
+        })
+        let outcome = try #require(ran)
+        #expect(outcome.result.urlError?.code == .unknown)
+        #expect(outcome.result.errorDescription.contains("invalidated"))
+        #expect(outcome.count == 2 && failing.count == 1 && asked.withLock { $0 } == 1)
     }
 
     @Test func retryAfterIsReadFrom429And503Only() throws {

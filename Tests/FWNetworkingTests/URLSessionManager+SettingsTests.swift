@@ -3,8 +3,16 @@ import FWNetworking
 import Testing
 import TestSupport
 
-// The manager's settings, its task lists (synchronous, even from a delegate message on the operation
-// queue), its completion group, and invalidation with and without a reset.
+// The manager's settings (a response serializer that is any URLResponseSerialization conformer), its task
+// lists (synchronous, even from a delegate message on the operation queue), its completion group, and
+// invalidation with and without a reset (a factory called afterwards completes at once).
+
+/// A response serializer that is not an HTTPResponseSerializer: the body's length and the status.
+final class LengthSerializer: URLResponseSerialization {
+    func responseObject(for response: URLResponse?, data: Data) throws -> Any? {
+        "\((response as? HTTPURLResponse)?.statusCode ?? 0):\(data.count)"
+    }
+}
 
 @Suite struct URLSessionManagerSettingsTests {
     @Test func settingsKeepWhatIsSet() {
@@ -105,5 +113,56 @@ import TestSupport
         #expect(waitUntil(timeout: 10) { invalidated.withLock { $0 } == [ObjectIdentifier(first)] })
         let result = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/text")))
         #expect(result.status == 200)
+    }
+
+    @Test func anyResponseSerializationConformerSerializes() throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let serializer = LengthSerializer()
+        let manager = ManagerTests.manager(serializer: serializer)
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        #expect(manager.responseSerializer === serializer)
+        let result = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/text")))
+        #expect(result.error == nil && result.object as? String == "200:13")
+        let copy = try #require(manager.copy() as? URLSessionManager)
+        #expect(copy.responseSerializer === serializer, "a serializer that cannot be copied is shared")
+    }
+
+    @Test(arguments: [true, false])
+    func aFactoryOnAnInvalidatedSessionCompletesAtOnce(_ cancelling: Bool) throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let manager = ManagerTests.manager()
+        let invalidated = LockedBox(false)
+        manager.sessionDidBecomeInvalid = { _, _ in invalidated.withLock { $0 = true } }
+        manager.invalidateSessionCancelingTasks(cancelling, resetSession: false)
+        let result = LockedBox<ManagerResult?>(nil)
+        let task = manager.dataTask(request: ManagerTests.request(server, "/text"),
+                                    completionHandler: ManagerTests.record(into: result))
+        task.resume()
+        let done = try #require(ManagerTests.wait(for: result))
+        #expect(done.urlError?.code == .unknown)
+        #expect(done.urlError?.failingURL == ManagerTests.url(server, "/text"))
+        #expect(done.errorDescription.contains("invalidated"))
+        // The task itself was cancelled, so the session still becomes invalid, and nothing was sent.
+        #expect(waitUntil(timeout: 10) { invalidated.withLock { $0 } })
+        #expect(task.state == .completed || task.state == .canceling)
+        #expect(server.requestCount == 0)
+        let download = LockedBox<(URL?, (any Error)?)?>(nil)
+        manager.downloadTask(request: ManagerTests.request(server, "/text"), completionHandler: { _, path, error in
+            download.withLock { $0 = (path, error) }
+        }).resume()
+        let downloaded = try #require(ManagerTests.wait(for: download))
+        #expect(downloaded.0 == nil && (downloaded.1 as? URLError)?.code == .unknown)
+    }
+
+    @Test func aFactoryAfterAResetRunsOnTheNewSession() throws {
+        let server = try ManagerTests.server()
+        defer { server.stop() }
+        let manager = ManagerTests.manager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        manager.invalidateSessionCancelingTasks(false, resetSession: true)
+        let result = try #require(ManagerTests.load(manager, ManagerTests.request(server, "/text")))
+        #expect(result.status == 200 && result.error == nil)
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 import Testing
 import TestSupport
 
-// URLSessionManager's class body: creation, the lazy session, a subclass overriding delegate methods, a
-// task's own delegate beside the manager, the default completion queue, no leaks after invalidation,
-// and 1,000 concurrent tasks (the ThreadSanitizer run's load).
+// URLSessionManager's class body: creation, the lazy session (a description does not make it), a subclass
+// overriding delegate methods, a task's own delegate beside the manager, the default completion queue, no
+// leaks after invalidation, and 1,000 concurrent tasks (the ThreadSanitizer run's load).
 
 // MARK: - A subclass
 
@@ -65,6 +65,20 @@ final class Captured: Sendable {}
         let defaults = URLSessionConfiguration.default
         #expect(session.configuration.timeoutIntervalForRequest == defaults.timeoutIntervalForRequest)
         #expect(manager.description.contains("URLSessionManager"))
+    }
+
+    @Test func describingAManagerDoesNotMakeItsSession() {
+        let manager = URLSessionManager()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let before = manager.description
+        #expect(before.contains("session: nil") && before.contains("operationQueue"))
+        #expect(manager.settings.withLock { $0.session } == nil, "description made the session")
+        let session = manager.session
+        #expect(manager.description.contains("\(session)"))
+        let http = HTTPSessionManager(baseURL: URL(string: "https://example.com/"))
+        defer { http.invalidateSessionCancelingTasks(true, resetSession: false) }
+        #expect(http.description.contains("session: nil"))
+        #expect(http.settings.withLock { $0.session } == nil, "description made the HTTP manager's session")
     }
 
     @Test func theSessionIsMadeFromACopyOfTheConfiguration() {
