@@ -73,7 +73,7 @@ extension URLSessionManager {
         case .handled:
             return
         case .error(let error):
-            taskDelegate(for: task)?.challengeFailed(with: error)
+            taskDelegate(for: task)?.end(with: error)
             completionHandler(.cancelAuthenticationChallenge, nil)
         case .credential(let credential):
             completionHandler(.useCredential, credential)

@@ -39,7 +39,7 @@ extension URLSessionManager {
         let error = Self.managerError(.requestBodyStreamExhausted, for: task, description: "The request's body "
             + "stream must be sent again, but \(type(of: original)) does not conform to NSCopying and no "
             + "taskNeedNewBodyStream block is set.")
-        taskDelegate(for: task)?.failedOnManagerAnswer(error)
+        taskDelegate(for: task)?.end(with: error)
         completionHandler(nil)
     }
 

@@ -138,13 +138,10 @@ final class URLSessionManagerTaskDelegate: Sendable {
         state.withLock { $0.metrics = metrics }
     }
 
-    /// `authenticationChallengeHandler` answered with `error`.
-    func challengeFailed(with error: any Error) {
-        end(with: error)
-    }
-
-    /// The manager ends the task with `error` (the first such error wins).
-    private func end(with error: any Error) {
+    /// The manager ends the task with `error` (the first such error wins): `authenticationChallengeHandler`
+    /// answered with it, the manager could not answer a session question for the task (no new body stream),
+    /// or the body outgrew its limit.
+    func end(with error: any Error) {
         state.withLock { $0.endingError = $0.endingError ?? error }
     }
 
@@ -152,15 +149,9 @@ final class URLSessionManagerTaskDelegate: Sendable {
         var info: [String: Any] = [NSLocalizedDescriptionKey: description]
         if let url {
             info[NSURLErrorFailingURLErrorKey] = url
-            info[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+            info["NSErrorFailingURLStringKey"] = url.absoluteString // NSURLErrorFailingURLStringErrorKey (deprecated)
         }
         return URLError(.dataLengthExceedsMaximum, userInfo: info)
-    }
-
-    /// The manager could not answer a session question for the task (no new body stream): `error` is the
-    /// task's error from now on, kept where the challenge handler's error is kept.
-    func failedOnManagerAnswer(_ error: any Error) {
-        state.withLock { $0.challengeError = error }
     }
 
     // MARK: Downloads
