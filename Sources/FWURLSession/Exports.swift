@@ -3,6 +3,7 @@
 
 @_exported import struct FWTransport.ConnectionPoolCounters
 @_exported import struct FWTransport.HTTPLimits
+@_exported import struct FWTransport.ResolverError
 @_exported import struct FWTLS.Certificate
 @_exported import struct FWTLS.ServerTrust
 @_exported import struct FWTLS.TrustRoots

@@ -17,6 +17,11 @@ enum ExitCode {
     static func failure(_ error: URLError, record: TransferRecord) -> Int32 {
         // A pin the server's key did not match is rejected like an untrusted certificate; curl tells it apart.
         if record.trustRejection != nil { return 90 }
+        // Without a route a failed lookup is "not connected" (-1009), as a connect is: curl says 6 for the one
+        // ("could not resolve host"), 7 for the other.
+        if error.code == .notConnectedToInternet {
+            return error.userInfo[NSUnderlyingErrorKey] is ResolverError ? 6 : 7
+        }
         return codes[error.code] ?? 1
     }
 
