@@ -22,8 +22,11 @@ enum HostileInput: String, CaseIterable, Sendable {
 
 /// Serves every `HostileInput` at `/<input>` on kept-alive connections.
 enum HostilePathServer {
+    /// The bomb, made once for every run (python3 takes a second of CPU for it).
+    private static let bomb = Result { try GzipBomb.bytes(decodedMebibytes: 1024) }
+
     static func start() throws -> ScriptedServer {
-        let bomb = try GzipBomb.bytes(decodedMebibytes: 1024)
+        let bomb = try bomb.get()
         return try ScriptedServer { connection in
             while let request = try connection.readRequest() {
                 guard let input = HostileInput(rawValue: String(request.target.dropFirst())) else {

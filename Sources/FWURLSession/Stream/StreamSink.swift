@@ -52,21 +52,32 @@ final class StreamSink: ResponseSink {
     // MARK: Calls from the task (any thread)
 
     func call(_ call: Call, task: URLSessionStreamTask) {
-        let (channel, ended, rest) = state.withLock { state -> (StreamChannel?, (any Error)??, [UInt8]) in
+        let (channel, ended, rest) = state.withLock { state -> (StreamChannel?, (any Error)??, Rest) in
             guard state.ended == nil, !state.captured else {
                 // A stream whose response ended without its connection still reads that response's body.
                 guard case .read(_, let max, _, _) = call, case .some(nil) = state.ended else {
-                    return (nil, state.ended ?? .some(nil), [])
+                    return (nil, state.ended ?? .some(nil), Rest())
                 }
-                let count = Swift.min(max, state.prefix.count)
-                defer { state.prefix.removeFirst(count) }
-                return (nil, .some(nil), Array(state.prefix[0..<count]))
+                return (nil, .some(nil), Self.takePrefix(max, from: &state))
             }
             if state.channel == nil { state.waiting.append(call) } else if call.isAnswered { state.outstanding += 1 }
-            return (state.channel, nil, [])
+            return (state.channel, nil, Rest())
         }
         if let ended { return answerAfterEnd(call, ended, rest: rest, task: task) }
         if let channel { send(call, to: channel, task: task) }
+    }
+
+    /// What a read after the end gets of the body the stream came from, and whether that is all of it.
+    struct Rest {
+        var bytes: [UInt8] = []
+        var atEnd = true
+    }
+
+    /// Takes up to `max` bytes of the body the stream came from (under the state's lock).
+    private static func takePrefix(_ max: Int, from state: inout State) -> Rest {
+        let count = Swift.min(max, state.prefix.count)
+        defer { state.prefix.removeFirst(count) }
+        return Rest(bytes: Array(state.prefix[0..<count]), atEnd: count == state.prefix.count)
     }
 
     /// `captureStreams()`: once the reads and writes made before it are answered, the connection becomes a
@@ -110,12 +121,11 @@ final class StreamSink: ResponseSink {
         }
     }
 
-    private func answerAfterEnd(_ call: Call, _ ended: (any Error)?, rest: [UInt8], task: URLSessionStreamTask) {
+    private func answerAfterEnd(_ call: Call, _ ended: (any Error)?, rest: Rest, task: URLSessionStreamTask) {
         switch call {
         case .read(_, _, _, let completion):
-            let atEnd = state.withLock { $0.prefix.isEmpty }
-            task.enqueue(.stream(.readAfterEnd(completion, rest.isEmpty ? nil : Data(rest), ended == nil && atEnd,
-                                               ended)))
+            task.enqueue(.stream(.readAfterEnd(completion, rest.bytes.isEmpty ? nil : Data(rest.bytes),
+                                               ended == nil && rest.atEnd, ended)))
         case .write(_, _, let completion):
             task.enqueue(.stream(.writeAfterEnd(completion, ended ?? URLError(
                 .networkConnectionLost, url: task.currentRequest?.url, description: "the stream is closed"))))
@@ -142,23 +152,13 @@ final class StreamSink: ResponseSink {
             task.finish(error: URLError(error, url: url))
         case .responseEnded:
             // The response completed before the delegate answered: its connection went back to the pool, and
-            // the stream holds only the body read so far.
-            guard state.withLock({ $0.channel == nil }) else { return }
-            let prefix = state.withLock { $0.prefix }
-            let remaining = state.withLock { state -> [Call] in
-                defer { state.waiting = [] }
-                return state.waiting
+            // the stream holds only the body read so far. The stream ends cleanly in the same critical section
+            // that answers the waiting reads, so a read made meanwhile from another thread either waited (and
+            // is answered here) or reads what is left of the body (`call`): it never finds the stream closed.
+            guard let answers = state.withLock({ Self.endWithoutChannel(&$0) }) else { return }
+            for (completion, rest) in answers {
+                completion(rest.bytes.isEmpty ? nil : Data(rest.bytes), rest.atEnd, nil)
             }
-            var buffer = prefix
-            for call in remaining {
-                guard case .read(_, let max, _, let completion) = call else { continue }
-                let count = Swift.min(max, buffer.count)
-                let bytes = Array(buffer[0..<count])
-                buffer.removeFirst(count)
-                completion(bytes.isEmpty ? nil : Data(bytes), buffer.isEmpty, nil)
-            }
-            // What no read took yet stays for the reads to come (`call`).
-            state.withLock { $0.prefix = buffer }
             DelegateRouter.readClosed(streamTask: streamTask)
             task.finish(error: nil)
         case .responseFailed(let error):
@@ -187,6 +187,19 @@ final class StreamSink: ResponseSink {
             completion(data, atEOF, error)
         case .writeAfterEnd(let completion, let error):
             completion(error)
+        }
+    }
+
+    /// Ends a stream that never got a channel (under the state's lock): the waiting reads take the body
+    /// read so far, in order; what no read took stays for the reads to come. Nil when the stream has a
+    /// channel or already ended.
+    private static func endWithoutChannel(_ state: inout State) -> [(ReadCompletion, Rest)]? {
+        guard state.channel == nil, state.ended == nil else { return nil }
+        state.ended = .some(nil)
+        defer { state.waiting = [] }
+        return state.waiting.compactMap { call in
+            guard case .read(_, let max, _, let completion) = call else { return nil }
+            return (completion, takePrefix(max, from: &state))
         }
     }
 
