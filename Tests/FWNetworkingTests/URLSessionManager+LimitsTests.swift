@@ -20,7 +20,8 @@ import TestSupport
                     for _ in 0..<64 { try connection.write(block) }
                 case "/chunked":
                     try connection.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-                    for _ in 0..<64 { try connection.write("10000\r\n" + String(repeating: "a", count: 1 << 16) + "\r\n") }
+                    let chunk = "10000\r\n" + String(repeating: "a", count: 1 << 16) + "\r\n"
+                    for _ in 0..<64 { try connection.write(chunk) }
                     try connection.write("0\r\n\r\n")
                 default:
                     try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nsmall")
@@ -44,7 +45,8 @@ import TestSupport
         #expect(result.urlError?.code == .dataLengthExceedsMaximum)
         #expect(result.urlError?.userInfo[NSURLErrorFailingURLErrorKey] as? URL == url)
         #expect(result.object == nil)
-        let small = try #require(ManagerTests.load(manager, URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/small")!)))
+        let smallURL = URL(string: "http://127.0.0.1:\(server.port)/small")!
+        let small = try #require(ManagerTests.load(manager, URLRequest(url: smallURL)))
         #expect(small.error == nil)
         #expect(small.object as? Data == Data("small".utf8))
     }

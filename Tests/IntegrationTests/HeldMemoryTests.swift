@@ -37,8 +37,9 @@ import TestSupport
         let run = try PathProbeRun(["held", url, "300", configuration, TLSFixtures.path("root-ca.pem")],
                                    environment: ["XDG_CACHE_HOME": cache.path])
         let grown = try #require(Int(run.fields["grown"] ?? ""))
-        print("HeldMemory: 300 finished 1 MiB tasks held, .\(configuration), \(scheme.rawValue): RSS +\(grown >> 20) MiB "
-              + "(+\((Int(run.fields["trimmed"] ?? "") ?? 0) >> 20) MiB after malloc_trim)")
+        let trimmed = (Int(run.fields["trimmed"] ?? "") ?? 0) >> 20
+        print("HeldMemory: 300 finished 1 MiB tasks held, .\(configuration), \(scheme.rawValue): "
+              + "RSS +\(grown >> 20) MiB (+\(trimmed) MiB after malloc_trim)")
         #expect(run.fields["failures"] == "0")
         #expect(grown < 40 << 20, "300 held tasks grew RSS by \(grown >> 20) MiB")
         let log = nginx.accessLog.filter { $0.contains("big.bin") }

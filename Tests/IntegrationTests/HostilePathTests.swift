@@ -51,8 +51,9 @@ import TestSupport
         let resourceTimeout = input == .oversized ? "60" : "4"
         let outcome = try path == "fwcurl" ? Self.fwcurl(url)
             : PathProbeRun(["path", path, url, resourceTimeout]).fields
-        print("HostilePath: \(path) \(input.rawValue): \(outcome["error"] ?? "?") after \(outcome["seconds"] ?? "?") s, "
-              + "peak \((Int(outcome["peak"] ?? "") ?? 0) >> 20) MiB, \(outcome["bytes"] ?? "?") bytes")
+        let peakMiB = (Int(outcome["peak"] ?? "") ?? 0) >> 20
+        let ended = "\(outcome["error"] ?? "?") after \(outcome["seconds"] ?? "?") s"
+        print("HostilePath: \(path) \(input.rawValue): \(ended), peak \(peakMiB) MiB, \(outcome["bytes"] ?? "?") bytes")
         if path == "fwcurl" {
             #expect(outcome["exit"] == "\(Self.exitCodes[expected] ?? -1)")
         } else {

@@ -27,10 +27,14 @@ import TestSupport
         let becomeStream: Bool
         let streamTask = LockedBox<URLSessionStreamTask?>(nil)
         let streams = LockedBox<(InputStream, OutputStream)?>(nil)
+        /// Called with the stream task a data task became, inside that delegate message.
+        let onBecameStream: (@Sendable (URLSessionStreamTask) -> Void)?
 
-        init(trustAnswer: URLSession.AuthChallengeDisposition = .performDefaultHandling, becomeStream: Bool = false) {
+        init(trustAnswer: URLSession.AuthChallengeDisposition = .performDefaultHandling, becomeStream: Bool = false,
+             onBecameStream: (@Sendable (URLSessionStreamTask) -> Void)? = nil) {
             self.trustAnswer = trustAnswer
             self.becomeStream = becomeStream
+            self.onBecameStream = onBecameStream
         }
 
         func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
@@ -63,6 +67,7 @@ import TestSupport
                         didBecome streamTask: URLSessionStreamTask) {
             events.withLock { $0.append(.becameStream) }
             self.streamTask.withLock { $0 = streamTask }
+            onBecameStream?(streamTask)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -381,6 +386,29 @@ import TestSupport
         #expect(data == Data("hello\n".utf8))
         #expect(atEOF)
         #expect(recorder.awaitCompletion() == [.becameStream, .readClosed, .completed(nil)])
+    }
+
+    // Reads made before the stream knows the response ended (here inside `didBecome`, ahead of that event on
+    // the delegate queue) wait, and are answered with the body read so far, in order, when it ends.
+    @Test func readsMadeBeforeTheResponseEndedTakeItsBodyInOrder() throws {
+        let peer = try PythonStreamPeer()
+        defer { peer.stop() }
+        let reads = LockedBox<[(String, Bool)]>([])
+        let recorder = Recorder(becomeStream: true) { streamTask in
+            for _ in 0..<2 {
+                streamTask.readData(ofMinLength: 1, maxLength: 3, timeout: Self.bound) { data, atEOF, _ in
+                    reads.withLock { $0.append((String(decoding: data ?? Data(), as: UTF8.self), atEOF)) }
+                }
+            }
+        }
+        let session = try Self.session(recorder)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: try #require(URL(string: "http://127.0.0.1:\(peer.httpPort)/complete"))).resume()
+        #expect(recorder.awaitCompletion() == [.becameStream, .readClosed, .completed(nil)])
+        _ = waitUntil(timeout: 10) { reads.withLock { $0.count } == 2 }
+        let answered = reads.withLock { $0 }
+        #expect(answered.map(\.0) == ["hel", "lo\n"])
+        #expect(answered.map(\.1) == [false, true])
     }
 
     @Test func capturedStreamsCarryTheConnection() async throws {

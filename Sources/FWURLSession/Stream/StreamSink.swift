@@ -196,11 +196,13 @@ final class StreamSink: ResponseSink {
     private static func endWithoutChannel(_ state: inout State) -> [(ReadCompletion, Rest)]? {
         guard state.channel == nil, state.ended == nil else { return nil }
         state.ended = .some(nil)
-        defer { state.waiting = [] }
-        return state.waiting.compactMap { call in
-            guard case .read(_, let max, _, let completion) = call else { return nil }
-            return (completion, takePrefix(max, from: &state))
+        let waiting = state.waiting
+        state.waiting = []
+        var answers: [(ReadCompletion, Rest)] = []
+        for case .read(_, let max, _, let completion) in waiting {
+            answers.append((completion, takePrefix(max, from: &state)))
         }
+        return answers
     }
 
     /// One read or write was answered; true when a capture waited for exactly that.
