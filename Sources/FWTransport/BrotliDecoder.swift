@@ -13,10 +13,8 @@ final class BrotliDecoder: DecodingStage {
 
     private let library: BrotliLibrary
     private let state: OpaquePointer
-    private var output = [UInt8](repeating: 0, count: ContentDecoder.sliceSize)
-    /// The encoded piece being decoded, and how much of it the library took.
-    private var input: [UInt8] = []
-    private var inputOffset = 0
+    /// The encoded piece being decoded, and the output slice.
+    private var buffers = StageBuffers()
     /// The library said it holds more output than the last slice could take.
     private var holdsOutput = false
     /// Some byte was pushed / the stream reached its end.
@@ -36,49 +34,37 @@ final class BrotliDecoder: DecodingStage {
     }
 
     var hasPendingOutput: Bool {
-        inputOffset < input.count || holdsOutput
+        buffers.hasInput || holdsOutput
     }
 
     func push(_ piece: [UInt8]) throws(Failure) {
         precondition(!hasPendingOutput, "push(\(piece.count) bytes) before the previous piece was decoded")
         guard !piece.isEmpty else { return }
         guard !finished else { throw Failure(description: "bytes after the end of the brotli body") }
-        input = piece
-        inputOffset = 0
+        buffers.take(piece)
         started = true
     }
 
     func nextSlice() throws(Failure) -> [UInt8] {
         guard hasPendingOutput else { return [] }
-        var produced = 0
-        let result = input.withUnsafeBufferPointer { inputBuffer -> Int32 in
-            var availableIn = inputBuffer.count - inputOffset
-            var nextIn = inputBuffer.baseAddress.map { $0 + inputOffset }
-            let result = output.withUnsafeMutableBufferPointer { outputBuffer -> Int32 in
-                var availableOut = outputBuffer.count
-                var nextOut = outputBuffer.baseAddress
-                let result = library.decompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
-                produced = outputBuffer.count - availableOut
-                return result
-            }
-            inputOffset = inputBuffer.count - availableIn
-            return result
+        let (result, slice) = buffers.step { input, output in
+            var (availableIn, nextIn) = (input.count, input.baseAddress)
+            var (availableOut, nextOut) = (output.count, output.baseAddress)
+            let result = library.decompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+            return (input.count - availableIn, output.count - availableOut, result)
         }
         holdsOutput = result == BrotliLibrary.resultNeedsMoreOutput
         switch result {
         case BrotliLibrary.resultSuccess:
             finished = true
-            if inputOffset < input.count { throw Failure(description: "bytes after the end of the brotli body") }
+            if buffers.hasInput { throw Failure(description: "bytes after the end of the brotli body") }
         case BrotliLibrary.resultNeedsMoreInput, BrotliLibrary.resultNeedsMoreOutput:
             break
         default:
             throw Failure(description: "the brotli body is corrupt (\(library.errorDescription(state)))")
         }
-        if !hasPendingOutput {
-            input = []
-            inputOffset = 0
-        }
-        return Array(output[..<produced])
+        if !hasPendingOutput { buffers.release() }
+        return slice
     }
 
     func finish() throws(Failure) {

@@ -98,6 +98,47 @@ protocol DecodingStage: AnyObject {
     func finish() throws(ContentDecoder.Failure)
 }
 
+// MARK: - StageBuffers
+
+/// A stage's encoded piece (and how much of it its codec took) and its output slice: what every stage does
+/// around its codec's one call.
+struct StageBuffers {
+    private var input: [UInt8] = []
+    private var offset = 0
+    private var output = [UInt8](repeating: 0, count: ContentDecoder.sliceSize)
+
+    /// Some of the piece is left for the codec.
+    var hasInput: Bool { offset < input.count }
+
+    /// The next piece (the previous one must be used up).
+    mutating func take(_ piece: [UInt8]) {
+        input = piece
+        offset = 0
+    }
+
+    /// Runs `codec` once over the input left and a free slice; it says how many input bytes it consumed and
+    /// output bytes it produced, with a status that comes back with the slice.
+    mutating func step<Status>(
+        _ codec: (UnsafeBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>)
+            -> (consumed: Int, produced: Int, status: Status)
+    ) -> (status: Status, slice: [UInt8]) {
+        let start = offset
+        let (consumed, produced, status) = input.withUnsafeBufferPointer { inputBuffer in
+            output.withUnsafeMutableBufferPointer { outputBuffer in
+                codec(UnsafeBufferPointer(rebasing: inputBuffer[start...]), outputBuffer)
+            }
+        }
+        offset += consumed
+        return (status, Array(output[..<produced]))
+    }
+
+    /// Lets go of the piece once the stage has nothing pending.
+    mutating func release() {
+        input = []
+        offset = 0
+    }
+}
+
 private extension String {
     var trimmingOWS: Substring {
         var view = self[...]

@@ -17,12 +17,10 @@ final class ZlibDecoder: DecodingStage {
     private var initialised = false
     private var finished = false
     private let isDeflate: Bool
-    private var output = [UInt8](repeating: 0, count: ContentDecoder.sliceSize)
     /// The first byte of a "deflate" body, kept until a second one tells zlib-wrapped from raw.
     private var prefix: [UInt8] = []
-    /// The encoded piece being inflated, and how much of it zlib took.
-    private var input: [UInt8] = []
-    private var inputOffset = 0
+    /// The encoded piece being inflated, and the output slice.
+    private var buffers = StageBuffers()
     /// The last slice filled `output`: zlib may hold more output even with no input left.
     private var outputWasFull = false
 
@@ -42,7 +40,7 @@ final class ZlibDecoder: DecodingStage {
     /// Whether the pushed pieces may still yield decoded bytes: call `nextSlice` until it is false, and only
     /// then `push` the next piece.
     var hasPendingOutput: Bool {
-        initialised && (inputOffset < input.count || (outputWasFull && !finished))
+        initialised && (buffers.hasInput || (outputWasFull && !finished))
     }
 
     /// Takes the next encoded piece of the body (the previous one must be used up).
@@ -50,52 +48,41 @@ final class ZlibDecoder: DecodingStage {
         precondition(!hasPendingOutput, "push(\(piece.count) bytes) before the previous piece was decoded")
         guard !piece.isEmpty else { return }
         guard !finished else { throw Failure(description: "bytes after the end of the compressed body") }
-        input = piece
-        inputOffset = 0
-        guard !initialised else { return }
-        input = prefix + piece
+        guard !initialised else { return buffers.take(piece) }
+        let input = prefix + piece
         guard input.count >= 2 else {
             prefix = input
-            input = []
             return
         }
         prefix = []
+        buffers.take(input)
         try start(peeking: input)
     }
 
     /// Inflates at most `ContentDecoder.sliceSize` bytes of the pushed input (possibly none).
     func nextSlice() throws(Failure) -> [UInt8] {
         guard hasPendingOutput else { return [] }
-        var produced = 0
-        let status = input.withUnsafeBufferPointer { inputBuffer -> Int32 in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress).map { $0 + inputOffset }
-            stream.pointee.avail_in = uInt(inputBuffer.count - inputOffset)
-            let status = output.withUnsafeMutableBufferPointer { outputBuffer -> Int32 in
-                stream.pointee.next_out = outputBuffer.baseAddress
-                stream.pointee.avail_out = uInt(outputBuffer.count)
-                let status = inflate(stream, Z_NO_FLUSH)
-                produced = outputBuffer.count - Int(stream.pointee.avail_out)
-                return status
-            }
-            inputOffset = inputBuffer.count - Int(stream.pointee.avail_in)
+        let (status, slice) = buffers.step { input, output in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+            stream.pointee.avail_in = uInt(input.count)
+            stream.pointee.next_out = output.baseAddress
+            stream.pointee.avail_out = uInt(output.count)
+            let status = inflate(stream, Z_NO_FLUSH)
             stream.pointee.next_in = nil
-            return status
+            return (input.count - Int(stream.pointee.avail_in), output.count - Int(stream.pointee.avail_out), status)
         }
-        outputWasFull = produced == output.count
+        outputWasFull = slice.count == ContentDecoder.sliceSize
         switch status {
         case Z_STREAM_END:
             finished = true
-            if inputOffset < input.count { throw Failure(description: "bytes after the end of the compressed body") }
+            if buffers.hasInput { throw Failure(description: "bytes after the end of the compressed body") }
         case Z_OK, Z_BUF_ERROR:
             break
         default:
             throw Failure(description: "the compressed body is corrupt (zlib status \(status))")
         }
-        if !hasPendingOutput {
-            input = []
-            inputOffset = 0
-        }
-        return Array(output[..<produced])
+        if !hasPendingOutput { buffers.release() }
+        return slice
     }
 
     /// The body ended: it must have been a complete compressed stream.

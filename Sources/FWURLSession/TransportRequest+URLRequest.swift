@@ -20,8 +20,9 @@ extension URLRequest {
             guard let name = name.base as? String, request.value(forHTTPHeaderField: name) == nil else { continue }
             request.appendField(name, "\(value)")
         }
-        for (name, value) in [("User-Agent", Self.defaultUserAgent), ("Accept", "*/*"),
-                              ("Accept-Encoding", ContentCodings.acceptEncoding)] where request.value(forHTTPHeaderField: name) == nil {
+        let defaults = [("User-Agent", Self.defaultUserAgent), ("Accept", "*/*"),
+                        ("Accept-Encoding", ContentCodings.acceptEncoding)]
+        for (name, value) in defaults where request.value(forHTTPHeaderField: name) == nil {
             request.appendField(name, value)
         }
         if let cookies {

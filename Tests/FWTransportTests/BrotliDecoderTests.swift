@@ -63,15 +63,7 @@ import TestSupport
         let bomb = try BrotliTool.bomb(decodedMebibytes: 16)
         #expect(bomb.count < 1024)
         let decoder = try #require(ContentDecoder(contentEncoding: "br"))
-        try decoder.push(bomb)
-        var total = 0, slices = 0
-        while decoder.hasPendingOutput {
-            let slice = try decoder.nextSlice()
-            #expect(slice.count <= ContentDecoder.sliceSize)
-            total += slice.count
-            slices += 1
-        }
-        try decoder.finish()
+        let (total, slices) = try ContentDecoderTests.drainBomb(bomb, with: decoder)
         #expect(total == 16 << 20)
         #expect(slices >= total / ContentDecoder.sliceSize)
     }

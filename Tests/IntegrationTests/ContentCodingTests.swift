@@ -21,6 +21,18 @@ import TestSupport
             """)
     }
 
+    /// The code of the URLError that fetching `name` from `brotliServer([name: body])` fails with.
+    static func failure(fetching name: String, body: [UInt8]) async throws -> URLError.Code? {
+        let server = try brotliServer([name: body])
+        defer { server.stop() }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let error = await #expect(throws: URLError.self) {
+            _ = try await session.data(from: URL(string: server.baseURL + "/" + name)!)
+        }
+        return error?.code
+    }
+
     @Test func aBrotliBodyIsDecodedAndBrIsAdvertised() async throws {
         let server = try Self.brotliServer(["page.br": try BrotliTool.encode(Array(Self.text.utf8))])
         defer { server.stop() }
@@ -35,26 +47,14 @@ import TestSupport
     }
 
     @Test func aBadBrotliBodyFailsAsABadGzipBodyDoes() async throws {
-        let server = try Self.brotliServer(["bad.br": Array("certainly not brotli".utf8)])
-        defer { server.stop() }
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let error = await #expect(throws: URLError.self) {
-            _ = try await session.data(from: URL(string: server.baseURL + "/bad.br")!)
-        }
-        #expect(error?.code == .cannotDecodeContentData)
+        let code = try await Self.failure(fetching: "bad.br", body: Array("certainly not brotli".utf8))
+        #expect(code == .cannotDecodeContentData)
     }
 
     // Bounded like gzip: a few dozen bytes that would grow to 32 MiB end with the decoded-size error.
     @Test func aBrotliBombEndsWithTheDecodedSizeLimit() async throws {
-        let server = try Self.brotliServer(["bomb.br": try BrotliTool.bomb(decodedMebibytes: 32)])
-        defer { server.stop() }
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let error = await #expect(throws: URLError.self) {
-            _ = try await session.data(from: URL(string: server.baseURL + "/bomb.br")!)
-        }
-        #expect(error?.code == .dataLengthExceedsMaximum)
+        let code = try await Self.failure(fetching: "bomb.br", body: try BrotliTool.bomb(decodedMebibytes: 32))
+        #expect(code == .dataLengthExceedsMaximum)
     }
 
     @Test func fwcurlCompressedAsksForBrAndDecodesIt() throws {
