@@ -17,7 +17,8 @@ public enum BodyFraming: Hashable, Sendable {
 /// RFC 9112 §6.3 as one pure function (CONFORMANCE.md "Message body framing", rules 1-5).
 public enum ResponseFramingRules {
     /// The framing of a final (non-1xx) response, and whether it forbids reusing the connection
-    /// (TE+CL together, TE in HTTP/1.0, TE whose final coding is not chunked, close-delimited).
+    /// (TE+CL together, TE in HTTP/1.0, TE whose final coding is not chunked, close-delimited). Throws for
+    /// conflicting or invalid lengths, and for transfer codings that cannot be undone (`transferCodings(of:)`).
     public static func framing(requestMethod: String, head: HTTPResponseHead) throws(HTTPParseError)
         -> (framing: BodyFraming, forbidsReuse: Bool)
     {
