@@ -21,7 +21,7 @@ final class ZlibDecoder: DecodingStage {
     private var prefix: [UInt8] = []
     /// The encoded piece being inflated, and the output slice.
     private var buffers = StageBuffers()
-    /// The last slice filled `output`: zlib may hold more output even with no input left.
+    /// The last slice was full: zlib may hold more output even with no input left.
     private var outputWasFull = false
 
     /// A decoder of gzip (`deflate` false) or deflate.
