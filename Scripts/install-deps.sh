@@ -2,6 +2,8 @@
 # Installs the system packages FWNetworking needs to build and test, when run as root (otherwise it prints
 # the exact apt-get command and fails):
 #   libssl-dev, zlib1g-dev    TLS and content decoding
+#   libbrotli1, brotli        brotli decoding (libbrotlidec, loaded at run time when installed) and the
+#                             encoder of the tests' br bodies
 #   media-types               /etc/mime.types: the MIME types of multipart file parts
 #   publicsuffix              the public suffix list cookies are checked against (without it, single-label
 #                             cookie domains are refused)
@@ -18,6 +20,8 @@ set -euo pipefail
 missing=()
 dpkg -s libssl-dev >/dev/null 2>&1 || missing+=(libssl-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
+dpkg -s libbrotli1 >/dev/null 2>&1 || missing+=(libbrotli1)
+command -v brotli >/dev/null 2>&1 || missing+=(brotli)
 [ -f /etc/mime.types ] || missing+=(media-types)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 /usr/bin/python3 -c 'import websockets' >/dev/null 2>&1 || missing+=(python3-websockets)

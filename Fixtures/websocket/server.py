@@ -4,6 +4,10 @@
 # "PORTS <plain> <deflate> <tls>". What a connection does depends on its path:
 #
 #   /echo                      echoes every message (text as text, binary as binary)
+#   /echo-in-order             echoes each message as soon as it is read, before the next frame: a client's
+#                              close that follows its messages closely is read after their echoes went out
+#                              (on /echo the library may read and answer the close first, and the handler's
+#                              echoes are then refused)
 #   /extensions                sends the negotiated extensions' names, comma-separated
 #   /subprotocol               sends the chosen subprotocol ("" for none)
 #   /fragments/COUNT/SIZE      sends one text message in COUNT fragments of SIZE bytes
@@ -18,6 +22,16 @@ import ssl
 import sys
 
 import websockets
+
+
+class InOrderEchoProtocol(websockets.WebSocketServerProtocol):
+    """On /echo-in-order, echoes each message from the reading task itself, before the next frame is read."""
+
+    async def read_message(self):
+        message = await super().read_message()
+        if message is not None and self.path == "/echo-in-order":
+            await self.send(message)
+        return message
 
 
 async def handler(ws):
@@ -56,7 +70,8 @@ async def handler(ws):
 
 async def main():
     chain, key = sys.argv[1], sys.argv[2]
-    options = dict(subprotocols=["chat.v2", "chat.v1"], max_size=None, ping_interval=None)
+    options = dict(subprotocols=["chat.v2", "chat.v1"], max_size=None, ping_interval=None,
+                   create_protocol=InOrderEchoProtocol)
     plain = await websockets.serve(handler, "127.0.0.1", 0, compression=None, **options)
     deflate = await websockets.serve(handler, "127.0.0.1", 0, **options)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

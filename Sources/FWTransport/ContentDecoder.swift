@@ -1,14 +1,21 @@
-import CFWZlib
+import FWWire
 
 // MARK: - ContentDecoder
+//
+// Undoes what a response's body carries besides its framing, as the body streams in: the transfer codings
+// other than chunked (always: they are the hop's, RFC 9112 §7), then the content coding (when the request
+// asked). It is a chain of stages, each a zlib or brotli decoder, in decoding order: the last transfer coding
+// applied first, the content coding last. Bytes pushed go to the first stage; `nextSlice` drains the stage
+// nearest the output first and feeds a slice of an earlier stage to the next one only when everything after
+// it is used up, so each stage holds at most one slice of its input and no output is ever larger than
+// `sliceSize`, whatever each stage inflates to (a bomb inside a bomb included).
+//
+//   push(piece) ──▶ stage 0 ──slice──▶ stage 1 ──slice──▶ … ──slice──▶ nextSlice()
+//   finish(): every stage must have seen a complete stream (or no byte at all)
+//
+// Not Sendable: it belongs to one connection's loop.
 
-/// Undoes a response's `Content-Encoding` (gzip, x-gzip, deflate) as the body streams in, with zlib.
-///
-/// "deflate" is meant to be zlib-wrapped (RFC 9110 §8.4.1.2) but some servers send raw deflate: the
-/// first bytes decide. Output comes in bounded slices: `push` takes an encoded piece, then each `nextSlice`
-/// inflates at most `sliceSize` bytes of it, until `hasPendingOutput` says the piece is used up — so a piece
-/// that inflates a thousandfold (a gzip bomb) never becomes one giant array, and the owner hands each slice
-/// on under the same backpressure as raw bytes. Not Sendable: it belongs to one connection's loop.
+/// The decoders of one response body, in decoding order.
 final class ContentDecoder {
     /// Why decoding stopped.
     struct Failure: Error, CustomStringConvertible {
@@ -18,112 +25,117 @@ final class ContentDecoder {
     /// The most decoded bytes one `nextSlice` returns.
     static let sliceSize = 64 * 1024
 
-    private let stream: UnsafeMutablePointer<z_stream>
-    private var initialised = false
-    private var finished = false
-    private let isDeflate: Bool
-    private var output = [UInt8](repeating: 0, count: sliceSize)
-    /// The first byte of a "deflate" body, kept until a second one tells zlib-wrapped from raw.
-    private var prefix: [UInt8] = []
-    /// The encoded piece being inflated, and how much of it zlib took.
-    private var input: [UInt8] = []
-    private var inputOffset = 0
-    /// The last slice filled `output`: zlib may hold more output even with no input left.
-    private var outputWasFull = false
+    /// The stages in decoding order; never empty.
+    private let stages: [any DecodingStage]
 
-    /// A decoder for `encoding` (the whole Content-Encoding value), or nil when it is not one we decode
-    /// (identity, several codings, br, zstd, ...): the body is then delivered as it is.
-    init?(contentEncoding encoding: String) {
-        switch encoding.lowercased().trimmingOWS {
-        case "gzip", "x-gzip": isDeflate = false
-        case "deflate": isDeflate = true
-        default: return nil
+    /// The decoders for a response whose Transfer-Encoding applied `transferCodings` (besides chunked, in the
+    /// order applied) and whose Content-Encoding is `contentEncoding` (nil: not to be decoded); nil when there
+    /// is nothing to decode. A content coding we do not decode (identity, several codings, zstd, br without
+    /// libbrotlidec, ...) is left as it is.
+    init?(transferCodings: [TransferCoding], contentEncoding: String?) {
+        var stages: [any DecodingStage] = transferCodings.reversed().map { ZlibDecoder(deflate: $0 == .deflate) }
+        if let contentEncoding, let stage = Self.stage(contentEncoding: contentEncoding) {
+            stages.append(stage)
         }
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
+        guard !stages.isEmpty else { return nil }
+        self.stages = stages
     }
 
-    deinit {
-        if initialised { inflateEnd(stream) }
-        stream.deinitialize(count: 1)
-        stream.deallocate()
+    /// The decoder of a body whose Content-Encoding is `encoding`, or nil when it is not one we decode.
+    convenience init?(contentEncoding encoding: String) {
+        self.init(transferCodings: [], contentEncoding: encoding)
     }
 
     /// Whether the pushed pieces may still yield decoded bytes: call `nextSlice` until it is false, and only
     /// then `push` the next piece.
     var hasPendingOutput: Bool {
-        initialised && (inputOffset < input.count || (outputWasFull && !finished))
+        stages.contains { $0.hasPendingOutput }
     }
 
     /// Takes the next encoded piece of the body (the previous one must be used up).
     func push(_ piece: [UInt8]) throws(Failure) {
-        precondition(!hasPendingOutput, "push(\(piece.count) bytes) before the previous piece was decoded")
-        guard !piece.isEmpty else { return }
-        guard !finished else { throw Failure(description: "bytes after the end of the compressed body") }
-        input = piece
-        inputOffset = 0
-        guard !initialised else { return }
-        input = prefix + piece
-        guard input.count >= 2 else {
-            prefix = input
-            input = []
-            return
-        }
-        prefix = []
-        try start(peeking: input)
+        try stages[0].push(piece)
     }
 
-    /// Inflates at most `sliceSize` bytes of the pushed input (possibly none).
+    /// At most `sliceSize` decoded bytes of the pushed input (possibly none).
     func nextSlice() throws(Failure) -> [UInt8] {
-        guard hasPendingOutput else { return [] }
-        var produced = 0
-        let status = input.withUnsafeBufferPointer { inputBuffer -> Int32 in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress).map { $0 + inputOffset }
-            stream.pointee.avail_in = uInt(inputBuffer.count - inputOffset)
-            let status = output.withUnsafeMutableBufferPointer { outputBuffer -> Int32 in
-                stream.pointee.next_out = outputBuffer.baseAddress
-                stream.pointee.avail_out = uInt(outputBuffer.count)
-                let status = inflate(stream, Z_NO_FLUSH)
-                produced = outputBuffer.count - Int(stream.pointee.avail_out)
-                return status
-            }
-            inputOffset = inputBuffer.count - Int(stream.pointee.avail_in)
-            stream.pointee.next_in = nil
-            return status
+        while let index = stages.lastIndex(where: { $0.hasPendingOutput }) {
+            let slice = try stages[index].nextSlice()
+            if index == stages.count - 1 { return slice }
+            try stages[index + 1].push(slice)
         }
-        outputWasFull = produced == output.count
-        switch status {
-        case Z_STREAM_END:
-            finished = true
-            if inputOffset < input.count { throw Failure(description: "bytes after the end of the compressed body") }
-        case Z_OK, Z_BUF_ERROR:
-            break
-        default:
-            throw Failure(description: "the compressed body is corrupt (zlib status \(status))")
-        }
-        if !hasPendingOutput {
-            input = []
-            inputOffset = 0
-        }
-        return Array(output[..<produced])
+        return []
     }
 
-    /// The body ended: it must have been a complete compressed stream.
+    /// The body ended: every stage must have seen a complete stream.
     func finish() throws(Failure) {
-        guard finished || (!initialised && prefix.isEmpty) else {
-            throw Failure(description: "the compressed body ended early")
-        }
+        for stage in stages { try stage.finish() }
     }
 
-    private func start(peeking input: [UInt8]) throws(Failure) {
-        // zlib-wrapped deflate starts with a CMF byte whose low nibble is 8 and a check value; anything
-        // else labelled "deflate" is raw deflate.
-        let header = input.count >= 2 ? UInt16(input[0]) << 8 | UInt16(input[1]) : 0
-        let zlibWrapped = input.count >= 2 && input[0] & 0x0F == 8 && header % 31 == 0
-        let windowBits: Int32 = isDeflate ? (zlibWrapped ? 15 : -15) : 15 + 16
-        let status = fw_inflate_init(stream, windowBits)
-        guard status == Z_OK else { throw Failure(description: "zlib could not start (status \(status))") }
-        initialised = true
+    /// The stage for a Content-Encoding value, or nil when we do not decode it.
+    private static func stage(contentEncoding encoding: String) -> (any DecodingStage)? {
+        switch encoding.lowercased().trimmingOWS {
+        case "gzip", "x-gzip": ZlibDecoder(deflate: false)
+        case "deflate": ZlibDecoder(deflate: true)
+        case "br": BrotliDecoder()
+        default: nil
+        }
+    }
+}
+
+// MARK: - DecodingStage
+
+/// One decoder of a `ContentDecoder`: takes encoded pieces, returns decoded slices of at most
+/// `ContentDecoder.sliceSize` bytes.
+protocol DecodingStage: AnyObject {
+    /// Whether the pushed piece may still yield decoded bytes.
+    var hasPendingOutput: Bool { get }
+    /// Takes the next encoded piece (the previous one must be used up; an empty piece is ignored).
+    func push(_ piece: [UInt8]) throws(ContentDecoder.Failure)
+    /// At most `ContentDecoder.sliceSize` decoded bytes of the pushed piece (possibly none).
+    func nextSlice() throws(ContentDecoder.Failure) -> [UInt8]
+    /// The input ended: it must have been a complete stream, or nothing at all.
+    func finish() throws(ContentDecoder.Failure)
+}
+
+// MARK: - StageBuffers
+
+/// A stage's encoded piece (and how much of it its codec took) and its output slice: what every stage does
+/// around its codec's one call.
+struct StageBuffers {
+    private var input: [UInt8] = []
+    private var offset = 0
+    private var output = [UInt8](repeating: 0, count: ContentDecoder.sliceSize)
+
+    /// Some of the piece is left for the codec.
+    var hasInput: Bool { offset < input.count }
+
+    /// The next piece (the previous one must be used up).
+    mutating func take(_ piece: [UInt8]) {
+        input = piece
+        offset = 0
+    }
+
+    /// Runs `codec` once over the input left and a free slice; it says how many input bytes it consumed and
+    /// output bytes it produced, with a status that comes back with the slice.
+    mutating func step<Status>(
+        _ codec: (UnsafeBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>)
+            -> (consumed: Int, produced: Int, status: Status)
+    ) -> (status: Status, slice: [UInt8]) {
+        let start = offset
+        let (consumed, produced, status) = input.withUnsafeBufferPointer { inputBuffer in
+            output.withUnsafeMutableBufferPointer { outputBuffer in
+                codec(UnsafeBufferPointer(rebasing: inputBuffer[start...]), outputBuffer)
+            }
+        }
+        offset += consumed
+        return (status, Array(output[..<produced]))
+    }
+
+    /// Lets go of the piece once the stage has nothing pending.
+    mutating func release() {
+        input = []
+        offset = 0
     }
 }
 

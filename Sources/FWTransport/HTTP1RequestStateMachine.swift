@@ -46,7 +46,8 @@ struct HTTP1RequestStateMachine {
     private var awaitedAnswer: UInt64 = 0
     /// Body bytes the socket took on this attempt.
     private(set) var bodyBytesSent: Int64 = 0
-    /// Undoes the response's Content-Encoding, when the request asked and the response has one.
+    /// Undoes the response's transfer codings besides chunked, and its Content-Encoding when the request
+    /// asked.
     private var decoder: ContentDecoder?
     /// Some request byte left the socket.
     private(set) var wroteAnyByte = false
@@ -139,15 +140,18 @@ struct HTTP1RequestStateMachine {
         return true
     }
 
-    /// The final head arrived: decoding starts when the request asked and the body is encoded; the
-    /// body stops going out (its producer is returned, to be stopped).
+    /// The final head arrived: decoding starts when the body has transfer codings besides chunked, or a
+    /// content coding the request asked to decode; the body stops going out (its producer is returned, to be
+    /// stopped).
     mutating func receivedHead(_ head: HTTPResponseHead) -> BodyProducer? {
         responseStarted = true
         awaitingFinalHeadAfterInterim = false
         if head.status == 101, request.request.webSocket != nil { switchingProtocolsHead = head }
-        if request.request.decodesContent, let encoding = head.headers.first(name: "Content-Encoding") {
-            decoder = ContentDecoder(contentEncoding: encoding)
-        }
+        // The transfer codings are always undone; the parser refused any it cannot undo on a response with a
+        // body (one without, such as a HEAD response, decodes nothing).
+        let transferCodings = (try? ResponseFramingRules.transferCodings(of: head)) ?? []
+        let contentEncoding = request.request.decodesContent ? head.headers.first(name: "Content-Encoding") : nil
+        decoder = ContentDecoder(transferCodings: transferCodings, contentEncoding: contentEncoding)
         return stopBody()
     }
 

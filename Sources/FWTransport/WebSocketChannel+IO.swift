@@ -148,6 +148,8 @@ extension WebSocketChannel {
     /// A message for the delegate, now or when it asks.
     private func arrived(_ message: WebSocketMessage) {
         guard demand > 0, parked.isEmpty else {
+            // After our close the socket is read whatever the demand: memory stays bounded by dropping.
+            if !machine.isOpen, parkedBytes >= parkLimit { return }
             parked.append(message)
             parkedBytes += Self.size(of: message)
             refreshInterest()
@@ -241,6 +243,7 @@ extension WebSocketChannel {
     /// whatever the demand).
     func startClosing(_ frame: WebSocketCloseFrame) {
         guard !finished, let close = machine.close(frame) else { return }
+        closedFirst = true
         queueClose(close)
         closeTimer = loop.scheduleTimer(at: loop.now() + closeTimeout) { [self] in
             closeTimer = nil
@@ -350,9 +353,16 @@ extension WebSocketChannel {
     }
 
     /// Once the channel finished and no parked message is left: the delegate hears the peer's close (if one
-    /// came) and the end, and is let go.
+    /// came) and the end, and is let go. After our close the parked messages go out first, unasked.
     func reportEndIfDrained() {
-        guard let outcome, parked.isEmpty, let delegate else { return }
+        guard let outcome, let delegate else { return }
+        if closedFirst {
+            let unasked = parked
+            parked = []
+            parkedBytes = 0
+            for message in unasked { delegate.webSocketChannel(self, didReceive: message) }
+        }
+        guard parked.isEmpty else { return }
         self.delegate = nil
         if let receivedClose { delegate.webSocketChannel(self, didReceiveClose: receivedClose) }
         delegate.webSocketChannel(self, didFinish: outcome)

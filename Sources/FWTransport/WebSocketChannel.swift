@@ -19,10 +19,13 @@ import FWWire
 // delegate one per `requestMessage()`: a message that arrives with no demand is parked, and reading and
 // decoding go on (so that pings and pongs behind it are still answered) until the parked messages hold
 // `parkLimit` bytes; then the socket is no longer read (nor are later frames decoded) until demand takes
-// them — a slow receiver holds the peer back through TCP instead of filling memory. Once our close is out, the socket is read whatever the demand (only
-// the peer's close matters then); the close handshake waits `closeTimeout` at most. The end reaches the
-// delegate only after the messages parked before it were asked for. After the handshake
-// completes both ways the socket closes (the peer has nothing more to say).
+// them — a slow receiver holds the peer back through TCP instead of filling memory. Once our close is out, the
+// socket is read whatever the demand, so that the peer's close is seen: the messages the peer sent before it
+// saw our close are still delivered or parked, and those past `parkLimit` that nobody asked for are dropped;
+// the close handshake waits `closeTimeout` at most. The end reaches the delegate only after the messages
+// parked before it were asked for — except after our close, when whoever closed may ask for nothing more: the
+// parked messages then go to the delegate unasked, right before the end. After the handshake completes both
+// ways the socket closes (the peer has nothing more to say).
 //
 // Sendable because every mutable stored property is touched on `loop`'s thread only: the public methods
 // hop there with `loop.execute`.
@@ -45,7 +48,8 @@ public struct WebSocketClosure: Sendable {
 
 /// Hears what a started WebSocket channel receives, on the channel's loop thread (return quickly).
 public protocol WebSocketChannelDelegate: AnyObject, Sendable {
-    /// A message, one for each `requestMessage()`.
+    /// A message, one for each `requestMessage()` — except after our close, when the messages parked at the end
+    /// come unasked, right before `didReceiveClose` / `didFinish`.
     func webSocketChannel(_ channel: WebSocketChannel, didReceive message: WebSocketMessage)
     /// The peer's close frame arrived (and was answered), reported after the messages before it; `didFinish`
     /// follows.
@@ -105,6 +109,8 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
     var pongWaiters: [Completion] = []
     /// Loop thread only: the close handshake's timeout, once our close is out.
     var closeTimer: TimerID?
+    /// Loop thread only: our close went out before the peer's arrived (`close(_:)`).
+    var closedFirst = false
     /// Loop thread only: the socket closes as soon as the write queue is empty.
     var closesWhenFlushed = false
     /// Loop thread only: the closure to report once the socket closed.

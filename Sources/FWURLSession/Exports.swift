@@ -2,6 +2,7 @@
 // `import FWNetworking` is enough to use them.
 
 @_exported import struct FWTransport.ConnectionPoolCounters
+@_exported import struct FWTransport.ContentCodings
 @_exported import struct FWTransport.HTTPLimits
 @_exported import struct FWTransport.ResolverError
 @_exported import struct FWTLS.Certificate

@@ -8,8 +8,9 @@ extension URLRequest {
     static let defaultUserAgent = "FWNetworking/0.1"
 
     /// The request as the session sends it, on every hop: its own fields in order; the configuration's
-    /// additional fields it does not set; `User-Agent`, `Accept` and `Accept-Encoding` defaults; and the
-    /// stored `cookies` for its URL, after a `Cookie` field of its own (a request's own cookies are kept).
+    /// additional fields it does not set; `User-Agent`, `Accept` and `Accept-Encoding` defaults (`br` too
+    /// when `ContentCodings.decodesBrotli`); and the stored `cookies` for its URL, after a `Cookie` field of
+    /// its own (a request's own cookies are kept).
     /// The cache judges `Vary` against this request, and the transport writes it.
     func outgoing(configuration: URLSessionConfiguration, cookies: String?) -> URLRequest {
         var request = self
@@ -19,8 +20,9 @@ extension URLRequest {
             guard let name = name.base as? String, request.value(forHTTPHeaderField: name) == nil else { continue }
             request.appendField(name, "\(value)")
         }
-        for (name, value) in [("User-Agent", Self.defaultUserAgent), ("Accept", "*/*"),
-                              ("Accept-Encoding", "gzip, deflate")] where request.value(forHTTPHeaderField: name) == nil {
+        let defaults = [("User-Agent", Self.defaultUserAgent), ("Accept", "*/*"),
+                        ("Accept-Encoding", ContentCodings.acceptEncoding)]
+        for (name, value) in defaults where request.value(forHTTPHeaderField: name) == nil {
             request.appendField(name, value)
         }
         if let cookies {
@@ -33,7 +35,7 @@ extension URLRequest {
 
 extension TransportRequest {
     /// Translates an outgoing `URLRequest` (`URLRequest.outgoing(configuration:cookies:)`) under
-    /// `configuration`: target from the URL, fields in the order the request has them (gzip and deflate
+    /// `configuration`: target from the URL, fields in the order the request has them (gzip, deflate and br
     /// bodies are decoded whoever asked for them); the key names the proxy `proxies` choose for the URL.
     /// Throws `badURL` or `unsupportedURL` for URLs the engine cannot carry (`unsupportedURL` for a request
     /// without a URL, as FoundationNetworking does), and `unsupportedURL` when their proxy setting cannot be

@@ -8,9 +8,29 @@ extension URLError {
     /// underlying error (kept for diagnosis under `NSUnderlyingErrorKey`).
     init(_ code: URLError.Code, url: URL?, description: String, underlying: (any Error)? = nil) {
         var info: [String: Any] = [NSLocalizedDescriptionKey: description]
-        if let url { info[NSURLErrorFailingURLErrorKey] = url }
         if let underlying { info[NSUnderlyingErrorKey] = underlying }
         self.init(code, userInfo: info)
+        self = addingFailingURL(url)
+    }
+
+    /// `NSErrorFailingURLStringKey`: Foundation's own constant for it is deprecated (in favour of the `URL` key),
+    /// yet FoundationNetworking still fills it and callers read it.
+    static let failingURLStringKey = "NSErrorFailingURLStringKey"
+
+    /// This error with FoundationNetworking's two keys of the URL that failed, `NSErrorFailingURLKey` (a `URL`)
+    /// and `NSErrorFailingURLStringKey` (its absolute string): a key the error has already is kept, and
+    /// `url` fills the ones it lacks. Every error a task completes with goes through here
+    /// (`URLSessionTask.finish(error:)`), wherever it was made.
+    func addingFailingURL(_ url: URL?) -> URLError {
+        guard let failing = userInfo[NSURLErrorFailingURLErrorKey] as? URL ?? url else { return self }
+        guard userInfo[NSURLErrorFailingURLErrorKey] == nil || userInfo[Self.failingURLStringKey] == nil
+        else { return self }
+        var info = userInfo
+        if info[NSURLErrorFailingURLErrorKey] == nil { info[NSURLErrorFailingURLErrorKey] = failing }
+        if info[Self.failingURLStringKey] == nil {
+            info[Self.failingURLStringKey] = failing.absoluteString
+        }
+        return URLError(code, userInfo: info)
     }
 
     /// Maps a transport failure to the code a URLSession user expects (ARCHITECTURE.md "Errors").

@@ -239,7 +239,8 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     /// Completes the task (once): the sink settles the outcome, the metrics go out, then the completion.
-    /// `error` is a `URLError`, except a URL protocol's own error, which the task completes with as it is.
+    /// `error` is a `URLError` (completed with `NSErrorFailingURLKey` and `NSErrorFailingURLStringKey`), except
+    /// a URL protocol's own error, which the task completes with as it is.
     func finish(error: (any Error)?) {
         let url = currentRequest?.url
         let (action, decidedError, response) = control.withLock { state in
@@ -254,7 +255,10 @@ extension URLSessionTask: TransportTaskDelegate {
         session.resourceTimeouts.remove(taskIdentifier)
         endConnectivityWait()
         stopProtocolLoad()
-        let error = settle(decidedError, response: response)
+        // The one place every task ends: its URLError names the URL that failed, however it was made.
+        let error = settle(decidedError, response: response).map { error -> any Error in
+            (error as? URLError)?.addingFailingURL(url ?? originalRequest?.url) ?? error
+        }
         control.withLock { $0.error = error }
         counts.withLock { $0.succeeded = error == nil }
         updateProgress()

@@ -1,5 +1,6 @@
 // Body framing of a response as one pure function: RFC 9112 §6.3 applied in order, as CONFORMANCE.md
-// "Message body framing" rules 1-5 state it.
+// "Message body framing" rules 1-5 state it; and the transfer codings besides chunked that the body carries
+// (CONFORMANCE.md: "Transfer codings other than chunked are decoded or refused, never handed over encoded").
 
 /// How a message body is delimited.
 public enum BodyFraming: Hashable, Sendable {
@@ -16,7 +17,8 @@ public enum BodyFraming: Hashable, Sendable {
 /// RFC 9112 §6.3 as one pure function (CONFORMANCE.md "Message body framing", rules 1-5).
 public enum ResponseFramingRules {
     /// The framing of a final (non-1xx) response, and whether it forbids reusing the connection
-    /// (TE+CL together, TE in HTTP/1.0, TE whose final coding is not chunked, close-delimited).
+    /// (TE+CL together, TE in HTTP/1.0, TE whose final coding is not chunked, close-delimited). Throws for
+    /// conflicting or invalid lengths, and for transfer codings that cannot be undone (`transferCodings(of:)`).
     public static func framing(requestMethod: String, head: HTTPResponseHead) throws(HTTPParseError)
         -> (framing: BodyFraming, forbidsReuse: Bool)
     {
@@ -29,8 +31,11 @@ public enum ResponseFramingRules {
         }
         // Rule 3: Transfer-Encoding wins over Content-Length, which is then ignored.
         if head.headers.contains(name: "Transfer-Encoding") {
-            // A sender must never apply chunked twice (RFC 9112 §6.1): no framing can be trusted.
-            if chunkedCount(head.headers) > 1 { throw .invalidTransferEncoding }
+            // Every coding must be one we can undo (chunked twice or not last, an unknown coding: an error).
+            let codings = try transferCodings(of: head)
+            // In HTTP/1.0 Transfer-Encoding is ignored for framing (RFC 9112 §6.1: probably forwarded
+            // without decoding); a coding still applied to what we read could never be undone.
+            if head.version == .http1_0, !codings.isEmpty { throw .unsupportedTransferCoding }
             if head.version == .http1_0 || !finalCodingIsChunked(head.headers) {
                 return (.untilClose, true)
             }
@@ -42,6 +47,30 @@ public enum ResponseFramingRules {
         }
         // Rule 5.
         return (.untilClose, true)
+    }
+
+    /// The transfer codings other than `chunked` that `head`'s Transfer-Encoding fields name, in the order
+    /// they were applied (decode them last to first, after de-chunking, then the Content-Encoding). Throws
+    /// `invalidTransferEncoding` when `chunked` is named more than once, and `unsupportedTransferCoding` for
+    /// a coding we cannot undo or a `chunked` before another coding (RFC 9112 §6.1 allows it with a
+    /// close-delimited body; undoing it would mean de-chunking after decompressing: refused).
+    public static func transferCodings(of head: HTTPResponseHead) throws(HTTPParseError) -> [TransferCoding] {
+        // A sender must never apply chunked twice (RFC 9112 §6.1): no framing can be trusted.
+        if chunkedCount(head.headers) > 1 { throw .invalidTransferEncoding }
+        var codings: [TransferCoding] = []
+        var chunkedSeen = false
+        try head.headers.forEachElement(inField: "Transfer-Encoding") { (element) throws(HTTPParseError) in
+            guard !element.isEmpty else { return }
+            if chunkedSeen { throw .unsupportedTransferCoding }
+            if isChunked(element) {
+                chunkedSeen = true
+            } else if let coding = TransferCoding(element: element) {
+                codings.append(coding)
+            } else {
+                throw .unsupportedTransferCoding
+            }
+        }
+        return codings
     }
 
     // MARK: Rule helpers

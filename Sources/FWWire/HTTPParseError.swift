@@ -18,6 +18,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case invalidContentLength
         case conflictingContentLength
         case invalidTransferEncoding
+        case unsupportedTransferCoding
         case invalidChunkSize
         case chunkSizeTooLarge
         case invalidChunkExtension
@@ -69,6 +70,10 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
     public static let conflictingContentLength = HTTPParseError(.conflictingContentLength)
     /// Transfer-Encoding that names `chunked` more than once.
     public static let invalidTransferEncoding = HTTPParseError(.invalidTransferEncoding)
+    /// Transfer-Encoding that names a coding we cannot undo (anything but `chunked`, `gzip`, `x-gzip` and
+    /// `deflate`), `chunked` before another coding, or any coding but `chunked` in an HTTP/1.0 response: the
+    /// body would be handed over still encoded.
+    public static let unsupportedTransferCoding = HTTPParseError(.unsupportedTransferCoding)
     /// A chunk-size line that does not start with a hex digit or has junk after the digits.
     public static let invalidChunkSize = HTTPParseError(.invalidChunkSize)
     /// A chunk size with more than `HTTPLimits.maxChunkSizeDigits` digits or beyond Int64.
@@ -119,6 +124,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case .invalidContentLength: "invalid Content-Length"
         case .conflictingContentLength: "conflicting Content-Length values"
         case .invalidTransferEncoding: "chunked applied more than once"
+        case .unsupportedTransferCoding: "a transfer coding that cannot be decoded"
         case .invalidChunkSize: "invalid chunk size"
         case .chunkSizeTooLarge: "chunk size too large"
         case .invalidChunkExtension: "invalid chunk extension"

@@ -8,8 +8,9 @@
 //   open ──the peer's close, reported as .closeReceived──▶ closeReceived
 //   closeReceived ──close(_:) returns the echo of the peer's code, once──▶ closed
 //   closeSent ──the peer's close, reported as .closeReceived──▶ closed
-//   closeSent: frames are still decoded (framing and fragment order checked) but data, pings and pongs
-//              are dropped unchecked; only a close is awaited
+//   closeSent: data messages the peer sent before it saw our close are still decoded, checked and reported
+//              (RFC 6455 §1.4: only a received close ends what is read); pings and pongs are dropped; the
+//              peer's close ends it
 //   closeReceived, closed: nothing more is read (bytes after a close frame are ignored)
 //   end of stream: in open or closeSent ──▶ unexpectedEndOfStream (1006); in closeReceived or closed: fine
 //   any error ──▶ failed: rethrown forever; close(_:) returns one close frame for it unless a close was
@@ -212,7 +213,6 @@ public struct WebSocketConnectionStateMachine {
             control.reserveCapacity(header.payloadLength)
             return
         }
-        guard case .open = state else { return }
         try withMessage { (message) throws(WebSocketError) in
             try message.expectFrame(payloadLength: header.payloadLength)
         }
@@ -233,7 +233,7 @@ public struct WebSocketConnectionStateMachine {
                     let appended = UnsafeMutableRawBufferPointer(rebasing: storage[start...])
                     key?.apply(to: appended, payloadOffset: payloadOffset)
                 }
-            } else if case .open = state {
+            } else {
                 try messagePayload(piece, maskingKey: key, payloadOffset: payloadOffset)
             }
         }
@@ -273,10 +273,6 @@ public struct WebSocketConnectionStateMachine {
             return try controlFrameEnded()
         }
         guard frame.isFinal else { return nil }
-        guard case .open = state else {
-            message = nil
-            return nil
-        }
         let inflater = inflater
         let event = try withMessage { (message) throws(WebSocketError) in
             if message.isCompressed, let inflater {

@@ -10,7 +10,7 @@ extension HTTPFixture {
         "invalidHeaderValue": .invalidHeaderValue, "invalidLineEnding": .invalidLineEnding,
         "headerLineTooLong": .headerLineTooLong, "headTooLarge": .headTooLarge, "tooManyHeaders": .tooManyHeaders,
         "invalidContentLength": .invalidContentLength, "conflictingContentLength": .conflictingContentLength,
-        "invalidTransferEncoding": .invalidTransferEncoding,
+        "invalidTransferEncoding": .invalidTransferEncoding, "unsupportedTransferCoding": .unsupportedTransferCoding,
         "invalidChunkSize": .invalidChunkSize, "chunkSizeTooLarge": .chunkSizeTooLarge,
         "invalidChunkExtension": .invalidChunkExtension, "chunkExtensionTooLong": .chunkExtensionTooLong,
         "invalidChunkTerminator": .invalidChunkTerminator, "trailersTooLarge": .trailersTooLarge,

@@ -193,6 +193,9 @@ extension HTTPFixture {
         public internal(set) var framing: String?
         /// The exact body; for an error, the bytes reported before it.
         public internal(set) var body: [UInt8] = []
+        /// The body a client reports once it undid the transfer codings besides chunked (`decoded-body:`), when
+        /// it differs from the parser's `body`.
+        public internal(set) var decodedBody: [UInt8]?
         /// The trailer fields, in order.
         public internal(set) var trailers: [Field] = []
         /// The keep-alive the parser derives at the end of the response (false for errors).
@@ -408,6 +411,9 @@ private struct FixtureBuilder {
         case "body":
             guard expectation.head != nil else { throw FormatProblem("body before status") }
             expectation.body += try Self.quoted(value)
+        case "decoded-body":
+            guard expectation.head != nil else { throw FormatProblem("decoded-body before status") }
+            expectation.decodedBody = (expectation.decodedBody ?? []) + (try Self.quoted(value))
         case "trailer": expectation.trailers.append(try Self.field(value))
         case "keep-alive":
             guard text == "yes" || text == "no" else { throw FormatProblem("keep-alive is yes or no") }
@@ -465,8 +471,9 @@ private struct FixtureBuilder {
                 throw FormatProblem("leftover must be the last bytes of the reply")
             }
         } else {
-            guard keepAlive == nil, expectation.trailers.isEmpty, expectation.leftover.isEmpty else {
-                throw FormatProblem("keep-alive, trailer and leftover describe responses that end")
+            guard keepAlive == nil, expectation.trailers.isEmpty, expectation.leftover.isEmpty,
+                  expectation.decodedBody == nil else {
+                throw FormatProblem("keep-alive, trailer, leftover and decoded-body describe responses that end")
             }
             if expectation.error?.isNetworkConnectionLost == true {
                 guard afterReply != .keepOpen else { throw FormatProblem("a lost connection needs close or reset") }

@@ -25,16 +25,19 @@ extension Options {
                 request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
             }
         }
-        // FWURLSession asks for gzip and deflate when a request names no encoding; curl asks for none
+        // FWURLSession asks for gzip and deflate (and br) when a request names no encoding; curl asks for none
         // unless --compressed, and "identity" is how to ask for the bytes as stored. A continued transfer
         // always asks for them: a range of an encoded body cannot be appended to decoded bytes.
         if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             let encoded = compressed && resumeOffset == nil
-            request.setValue(encoded ? "deflate, gzip" : "identity", forHTTPHeaderField: "Accept-Encoding")
+            request.setValue(encoded ? Self.compressedEncodings : "identity", forHTTPHeaderField: "Accept-Encoding")
         }
         if let resumeOffset { request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range") }
         return formFields.isEmpty ? request : try addingForm(to: request)
     }
+
+    /// What `--compressed` asks for, in curl's order: `br` only when this process decodes it (libbrotlidec).
+    static let compressedEncodings = ContentCodings.decodesBrotli ? "deflate, gzip, br" : "deflate, gzip"
 
     /// What the transfer of the URL at `index` does with its response (the resume offset is read from
     /// the output file now, just before the transfer).

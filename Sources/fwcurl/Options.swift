@@ -98,7 +98,7 @@ struct Options {
                            byte OFFSET and appends; a server that ignores the range starts the file over
           -L               follow redirects (by default the 3xx response is the result)
           --max-redirs N   with -L, fail after N redirects (default 50; -1: no limit of fwcurl's own)
-          --compressed     ask for gzip or deflate and decode it (else Accept-Encoding: identity is sent)
+          --compressed     ask for gzip, deflate or br and decode it (else Accept-Encoding: identity is sent)
           -s               no progress meter (shown on a terminal for -o and -T); errors are still printed
           -x URL           use this proxy: http://HOST[:PORT] (CONNECT tunnels for https), socks5:// (names
                            resolved here) or socks5h:// (by the proxy); port 1080 by default; USER:PASSWORD@

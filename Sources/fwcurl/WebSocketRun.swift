@@ -7,9 +7,11 @@ import FWNetworking
 // --pinnedpubkey as for HTTPS). Each line of standard input goes out as a text message; every message that
 // arrives is printed: text as a line, binary as its bytes — or, with --json, one JSON object per message
 // (`{"type": "text", "data": …}`, `{"type": "binary", "base64": …}`) and a last one for the end
-// (`{"type": "close", "code": …, "reason": …}` or `{"type": "error", …}`). At the end of standard input the
-// connection is closed with 1000; it also ends when the server closes it. Standard input is read on a
-// thread of its own (a blocking read must not hold one of the few threads async code runs on).
+// (`{"type": "close", "code": …, "reason": …}` or `{"type": "error", …}`). At the end of standard input our
+// close (1000) goes out and the messages the server sent before it saw it are still printed, until its close
+// arrives — at most the session's WebSocket close timeout (5 s) later; then the run fails with a timeout (28).
+// The run also ends when the server closes first. Standard input is read on a thread of its own (a blocking
+// read must not hold one of the few threads async code runs on).
 
 /// Runs one WebSocket session on `session`; returns the exit status (0 after a clean close).
 func runWebSocket(_ request: URLRequest, options: Options, session: URLSession, trace: FetchTrace) async -> Int32 {
@@ -25,6 +27,7 @@ func runWebSocket(_ request: URLRequest, options: Options, session: URLSession, 
         task.cancel(with: .normalClosure, reason: nil)
     }
     input.start()
+    // Until the task ends: after our close, the messages the server sent before it saw it still come.
     while true {
         do {
             printer.print(try await task.receive())
@@ -38,19 +41,27 @@ func runWebSocket(_ request: URLRequest, options: Options, session: URLSession, 
     }
     printer.printError(error)
     var record = TransferRecord(trustMode: trace.trustMode)
-    record.trustRejection = delegate.rejection
+    record.trustRejection = await delegate.rejection(on: session)
     return ExitCode.failure(error, record: record)
 }
 
 /// Answers a WebSocket task's challenges with fwcurl's TLS policy (`--cacert`, `-k`, `--pinnedpubkey`) and
 /// remembers a refusal.
-final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate, @unchecked Sendable { // `refusal`: under `lock`
+///
+/// No lock, as with `Transfer`: `refusal` belongs to the session's serial delegate queue, where challenges are
+/// answered and where `rejection(on:)` reads it.
+final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate,
+    @unchecked Sendable { // `refusal`: the session's serial delegate queue only (see above)
     let trace: FetchTrace
-    private let lock = NSLock()
     private var refusal: String?
 
-    /// Why the policy refused the server (a pin mismatch: exit 90), once it did.
-    var rejection: String? { lock.withLock { refusal } }
+    /// Why the policy refused the server (a pin mismatch: exit 90), once it did: read on `session`'s delegate
+    /// queue, after the challenges answered there.
+    func rejection(on session: URLSession) async -> String? {
+        await withCheckedContinuation { continuation in
+            session.delegateQueue.addOperation { continuation.resume(returning: self.refusal) }
+        }
+    }
 
     init(trace: FetchTrace) {
         self.trace = trace
@@ -59,7 +70,7 @@ final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate, @unchecked Se
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
                         -> Void) {
-        let (disposition, credential) = trace.answer(challenge) { reason in lock.withLock { refusal = reason } }
+        let (disposition, credential) = trace.answer(challenge) { reason in refusal = reason }
         completionHandler(disposition, credential)
     }
 }

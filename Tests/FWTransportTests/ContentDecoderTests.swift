@@ -3,7 +3,8 @@ import Testing
 @testable import FWTransport
 import TestSupport
 
-// Content-Encoding decoding with zlib, fed whole and a byte at a time, in bounded slices.
+// Content-Encoding decoding with zlib, fed whole and a byte at a time, in bounded slices; transfer codings
+// chained before the content coding (brotli's own tests: BrotliDecoderTests).
 @Suite struct ContentDecoderTests {
     /// Pushes `piece` and takes every slice it yields.
     static func decode(_ piece: [UInt8], with decoder: ContentDecoder) throws -> [UInt8] {
@@ -11,6 +12,22 @@ import TestSupport
         var decoded: [UInt8] = []
         while decoder.hasPendingOutput { decoded += try decoder.nextSlice() }
         return decoded
+    }
+
+    /// Pushes `bomb` and takes every slice, each at most `sliceSize` bytes and all zeros: the decoded size and
+    /// the number of slices.
+    static func drainBomb(_ bomb: [UInt8], with decoder: ContentDecoder) throws -> (total: Int, slices: Int) {
+        try decoder.push(bomb)
+        var total = 0, slices = 0
+        while decoder.hasPendingOutput {
+            let slice = try decoder.nextSlice()
+            #expect(slice.count <= ContentDecoder.sliceSize)
+            #expect(slice.allSatisfy { $0 == 0 })
+            total += slice.count
+            slices += 1
+        }
+        try decoder.finish()
+        return (total, slices)
     }
 
     static let plain = Array(String(repeating: "hello, gzip\n", count: 100).utf8)
@@ -32,7 +49,7 @@ import TestSupport
     }
 
     @Test func otherCodingsAreLeftAlone() {
-        for encoding in ["identity", "br", "zstd", "gzip, br", ""] {
+        for encoding in ["identity", "zstd", "gzip, br", "compress", ""] {
             #expect(ContentDecoder(contentEncoding: encoding) == nil)
         }
     }
@@ -61,18 +78,47 @@ import TestSupport
     // Issue 18, item 4: a piece that inflates a thousandfold comes out in slices of at most `sliceSize`.
     @Test func aBombComesOutInBoundedSlices() throws {
         let bomb = try GzipBomb.bytes(decodedMebibytes: 4)
-        let decoder = try #require(ContentDecoder(contentEncoding: "gzip"))
-        try decoder.push(bomb)
-        var total = 0, slices = 0
-        while decoder.hasPendingOutput {
-            let slice = try decoder.nextSlice()
-            #expect(slice.count <= ContentDecoder.sliceSize)
-            #expect(slice.allSatisfy { $0 == 0 })
-            total += slice.count
-            slices += 1
-        }
-        try decoder.finish()
+        let (total, slices) = try Self.drainBomb(bomb, with: try #require(ContentDecoder(contentEncoding: "gzip")))
         #expect(total == 4 << 20)
         #expect(slices >= total / ContentDecoder.sliceSize)
+    }
+
+    // MARK: Transfer codings before the content coding (issue 29, item 3)
+
+    @Test func transferCodingsAreUndoneLastFirstThenTheContentCoding() throws {
+        // deflate applied first, then gzip as transfer codings, over a gzip content coding.
+        let transferred = try ZlibTool.compress(ZlibTool.compress(Self.gzip, gzip: false), gzip: true)
+        let decoder = try #require(ContentDecoder(transferCodings: [.deflate, .gzip], contentEncoding: "gzip"))
+        var decoded: [UInt8] = []
+        for start in stride(from: 0, to: transferred.count, by: 7) {
+            decoded += try Self.decode(Array(transferred[start..<min(start + 7, transferred.count)]), with: decoder)
+        }
+        try decoder.finish()
+        #expect(decoded == Self.plain)
+
+        // Without a content coding to decode (the request did not ask), only the transfer codings go.
+        let undecoded = try #require(ContentDecoder(transferCodings: [.gzip], contentEncoding: nil))
+        #expect(try Self.decode(try ZlibTool.compress(Self.gzip, gzip: true), with: undecoded) == Self.gzip)
+        try undecoded.finish()
+        #expect(ContentDecoder(transferCodings: [], contentEncoding: nil) == nil)
+        #expect(ContentDecoder(transferCodings: [], contentEncoding: "identity") == nil)
+    }
+
+    @Test func aCorruptOrTruncatedTransferCodingIsAnError() throws {
+        let corrupt = try #require(ContentDecoder(transferCodings: [.gzip], contentEncoding: nil))
+        #expect(throws: ContentDecoder.Failure.self) { _ = try Self.decode(Array("not gzip".utf8), with: corrupt) }
+
+        let truncated = try #require(ContentDecoder(transferCodings: [.gzip], contentEncoding: "gzip"))
+        let wrapped = try ZlibTool.compress(Self.gzip, gzip: true)
+        _ = try Self.decode(Array(wrapped.dropLast(4)), with: truncated)
+        #expect(throws: ContentDecoder.Failure.self) { try truncated.finish() }
+    }
+
+    // A bomb inside a bomb: gzip transfer coding over a gzip content coding of 4 MiB of zeros still comes out
+    // in slices of at most `sliceSize`.
+    @Test func aNestedBombComesOutInBoundedSlices() throws {
+        let bomb = try ZlibTool.compress(try GzipBomb.bytes(decodedMebibytes: 4), gzip: true)
+        let decoder = try #require(ContentDecoder(transferCodings: [.gzip], contentEncoding: "gzip"))
+        #expect(try Self.drainBomb(bomb, with: decoder).total == 4 << 20)
     }
 }

@@ -132,7 +132,9 @@ private struct TransportObservation: Equatable, CustomStringConvertible {
         let expectation = fixture.expectation
         events = expectation.interim.map(Event.interim)
         if let head = expectation.head { events.append(.head(head)) }
-        if !expectation.body.isEmpty { events.append(.body(expectation.body)) }
+        // The transport undoes the transfer codings besides chunked; the parser reports the bytes as framed.
+        let body = expectation.decodedBody ?? expectation.body
+        if !body.isEmpty { events.append(.body(body)) }
         switch expectation.error {
         case .none: events.append(.end(trailers: expectation.trailers))
         case .some(let error): failure = error.isBadServerResponse ? .badServerResponse : .networkConnectionLost

@@ -34,8 +34,9 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
         expected = .success(Expected(framing: framing, forbidsReuse: forbidsReuse))
     }
 
-    init(_ name: String, _ headers: HTTPHeaders, error: HTTPParseError) {
+    init(_ name: String, version: HTTPVersion = .http1_1, _ headers: HTTPHeaders, error: HTTPParseError) {
         self.name = name
+        self.version = version
         self.headers = headers
         expected = .failure(error)
     }
@@ -63,7 +64,14 @@ private let framingCases: [FramingCase] = [
     FramingCase(
         "codings over two fields", ["Transfer-Encoding": "gzip", "Transfer-Encoding": "chunked"], .chunked),
     FramingCase("empty list elements ignored", ["Transfer-Encoding": "chunked , ,"], .chunked),
-    FramingCase("chunked not final", ["Transfer-Encoding": "chunked, gzip"], .untilClose, forbidsReuse: true),
+    FramingCase("chunked not final", ["Transfer-Encoding": "chunked, gzip"], error: .unsupportedTransferCoding),
+    FramingCase("deflate then chunked", ["Transfer-Encoding": "Deflate, chunked"], .chunked),
+    FramingCase("x-gzip then chunked", ["Transfer-Encoding": "x-gzip, chunked"], .chunked),
+    FramingCase("an unknown coding", ["Transfer-Encoding": "compress, chunked"], error: .unsupportedTransferCoding),
+    FramingCase("br is no transfer coding", ["Transfer-Encoding": "br, chunked"], error: .unsupportedTransferCoding),
+    FramingCase("identity is obsolete", ["Transfer-Encoding": "identity"], error: .unsupportedTransferCoding),
+    FramingCase("a coding with a parameter", ["Transfer-Encoding": "gzip;q=1, chunked"],
+                error: .unsupportedTransferCoding),
     FramingCase("chunked twice in a list", ["Transfer-Encoding": "chunked, chunked"], error: .invalidTransferEncoding),
     FramingCase("chunked twice over two fields", ["Transfer-Encoding": "chunked", "transfer-encoding": "Chunked"],
                 error: .invalidTransferEncoding),
@@ -78,6 +86,8 @@ private let framingCases: [FramingCase] = [
         "TE and an invalid CL: CL ignored", ["Content-Length": "abc", "Transfer-Encoding": "chunked"], .chunked,
         forbidsReuse: true),
     FramingCase("TE in HTTP/1.0", version: .http1_0, chunkedTE, .untilClose, forbidsReuse: true),
+    FramingCase("gzip TE in HTTP/1.0", version: .http1_0, ["Transfer-Encoding": "gzip, chunked"],
+                error: .unsupportedTransferCoding),
 
     // MARK: Rule 4: Content-Length
     FramingCase("Content-Length", ["Content-Length": "5"], .contentLength(5)),

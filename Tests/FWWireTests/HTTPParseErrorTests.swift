@@ -6,7 +6,8 @@ import Testing
 private let allParseErrors: [HTTPParseError] = [
     .invalidStatusLine, .unsupportedVersion, .invalidStatusCode, .invalidHeaderName, .invalidHeaderValue,
     .invalidLineEnding, .headerLineTooLong, .headTooLarge, .tooManyHeaders, .invalidContentLength,
-    .conflictingContentLength, .invalidTransferEncoding, .invalidChunkSize, .chunkSizeTooLarge, .invalidChunkExtension,
+    .conflictingContentLength, .invalidTransferEncoding, .unsupportedTransferCoding,
+    .invalidChunkSize, .chunkSizeTooLarge, .invalidChunkExtension,
     .chunkExtensionTooLong, .invalidChunkTerminator, .trailersTooLarge, .unsolicitedSwitchingProtocols,
     .unexpectedEndOfStream,
 ]

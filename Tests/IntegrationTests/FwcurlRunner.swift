@@ -21,8 +21,10 @@ enum Fwcurl {
     }
 
     /// Runs fwcurl with stdout and stderr on pipes (so no progress meter); killed after `timeout` seconds.
-    /// `environment`, when given, replaces the proxy variables of this process's environment.
-    static func run(_ arguments: [String], timeout: Double = 30, environment: [String: String]? = nil) throws -> Run {
+    /// `environment`, when given, replaces the proxy variables of this process's environment. `input`, when
+    /// given, is all of standard input (written at once, then closed: `printf INPUT | fwcurl ...`).
+    static func run(_ arguments: [String], timeout: Double = 30, environment: [String: String]? = nil,
+                    input: String? = nil) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -35,7 +37,13 @@ enum Fwcurl {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        if input != nil { process.standardInput = stdin }
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         let finished = waitUntil(timeout: timeout) { !process.isRunning }

@@ -17,6 +17,26 @@ import TestSupport
         #expect(run.status == 0)
     }
 
+    // Issue 28, item 5: `printf 'one\ntwo\n' | fwcurl -s ws://…` — the input ends before any echo is back; our
+    // close goes out and the echoes the server sent before it saw it are still printed, then its close ends it.
+    @Test(arguments: [false, true])
+    func theEchoesAfterTheEndOfInputArePrinted(json: Bool) throws {
+        let server = try PythonWebSocketServer()
+        defer { server.stop() }
+        // /echo-in-order: python3-websockets' /echo may read our close before its handler echoed (it then
+        // refuses the echoes); this path echoes before it reads on.
+        let url = "ws://127.0.0.1:\(json ? server.deflatePort : server.plainPort)/echo-in-order"
+        let run = try Fwcurl.run(json ? ["--json", url] : ["-s", url], input: "one\ntwo\n")
+        if json {
+            #expect(run.text.split(separator: "\n").map(String.init)
+                        == [#"{"type": "text", "data": "one"}"#, #"{"type": "text", "data": "two"}"#,
+                            #"{"type": "close", "code": 1000, "reason": ""}"#], "\(run.stderr)")
+        } else {
+            #expect(run.text == "one\ntwo\n", "\(run.stderr)")
+        }
+        #expect(run.status == 0)
+    }
+
     @Test func theServersCloseEndsTheRunAndTextIsPrintedAsLines() throws {
         let server = try PythonWebSocketServer()
         defer { server.stop() }

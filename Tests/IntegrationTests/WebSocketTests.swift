@@ -115,6 +115,25 @@ import TestSupport
         #expect(recorder.awaitCompletion().first == .opened(chosen))
     }
 
+    // Issue 28, item 5: what the server sent before it saw our close still answers receive calls, after the
+    // task completed too (nobody was asking when the echoes came); then receive fails.
+    @Test func echoesSentBeforeTheServerSawOurCloseAreStillReceived() async throws {
+        let server = try PythonWebSocketServer()
+        defer { server.stop() }
+        let recorder = Recorder()
+        let session = try Self.session(recorder)
+        defer { session.invalidateAndCancel() }
+        let task = session.webSocketTask(with: Self.url(server.plainPort, "/echo-in-order"))
+        task.resume()
+        try await task.send(.string("one"))
+        try await task.send(.string("two"))
+        task.cancel(with: .normalClosure, reason: nil)
+        #expect(recorder.awaitCompletion() == [.opened(nil), .closed(.normalClosure, nil), .completed(nil)])
+        #expect(Self.text(try await task.receive()) == "one")
+        #expect(Self.text(try await task.receive()) == "two")
+        await #expect(throws: URLError.self) { _ = try await task.receive() }
+    }
+
     @Test(arguments: [false, true])
     func reassemblesALargeFragmentedMessage(compressed: Bool) async throws {
         let server = try PythonWebSocketServer()
@@ -165,7 +184,7 @@ import TestSupport
         let recorder = Recorder()
         let session = try Self.session(recorder)
         defer { session.invalidateAndCancel() }
-        let task = session.webSocketTask(with: Self.url(server.plainPort, "/echo"))
+        let task = session.webSocketTask(with: Self.url(server.plainPort, "/echo-in-order"))
         task.resume()
         try await task.send(.string("one"))
         #expect(Self.text(try await task.receive()) == "one")
@@ -184,7 +203,7 @@ import TestSupport
         let recorder = Recorder()
         let session = try Self.session(recorder)
         defer { session.invalidateAndCancel() }
-        let task = session.webSocketTask(with: Self.url(server.plainPort, "/echo"))
+        let task = session.webSocketTask(with: Self.url(server.plainPort, "/echo-in-order"))
         task.resume()
         try await task.send(.string("one"))
         #expect(Self.text(try await task.receive()) == "one")

@@ -121,8 +121,9 @@ open class URLSessionWebSocketTask: URLSessionTask, @unchecked Sendable { // sta
     // MARK: Closing
 
     /// Closes the connection with `closeCode` and `reason` (at most 123 bytes are sent): the task completes
-    /// once the server answers (or after a few seconds without an answer). `.invalid` sends a close without
-    /// a code.
+    /// once the server answers (or after 5 seconds without an answer, with `URLError.timedOut`). Messages the
+    /// server sent before it saw the close still answer `receive` calls, after the completion too. `.invalid`
+    /// sends a close without a code.
     open func cancel(with closeCode: CloseCode, reason: Data?) {
         webSocket.close(closeCode, reason: reason, task: self)
     }

@@ -13,14 +13,18 @@ import FWTransport
 //   waiting ──the handshake failed (non-101, bad accept, connection error)──▶ ended
 //
 // Once ended, every waiting and later call fails with the error the task completed with (or
-// `networkConnectionLost` after a clean close). After `cancel()` no message or close reaches anyone. A
+// `networkConnectionLost` after a clean close) — except receives while messages that came unasked are left:
+// after `cancel(with:reason:)` the server may still send what it sent before it saw our close, and the channel
+// hands what it parked over at the end; later receives get those first. After `cancel()` no message or close
+// reaches anyone. A
 // response other than a 101 completes the task with `badServerResponse`. Thread-safe: the state is under
 // one `LockedBox`; no callback runs under it.
 
 /// The WebSocket state of one `URLSessionWebSocketTask`.
 final class WebSocketSink: ResponseSink {
     typealias Reply = @Sendable ((any Error)?) -> Void
-    typealias Receive = @Sendable (Result<URLSessionWebSocketTask.Message, any Error>) -> Void
+    typealias Message = URLSessionWebSocketTask.Message
+    typealias Receive = @Sendable (Result<Message, any Error>) -> Void
 
     private struct State {
         var protocols: [String]
@@ -29,6 +33,9 @@ final class WebSocketSink: ResponseSink {
         var opened = false
         /// Receives not answered yet, oldest first (each asked the channel for one message once open).
         var receives: [Receive] = []
+        /// Messages that came with no receive waiting (after our close the channel hands over what it parked),
+        /// for the next receives, even after the task ended; at most the channel's park limit.
+        var unclaimed: [URLSessionWebSocketTask.Message] = []
         /// Sends and pings made before the handshake completed.
         var waitingSends: [(WebSocketMessage, Reply)] = []
         var waitingPings: [Reply] = []
@@ -74,11 +81,13 @@ final class WebSocketSink: ResponseSink {
     }
 
     func receive(task: URLSessionTask, completion: @escaping Receive) {
-        let (channel, ended) = state.withLock { state -> (WebSocketChannel?, (any Error)?) in
-            if state.ended == nil { state.receives.append(completion) }
-            return (state.channel, state.ended)
+        let (channel, answer) = state.withLock { state -> (WebSocketChannel?, Result<Message, any Error>?) in
+            if !state.unclaimed.isEmpty { return (nil, .success(state.unclaimed.removeFirst())) }
+            if let ended = state.ended { return (nil, .failure(ended)) }
+            state.receives.append(completion)
+            return (state.channel, nil)
         }
-        if let ended { return task.enqueue(.webSocket(.failedReceive(completion, ended))) }
+        if let answer { return task.enqueue(.webSocket(.answeredReceive(completion, answer))) }
         channel?.requestMessage()
     }
 
@@ -176,12 +185,19 @@ final class WebSocketSink: ResponseSink {
         switch event {
         case .message where ending, .closeReceived where ending:
             return
-        case .message(let message):
-            let receive = state.withLock { state in state.receives.isEmpty ? nil : state.receives.removeFirst() }
-            switch message {
-            case .text(let text): receive?(.success(.string(text)))
-            case .binary(let bytes): receive?(.success(.data(Data(bytes))))
+        case .message(let wire):
+            let message: Message = switch wire {
+            case .text(let text): .string(text)
+            case .binary(let bytes): .data(Data(bytes))
             }
+            let receive = state.withLock { state -> Receive? in
+                guard !state.receives.isEmpty else {
+                    state.unclaimed.append(message)
+                    return nil
+                }
+                return state.receives.removeFirst()
+            }
+            receive?(.success(message))
         case .closeReceived(let frame):
             let code = URLSessionWebSocketTask.CloseCode(rawValue: Int(frame.code?.rawValue ?? 1005)) ?? .invalid
             let reason = frame.reason.isEmpty ? nil : Data(frame.reason.utf8)
@@ -203,8 +219,8 @@ final class WebSocketSink: ResponseSink {
             task.finish(error: closure.error.map { URLError($0, url: task.currentRequest?.url) })
         case .reply(let completion, let error):
             completion(error)
-        case .failedReceive(let completion, let error):
-            completion(.failure(error))
+        case .answeredReceive(let completion, let answer):
+            completion(answer)
         }
     }
 
@@ -249,8 +265,9 @@ enum WebSocketTaskEvent {
     case finished(WebSocketClosure)
     /// A send or ping finished (nil) or failed.
     case reply(@Sendable ((any Error)?) -> Void, (any Error)?)
-    /// A receive asked for after the end.
-    case failedReceive(@Sendable (Result<URLSessionWebSocketTask.Message, any Error>) -> Void, any Error)
+    /// A receive answered at once: with a message that came unasked, or the error of the end.
+    case answeredReceive(@Sendable (Result<URLSessionWebSocketTask.Message, any Error>) -> Void,
+                         Result<URLSessionWebSocketTask.Message, any Error>)
 }
 
 /// Hands a channel's reports (loop thread) to its task's delivery queue.
