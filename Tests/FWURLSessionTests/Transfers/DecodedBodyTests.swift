@@ -3,9 +3,10 @@ import Foundation
 import Testing
 import TestSupport
 
-// Content-encoded bodies under hostile ratios (issue 18, items 4 and 5): a small gzip body that inflates to
-// 64 MiB arrives in bounded pieces under the same backpressure as raw bytes — delegate and download alike —
-// and a task that collects its body in memory ends with `dataLengthExceedsMaximum` instead of growing.
+// Content-encoded bodies under hostile ratios (issue 18, items 4 and 5; issue 29): a small gzip body that
+// inflates to 64 MiB arrives in bounded pieces under the same backpressure as raw bytes — delegate and download
+// alike — once `maxDecompressionRatio` is turned off, and ends with `dataLengthExceedsMaximum` on every path
+// while it is on (the default); a task that collects its body in memory ends the same way instead of growing.
 @Suite struct DecodedBodyTests {
     static let decodedSize = 64 << 20
 
@@ -59,20 +60,35 @@ import TestSupport
         }
     }
 
-    @Test(arguments: ["data", "download"])
-    func decodedBodiesArriveInBoundedPieces(_ kind: String) throws {
+    /// Streams the bomb to a data or download delegate, with the decoded-size limit on or off.
+    private static func stream(_ kind: String, ratioLimited: Bool) throws -> PieceDelegate.State {
         let server = try Self.bombServer()
         defer { server.stop() }
         let delegate = PieceDelegate()
-        let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+        let configuration = URLSessionConfiguration.default
+        if !ratioLimited { configuration.httpResponseLimits.maxDecompressionRatio = 0 }
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
         let url = URL(string: "http://127.0.0.1:\(server.port)/bomb")!
         let task: URLSessionTask = kind == "data" ? session.dataTask(with: url) : session.downloadTask(with: url)
         task.resume()
         #expect(waitUntil(timeout: 30) { delegate.state.withLock { $0.completed } })
-        let state = delegate.state.withLock { $0 }
+        return delegate.state.withLock { $0 }
+    }
+
+    @Test(arguments: ["data", "download"])
+    func decodedBodiesArriveInBoundedPieces(_ kind: String) throws {
+        let state = try Self.stream(kind, ratioLimited: false)
         #expect(state.error == nil)
         #expect(state.total == Self.decodedSize)
+        #expect(state.largest <= 64 * 1024)
+    }
+
+    @Test(arguments: ["data", "download"])
+    func aStreamedBodyThatInflatesBeyondTheRatioIsRefused(_ kind: String) throws {
+        let state = try Self.stream(kind, ratioLimited: true)
+        #expect(state.error?.code == .dataLengthExceedsMaximum)
+        #expect(state.total < 16 << 20, "it stops within its first slices past the 8 MiB allowance")
         #expect(state.largest <= 64 * 1024)
     }
 
