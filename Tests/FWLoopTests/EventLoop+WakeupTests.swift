@@ -101,6 +101,16 @@ private final class Semaphore: @unchecked Sendable { // `sem_t` is thread-safe; 
         }
     }
 
+    // The eventfd closes in `deinit` (a signal may follow `shutdown`): a loop shut down and let go is released.
+    @Test func aLoopShutDownAndLetGoIsReleased() throws {
+        var loop: EventLoop? = try EventLoop(name: "fw-test-release")
+        weak let probe = loop
+        try onLoop(try #require(loop)) {}
+        loop?.shutdown()
+        loop = nil
+        #expect(probe == nil)
+    }
+
     // Posts racing `shutdown`: a signal decided before the shutdown may be written after it (the eventfd
     // lives as long as the loop); nothing runs once `shutdown` returned.
     @Test func postsRacingShutdownRunNothingAfterIt() throws {
