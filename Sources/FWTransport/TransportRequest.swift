@@ -59,8 +59,8 @@ public struct TransportRequest: Sendable {
 
 // MARK: - TransportEvent
 
-/// What happens to a request, in order: `connected` (when `reportsConnection`), maybe `headSent`, `informational`s, `head`,
-/// `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
+/// What happens to a request, in order: `connected` (when `reportsConnection`), maybe `headSent`,
+/// `informational`s, `head`, `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
 /// `upgraded`. With tracing, `wireWrite` and `wireRead` report the
 /// raw bytes in between, in the order they moved. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
