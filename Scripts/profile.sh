@@ -11,7 +11,8 @@
 #   Scripts/profile.sh strace [N]      strace -c -f over N requests (default 10000) of ProfileClient and of
 #                                      libcurl's multi interface (Scripts/bench/curl/bench-curl.c, one easy
 #                                      handle reused, the same closed loop); prints both syscall tables with
-#                                      the calls per request
+#                                      the calls per request, then both clients' context switches per
+#                                      request (perf stat, when perf is installed and allowed to count)
 #   Scripts/profile.sh hops [N]        wall-clock time per request of ProfileClient and of libcurl multi
 #                                      (bench-curl) over N requests (default 3000) after a warm-up, and the
 #                                      round trip of two threads waking each other through semaphores
@@ -423,3 +424,14 @@ per_request "$work/fw.strace"
 echo
 echo "### $(curl-config --version) multi interface (bench-curl, c=1; the whole process)"
 per_request "$work/curl.strace"
+# Context switches of the same workloads, without strace's own (perf stat, when the kernel lets it count).
+if command -v perf >/dev/null && perf stat -e context-switches true >/dev/null 2>&1; then
+    switches() {
+        perf stat -x, -e context-switches -o "$work/perf.csv" "$@" >/dev/null
+        awk -F, -v n="$requests" '/context-switches/ { printf "%.2f", $1 / n }' "$work/perf.csv"
+    }
+    echo
+    echo "### context switches per request (perf stat -e context-switches; the whole process)"
+    echo "  FWNetworking     $(switches "$client" "$url" "$requests" --warm-up 0)"
+    echo "  libcurl multi    $(switches "$work/bench-curl" "$url" 1 "$requests" get)"
+fi

@@ -14,7 +14,14 @@
 //      gone (deregistered this iteration, or an old registration of a reused descriptor).
 // `shutdown` (another thread) marks the loop shutting down and wakes it; the thread runs the tasks
 // accepted before that, drops timers and registrations (releasing handlers on the loop thread) and
-// exits; `shutdown` joins it and closes the epoll fd and the eventfd.
+// exits; `shutdown` joins it and closes the epoll fd; `deinit` closes the eventfd.
+//
+// Wake-ups (swift-nio's `_pendingTaskPop` rule): `wakeupPending`, under `incoming`'s lock with the tasks,
+// is true from epoll_wait's return until the loop, finding no task, decides to block. `execute` from
+// another thread signals only if it was false (setting it), and writes the eventfd after the lock: an awake
+// loop is never signalled, a woken one never waits for its waker's lock. One lock for the tasks and the
+// flag loses no wake-up. The eventfd stays open until `deinit` (a signal may follow `shutdown`).
+// `reportedInput(for:)` answers from the events this iteration harvested: its tasks run before dispatch.
 //
 // Registrations are level-triggered: a handler is called every iteration while its descriptor is
 // ready for what it asked.
@@ -36,8 +43,9 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// Cross-thread work, guarded by `incoming`.
     private struct Incoming {
         var tasks: [@Sendable () -> Void] = []
-        /// The eventfd was signalled and the loop has not taken the tasks since.
-        var wakeupPending = false
+        /// The loop is awake (from epoll_wait's return until it decides to block with no task queued), or
+        /// the eventfd was signalled since that decision: `execute` need not signal it.
+        var wakeupPending = true
         var isShuttingDown = false
     }
 
@@ -65,7 +73,8 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     private let clockAdvancesByItself: Bool
     /// Immutable; closed by `shutdown` after the thread ended.
     private let epollFD: Int32
-    /// Immutable; written under `incoming` (so never after close), read on the loop thread.
+    /// Immutable; written by any thread (`execute`, `shutdown`), read on the loop thread; closed in `deinit`,
+    /// so that a signal decided before `shutdown` and written after it never reaches a closed or reused fd.
     private let wakeFD: Int32
     /// Any thread: the loop thread's pthread_t while it runs, 0 before and after.
     private let threadID = Atomic<UInt>(0)
@@ -82,6 +91,9 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     private var nextRegistrationID: UInt64 = 1
     /// Loop thread only.
     private var timers = TimerQueue()
+    /// Loop thread only: the events this iteration's epoll_wait harvested (a view of `run`'s buffer), empty
+    /// between iterations.
+    private var harvested = UnsafeMutableBufferPointer<fw_epoll_event>(start: nil, count: 0)
     /// Loop thread only: work for the end of the current iteration (`atEndOfIteration`).
     private var endOfIteration: [() -> Void] = []
     /// Loop thread only: emptied lists kept with their capacity, swapped in when `endOfIteration` and
@@ -114,14 +126,19 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
                 run()
             }
         } catch {
-            Syscall.close(wakeFD)
+            // Every stored property is set: `deinit` runs and closes the eventfd.
             Syscall.close(epollFD)
             throw error
         }
     }
 
+    deinit {
+        Syscall.close(wakeFD)
+    }
+
     /// Stops the loop from another thread and waits for its thread to end, then closes the epoll
-    /// instance and the eventfd. Tasks accepted before the call still run; timers and IO do not.
+    /// instance (the eventfd goes with the loop). Tasks accepted before the call still run; timers and IO
+    /// do not.
     /// Later calls return at once.
     public func shutdown() {
         precondition(!inEventLoop, "EventLoop.shutdown() called on the loop thread of \(name)")
@@ -130,12 +147,9 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         else {
             return
         }
-        incoming.withLock { incoming in
-            incoming.isShuttingDown = true
-            Syscall.eventfdSignal(wakeFD)
-        }
+        incoming.withLock { $0.isShuttingDown = true }
+        Syscall.eventfdSignal(wakeFD)
         PosixThread.join(thread)
-        Syscall.close(wakeFD)
         Syscall.close(epollFD)
     }
 
@@ -154,17 +168,20 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// Any thread. Runs `task` on the loop thread, FIFO with other tasks. After shutdown: dropped.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let onLoop = inEventLoop
-        incoming.withLock { incoming in
+        let signal = incoming.withLock { incoming -> Bool in
             guard !incoming.isShuttingDown else {
-                return
+                return false
             }
             incoming.tasks.append(task)
-            // The loop thread is not blocked: it sees the queued task before it next waits.
+            // No signal when the loop is awake (it sees the task before it decides to block) or signalled.
             guard !onLoop && !incoming.wakeupPending else {
-                return
+                return false
             }
             incoming.wakeupPending = true
-            // A non-blocking write, done under the lock so that `shutdown` cannot close the fd first.
+            return true
+        }
+        // After the lock: the woken loop's first step takes this lock. The fd lives as long as `self`.
+        if signal {
             Syscall.eventfdSignal(wakeFD)
         }
     }
@@ -219,6 +236,17 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
 
     // MARK: Registrations (loop thread only)
 
+    /// Whether this iteration's epoll_wait reported input for `id` (readable, hang-up or error), which its
+    /// handler may not have been told of yet (timers and tasks run before dispatch). False between iterations.
+    public func reportedInput(for id: RegistrationID) -> Bool {
+        preconditionInEventLoop()
+        let input = FW_EPOLLIN | FW_EPOLLHUP | FW_EPOLLERR
+        for event in harvested where event.data == id.rawValue && event.events & input != 0 {
+            return true
+        }
+        return false
+    }
+
     /// Registers `fd` (level-triggered) and starts telling `handler` about `interest`.
     ///
     /// The loop holds `handler` until `deregister`. Deregister before closing the descriptor.
@@ -271,13 +299,20 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
             } catch {
                 preconditionFailure("\(error) in event loop \(name)")
             }
-            if incoming.withLock({ $0.isShuttingDown }) {
+            // Awake: `execute` from other threads needs no signal until the loop decides to block again.
+            let stopping = incoming.withLock { incoming -> Bool in
+                incoming.wakeupPending = true
+                return incoming.isShuttingDown
+            }
+            if stopping {
                 break
             }
+            harvested = UnsafeMutableBufferPointer(rebasing: events[0..<count])
             runExpiredTimers()
             runQueuedTasks()
-            dispatch(UnsafeMutableBufferPointer(rebasing: events[0..<count]))
+            dispatch(harvested)
             runEndOfIteration()
+            harvested = UnsafeMutableBufferPointer(start: nil, count: 0)
         }
         runQueuedTasks()
         runEndOfIteration()
@@ -287,11 +322,22 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     }
 
     /// The epoll_wait timeout: 0 with queued tasks or a due timer, the next timer rounded up to ms, or
-    /// -1 (no timer, or a clock that only moves when someone wakes the loop).
+    /// -1 (no timer, or a clock that only moves when someone wakes the loop). A timeout other than 0 is the
+    /// decision to block: from then on, `execute` from another thread signals the eventfd.
     private func waitTimeout() -> Int32 {
-        if incoming.withLock({ !$0.tasks.isEmpty || $0.isShuttingDown }) {
-            return 0
+        let timeout = timerTimeout()
+        let blocks = incoming.withLock { incoming -> Bool in
+            guard incoming.tasks.isEmpty, !incoming.isShuttingDown, timeout != 0 else {
+                return false
+            }
+            incoming.wakeupPending = false
+            return true
         }
+        return blocks ? timeout : 0
+    }
+
+    /// The time to the earliest timer as an epoll_wait timeout (see `waitTimeout`), tasks left aside.
+    private func timerTimeout() -> Int32 {
         guard let deadline = timers.earliestDeadline() else {
             return -1
         }
@@ -330,7 +376,6 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         var tasks = spareTasks
         spareTasks = []
         incoming.withLock { incoming in
-            incoming.wakeupPending = false
             swap(&tasks, &incoming.tasks)
         }
         for task in tasks {

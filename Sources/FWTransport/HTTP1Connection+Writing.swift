@@ -18,9 +18,11 @@ extension HTTP1Connection {
         lastActivity = loop.now()
         startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)
-        let info = ConnectionInfo(id: id, isReused: machine.isReused, localAddress: addresses.local,
-                                  remoteAddress: addresses.remote)
-        post([.connected(info)], to: request)
+        if request.request.reportsConnection {
+            let info = ConnectionInfo(id: id, isReused: machine.isReused, localAddress: addresses.local,
+                                      remoteAddress: addresses.remote)
+            post([.connected(info)], to: request)
+        }
         if let producers = request.bodyProducers {
             guard let producer = producers.producerForAttempt() else {
                 run(machine.failActiveRequest(.bodyStreamFailed("the body stream cannot be produced")))

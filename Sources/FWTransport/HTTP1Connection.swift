@@ -111,10 +111,12 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     func execute(_ request: PreparedRequest) {
         loop.preconditionInEventLoop()
         // The server may have closed the kept-alive connection while it was idle, its close not yet seen (the
-        // event can wait in this very loop iteration): read what is pending first, so that the request never
-        // goes out on a closed connection but back to the pool, for a new one. (A new connection goes ahead:
-        // what its server says comes as the response, and a failure there cannot send the request round.)
-        if machine.isIdle, machine.isReused { readAvailable() }
+        // event can wait in this very loop iteration, whose tasks run before its events are dispatched): read
+        // what is pending first, so that the request never goes out on a closed connection but back to the
+        // pool, for a new one. Input reported in an earlier iteration was read by `handleIO` then, so only this
+        // iteration's events ask for the read (no EAGAIN read otherwise). (A new connection goes ahead: what
+        // its server says comes as the response, and a failure there cannot send the request round.)
+        if machine.isIdle, machine.isReused, registration.map(loop.reportedInput(for:)) ?? true { readAvailable() }
         run(machine.startRequest(request, readingPaused: transport.isReadingPaused(request.id)))
     }
 

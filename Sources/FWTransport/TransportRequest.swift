@@ -23,6 +23,9 @@ public struct TransportRequest: Sendable {
     /// Report the exact bytes exchanged: `.headSent`, and every `.wireWrite` / `.wireRead` (for `-v`
     /// and `--trace-ascii` style tracing; it costs a copy of every byte).
     public var tracesBytes: Bool
+    /// Report `.connected` when the request gets its connection. A receiver that does not read it (a session
+    /// without a trace delegate) turns it off: each event it is sent costs it a hand-off.
+    public var reportsConnection: Bool
     /// Turn the connection into a WebSocket: the handshake's fields are added, a 101 is the final response
     /// and, once checked, the connection leaves the pool as `.upgraded`'s channel. nil for plain HTTP.
     public var webSocket: WebSocketUpgrade?
@@ -30,7 +33,7 @@ public struct TransportRequest: Sendable {
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,
                 idleTimeout: Duration = .seconds(60), priority: Int = 500, decodesContent: Bool = false,
-                tracesBytes: Bool = false) {
+                tracesBytes: Bool = false, reportsConnection: Bool = true) {
         self.key = key
         self.head = head
         self.body = body
@@ -38,6 +41,7 @@ public struct TransportRequest: Sendable {
         self.priority = priority
         self.decodesContent = decodesContent
         self.tracesBytes = tracesBytes
+        self.reportsConnection = reportsConnection
     }
 
     /// Whether the request may be sent again after a failure that came before any response byte although
@@ -55,13 +59,14 @@ public struct TransportRequest: Sendable {
 
 // MARK: - TransportEvent
 
-/// What happens to a request, in order: `connected`, maybe `headSent`, `informational`s, `head`,
-/// `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
+/// What happens to a request, in order: `connected` (when `reportsConnection`), maybe `headSent`,
+/// `informational`s, `head`, `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
 /// `upgraded`. With tracing, `wireWrite` and `wireRead` report the
 /// raw bytes in between, in the order they moved. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
 public enum TransportEvent: Sendable {
-    /// The request got a connection (and, for tracing, the connection's addresses).
+    /// The request got a connection (and, for tracing, the connection's addresses); only when the request
+    /// `reportsConnection`.
     case connected(ConnectionInfo)
     /// The exact head bytes about to be written (only when `tracesBytes`).
     case headSent([UInt8])

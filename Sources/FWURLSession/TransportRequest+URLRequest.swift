@@ -39,7 +39,9 @@ extension TransportRequest {
     /// bodies are decoded whoever asked for them); the key names the proxy `proxies` choose for the URL.
     /// Throws `badURL` or `unsupportedURL` for URLs the engine cannot carry (`unsupportedURL` for a request
     /// without a URL, as FoundationNetworking does), and `unsupportedURL` when their proxy setting cannot be
-    /// used. With `webSocket` (a WebSocket task's handshake) `ws` and `wss` URLs are carried too.
+    /// used. With `webSocket` (a WebSocket task's handshake) `ws` and `wss` URLs are carried too. `tracing`
+    /// (`DelegateRouter.wantsTrace`): the bytes moved and the connection used are reported; without it no
+    /// `.connected` event is sent, since its only reader is a trace message.
     init(_ request: URLRequest, configuration: URLSessionConfiguration, proxies: ProxySettings = .direct,
          priority: Float = URLSessionTask.defaultPriority, tracing: Bool,
          webSocket: WebSocketUpgrade? = nil) throws(URLError) {
@@ -80,7 +82,8 @@ extension TransportRequest {
                   idleTimeout: Self.idleTimeout(of: request, configuration: configuration),
                   priority: Int((priority * 1000).rounded()),
                   decodesContent: true,
-                  tracesBytes: tracing)
+                  tracesBytes: tracing,
+                  reportsConnection: tracing)
         self.webSocket = webSocket
     }
 

@@ -183,7 +183,8 @@ enum DelegateRouter {
 
     // MARK: Trace messages (FWNetworking addition)
 
-    /// Whether anybody hears `task`'s trace messages (the transport then copies the bytes it moves).
+    /// Whether anybody hears `task`'s trace messages (the transport then copies the bytes it moves, and
+    /// reports the connection each request uses, for `didUseConnection`: its only reader).
     static func wantsTrace(task: URLSessionTask) -> Bool {
         delegate(of: task, (any URLSessionTaskTraceDelegate).self) != nil
     }

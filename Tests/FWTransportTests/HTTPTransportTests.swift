@@ -47,6 +47,29 @@ import TestSupport
         #expect(waitUntil(timeout: 2) { fixture.transport.counters(for: key).idle == 1 })
     }
 
+    // Issue 23 (stage A1): `.connected` is sent only to a request that asks for it, first and once.
+    @Test(arguments: [false, true])
+    func connectedIsReportedOnlyWhenAskedFor(_ asked: Bool) throws {
+        let server = try LoopbackHTTPServer { _ in .ok("x") }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+
+        for _ in 0..<2 {
+            var request = getRequest(port: server.port)
+            request.reportsConnection = asked
+            let delegate = RecordingDelegate()
+            _ = fixture.transport.execute(request, delegate: delegate)
+            #expect(delegate.outcome().bodyText == "x")
+            let connected = delegate.recorded.enumerated().filter {
+                if case .connected = $0.element { return true }
+                return false
+            }
+            #expect(connected.map(\.offset) == (asked ? [0] : []))
+        }
+        #expect(server.connectionCount == 1)
+    }
+
     @Test func connectionCloseFromTheServerOpensANewConnection() throws {
         let server = try LoopbackHTTPServer { _ in .ok("x", headers: [("Connection", "close")]) }
         defer { server.stop() }
