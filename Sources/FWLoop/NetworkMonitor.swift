@@ -80,6 +80,12 @@ public final class NetworkMonitor: @unchecked Sendable { // socket, registration
         }
     }
 
+    /// Whether an interface other than loopback is up with an address (whatever the routes); nil once
+    /// monitoring stopped.
+    public func hasUsableInterface() -> Bool? {
+        state.withLock { state in state.stopped ? nil : state.view.hasUsableInterface }
+    }
+
     /// The path to `destination` as the monitor sees it now; nil when it cannot tell: a host name that no
     /// watch has looked up yet, or monitoring stopped.
     public func currentPath(to destination: NetworkDestination) -> NetworkPath? {

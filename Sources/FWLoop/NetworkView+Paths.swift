@@ -80,6 +80,12 @@ extension NetworkView {
     }
 
     /// True when an interface that is up has an address of `family` that can be a packet's source.
+    /// Whether an interface other than loopback is up with an address packets could leave with (of a scope
+    /// wider than host: loopback's own addresses are of host scope), whatever the routes.
+    var hasUsableInterface: Bool {
+        hasSourceAddress(.ipv4) || hasSourceAddress(.ipv6)
+    }
+
     private func hasSourceAddress(_ family: SocketAddress.Family) -> Bool {
         addresses.contains { address in
             address.address.family == family && address.isUsableSource && links[address.index]?.link.isUp == true

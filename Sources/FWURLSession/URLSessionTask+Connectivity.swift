@@ -6,7 +6,9 @@ import FWTransport
 // A task whose request failed for want of a route — its connection could not be made because there was no
 // route to the host (`TransportError.isNoRoute`: ENETUNREACH or EHOSTUNREACH on every address), or its host
 // name could not be resolved for now (`isTemporaryLookupFailure`) while the network-change monitor knows no
-// route to any network — fails at once with `notConnectedToInternet`, unless its session's configuration
+// interface but loopback that is up with an address (with one, the lookup failed for another reason: a name
+// server that does not answer, and the task fails with `cannotFindHost`) — fails at once with
+// `notConnectedToInternet`, unless its session's configuration
 // `waitsForConnectivity`. Then it tells the delegate `taskIsWaitingForConnectivity` (once in the task's
 // life), watches the path to its URL's host on the process's monitor (`NetworkMonitor.shared`), and sends
 // its request again when the path becomes reachable (`ConnectivityRetryRule`). Its resource timeout keeps
@@ -15,9 +17,9 @@ import FWTransport
 // it did not wait, and a failed lookup stays `cannotFindHost`.
 
 /// Whether a transport failure means "no route": a connect without a route, or a lookup that failed for
-/// now while there is no route to any network (`defaultRouteReachable`, nil when no monitor can tell).
-func isForWantOfRoute(_ error: TransportError, defaultRouteReachable: Bool?) -> Bool {
-    error.isNoRoute || (error.isTemporaryLookupFailure && defaultRouteReachable == false)
+/// now while no interface but loopback is up (`interfaceUp`, nil when no monitor can tell).
+func isForWantOfRoute(_ error: TransportError, interfaceUp: Bool?) -> Bool {
+    error.isNoRoute || (error.isTemporaryLookupFailure && interfaceUp == false)
 }
 
 /// When a waiting task sends its request again: when the path is reachable, and not over the very path
@@ -61,8 +63,8 @@ extension URLSessionTask {
         guard error.isNoRoute || error.isTemporaryLookupFailure else {
             return session.urlError(error, url: url)
         }
-        let defaultRoute = error.isNoRoute ? nil : (try? NetworkMonitor.shared.get())?.currentPath(to: .defaultRoute)
-        guard isForWantOfRoute(error, defaultRouteReachable: defaultRoute?.isReachable) else {
+        let interfaceUp = error.isNoRoute ? nil : (try? NetworkMonitor.shared.get())?.hasUsableInterface()
+        guard isForWantOfRoute(error, interfaceUp: interfaceUp) else {
             return session.urlError(error, url: url)
         }
         if waitForConnectivity() {

@@ -116,6 +116,16 @@ import Testing
         #expect(row.view.defaultPath().interface?.name == row.interface)
     }
 
+    // An interface other than loopback up with an address counts, routes or not; loopback's own addresses
+    // (host scope) and a down interface's do not.
+    @Test func anInterfaceIsUpWhenOneButLoopbackHasAnAddress() {
+        #expect(Self.view([]).hasUsableInterface)
+        let loopbackOnly = [address(1, "127.0.0.1", 8, scope: 254), address(1, "::1", 128, scope: 254)]
+        #expect(!Self.view([], addresses: loopbackOnly).hasUsableInterface)
+        #expect(!Self.view([], addresses: loopbackOnly + [address(4, "10.9.0.2", 24)]).hasUsableInterface)
+        #expect(Self.view([], addresses: [address(3, "fe80::2", 64, scope: 253)]).hasUsableInterface)
+    }
+
     @Test func thePathNamesTheInterfaceAndItsKind() {
         let path = Self.view([route("0.0.0.0", 0, via: [3])]).defaultPath()
         #expect(path == NetworkPath(interface: NetworkInterface(index: 3, name: "wwan0", kind: .wwan)))

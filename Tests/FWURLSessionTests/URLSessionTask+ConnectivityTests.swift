@@ -39,8 +39,8 @@ import Testing
         (lookupLater, false, true), (lookupLater, true, false), (lookupLater, nil, false),
         (noSuchHost, false, false), (refused, false, false), (TransportError.timedOut("slow"), false, false),
     ] as [(TransportError, Bool?, Bool)])
-    func whatCountsAsNoRoute(_ error: TransportError, defaultRouteReachable: Bool?, noRoute: Bool) {
-        #expect(isForWantOfRoute(error, defaultRouteReachable: defaultRouteReachable) == noRoute)
+    func whatCountsAsNoRoute(_ error: TransportError, interfaceUp: Bool?, noRoute: Bool) {
+        #expect(isForWantOfRoute(error, interfaceUp: interfaceUp) == noRoute)
     }
 
     @Test func aTaskThatDoesNotWaitFailsWithNotConnectedToInternet() throws {

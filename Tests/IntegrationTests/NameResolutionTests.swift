@@ -1,7 +1,7 @@
 // A host name no name server can answer for (`EAI_AGAIN`), in network namespaces the test creates (as
 // NetworkNamespaceTests does): fwcurl exits 6, as curl does, whatever the URLError; the URLError is
-// `notConnectedToInternet` (-1009) only when the network monitor knows no route to any network, and
-// `cannotFindHost` (-1003) once an interface other than loopback is up with a default route. The namespace's
+// `notConnectedToInternet` (-1009) only when the network monitor knows no interface but loopback that is up,
+// and `cannotFindHost` (-1003) once one is, with a default route or without. The namespace's
 // `/etc/resolv.conf` is a bind mount naming 127.0.0.1 (nothing listens on its port 53) with a 1 s timeout.
 
 import Foundation
@@ -18,15 +18,18 @@ struct NameResolutionTests {
     enum Network: String, CaseIterable, Sendable {
         /// Nothing up, not even loopback: no route anywhere.
         case none
-        /// Loopback, and a dummy interface with 192.0.2.2/24 (TEST-NET-1) and a default route through it.
+        /// Loopback, and a dummy interface with 192.0.2.2/24 (TEST-NET-1): a route to its subnet only.
         case interfaceUp = "interface up"
+        /// The same with a default route through the dummy interface.
+        case defaultRoute = "interface up with a default route"
 
         var commands: [String] {
+            let interface = ["ip link set lo up", NamespacedProbe.addLink("fw0"), "ip addr add 192.0.2.2/24 dev fw0",
+                             "ip link set fw0 up"]
             switch self {
-            case .none: []
-            case .interfaceUp:
-                ["ip link set lo up", NamespacedProbe.addLink("fw0"), "ip addr add 192.0.2.2/24 dev fw0",
-                 "ip link set fw0 up", "ip route add default via 192.0.2.1"]
+            case .none: return []
+            case .interfaceUp: return interface
+            case .defaultRoute: return interface + ["ip route add default via 192.0.2.1"]
             }
         }
 
