@@ -5,7 +5,7 @@ import FWWire
 // MARK: - HTTP1Connection: writing the request
 //
 // The head is queued at once; the body follows it (the request machine decides what goes next), or first
-// waits for `100 Continue` (at most `PreparedRequest.continueTimeout`). A piece of the body is queued only
+// waits for `100 Continue` (at most `PreparedRequest.continueWait`). A piece of the body is queued only
 // when the write queue is empty: an in-memory body's next slice at once, a streamed body's next piece from
 // its producer, whose answer hops back onto the loop (one `produce` outstanding at most). On HTTPS, bytes
 // are encrypted as they are queued. Time spent waiting for a producer counts as idle time for the
@@ -33,7 +33,7 @@ extension HTTP1Connection {
         if request.request.tracesBytes { post([.headSent(request.encodedHead)], to: request) }
         enqueue(request.encodedHead)
         if request.expectsContinue {
-            continueTimer = loop.scheduleTimer(at: loop.now() + PreparedRequest.continueTimeout) { [self] in
+            continueTimer = loop.scheduleTimer(at: loop.now() + request.continueWait) { [self] in
                 continueTimer = nil
                 releaseBodyAfterContinue()
             }

@@ -45,7 +45,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     /// Loop thread only: the connection's one deadline — the handshake timeout while connecting, the
     /// request's idle timeout while active, the idle-connection timeout while idle.
     private var timer: TimerID?
-    /// Loop thread only: sends a body waiting for `100 Continue` after `PreparedRequest.continueTimeout`.
+    /// Loop thread only: sends a body waiting for `100 Continue` after `PreparedRequest.continueWait`.
     var continueTimer: TimerID?
     /// Loop thread only: when a byte last moved for the current request (on the loop's clock).
     var lastActivity: Deadline

@@ -14,7 +14,7 @@ final class PreparedRequest: Sendable {
     let encodedHead: [UInt8]
     /// The request said `Connection: close`, so the connection ends with it.
     let forbidsReuse: Bool
-    /// The body waits for `100 Continue` (or `continueTimeout`) before it is sent.
+    /// The body waits for `100 Continue` (or `continueWait`) before it is sent.
     let expectsContinue: Bool
     let delegate: any TransportTaskDelegate
 
@@ -77,8 +77,16 @@ final class PreparedRequest: Sendable {
 
     /// Bodies larger than this ask for `100 Continue` first (CONFORMANCE.md, "Requests we write").
     static let continueThreshold = 1024 * 1024
-    /// How long a body waits for `100 Continue` before it is sent anyway.
+    /// How long a body waits for `100 Continue` before it is sent anyway, at most.
     static let continueTimeout: Duration = .seconds(1)
+
+    /// How long this request's body waits for `100 Continue`: `continueTimeout`, or half the request's idle
+    /// timeout when that is shorter — the wait is silence, and a server that never sends `100` must not
+    /// make a short idle timeout fire before the body went out.
+    var continueWait: Duration {
+        let idle = request.idleTimeout
+        return idle > .zero ? min(Self.continueTimeout, idle / 2) : Self.continueTimeout
+    }
 
     /// Hands one event to the request's delegate.
     func deliver(_ event: TransportEvent) {

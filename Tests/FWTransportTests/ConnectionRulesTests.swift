@@ -45,6 +45,25 @@ import TestSupport
         #expect(server.scriptErrors.isEmpty)
     }
 
+    // A request whose idle timeout (0.6 s) is shorter than the 1 s wait for `100 Continue` waits half of it
+    // instead: a server that never sends `100` gets the body before the request times out.
+    @Test func withoutContinueAShortIdleTimeoutStillSendsTheBody() throws {
+        let server = try ScriptedServer { connection in
+            guard try connection.readRequestHead() != nil else { return }
+            let body = try connection.readBytes(count: Self.bigBody.count)
+            try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            #expect(body == Self.bigBody)
+            _ = connection.waitForClose(timeout: 2)
+        }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+        let request = getRequest(port: server.port, method: "PUT", body: Self.bigBody, idleTimeout: .milliseconds(600))
+        let outcome = fixture.run(request)
+        #expect(outcome.error == nil)
+        #expect(outcome.bodyText == "ok")
+    }
+
     @Test func aFinalStatusBeforeContinueMeansTheBodyIsNeverSent() throws {
         let server = try ScriptedServer { connection in
             guard try connection.readRequestHead() != nil else { return }
