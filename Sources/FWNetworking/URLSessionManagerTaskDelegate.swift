@@ -146,12 +146,7 @@ final class URLSessionManagerTaskDelegate: Sendable {
     }
 
     private static func tooLarge(_ url: URL?, _ description: String) -> URLError {
-        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
-        if let url {
-            info[NSURLErrorFailingURLErrorKey] = url
-            info["NSErrorFailingURLStringKey"] = url.absoluteString // NSURLErrorFailingURLStringErrorKey (deprecated)
-        }
-        return URLError(.dataLengthExceedsMaximum, userInfo: info)
+        URLError(.dataLengthExceedsMaximum, userInfo: [NSLocalizedDescriptionKey: description]).addingFailingURL(url)
     }
 
     // MARK: Downloads

@@ -14,14 +14,15 @@ extension URLError {
     }
 
     /// `NSErrorFailingURLStringKey`: Foundation's own constant for it is deprecated (in favour of the `URL` key),
-    /// yet FoundationNetworking still fills it and callers read it.
-    static let failingURLStringKey = "NSErrorFailingURLStringKey"
+    /// yet FoundationNetworking still fills it and callers read it. (An FWNetworking addition.)
+    public static let failingURLStringKey = "NSErrorFailingURLStringKey"
 
     /// This error with FoundationNetworking's two keys of the URL that failed, `NSErrorFailingURLKey` (a `URL`)
     /// and `NSErrorFailingURLStringKey` (its absolute string): a key the error has already is kept, and
     /// `url` fills the ones it lacks. Every error a task completes with goes through here
-    /// (`URLSessionTask.finish(error:)`), wherever it was made.
-    func addingFailingURL(_ url: URL?) -> URLError {
+    /// (`URLSessionTask.finish(error:)`), wherever it was made; the session manager's own errors too. (An
+    /// FWNetworking addition.)
+    public func addingFailingURL(_ url: URL?) -> URLError {
         guard let failing = userInfo[NSURLErrorFailingURLErrorKey] as? URL ?? url else { return self }
         guard userInfo[NSURLErrorFailingURLErrorKey] == nil || userInfo[Self.failingURLStringKey] == nil
         else { return self }

@@ -44,6 +44,7 @@ import TestSupport
         let result = try #require(ManagerTests.load(manager, URLRequest(url: url)))
         #expect(result.urlError?.code == .dataLengthExceedsMaximum)
         #expect(result.urlError?.userInfo[NSURLErrorFailingURLErrorKey] as? URL == url)
+        #expect(result.urlError?.userInfo[URLError.failingURLStringKey] as? String == url.absoluteString)
         #expect(result.object == nil)
         let smallURL = URL(string: "http://127.0.0.1:\(server.port)/small")!
         let small = try #require(ManagerTests.load(manager, URLRequest(url: smallURL)))
