@@ -230,16 +230,12 @@ extension URLSessionDataTask {
     /// `.becomeDownload`: a download task takes over the transfer, from the next body byte on, with this
     /// task's request, response, counts and metrics; this task ends without further messages.
     private func becomeDownload() {
-        guard let response = response as? HTTPURLResponse, !control.withLock({ $0.isEnding }) else { return }
-        let download = session.adoptTransfer(of: self)
+        guard let response = response as? HTTPURLResponse, !isEnding,
+              let download = session.adoptTransfer(of: self) else { return }
         do throws(URLError) {
             try download.downloadSink.receive(response, for: download)
         } catch {
             download.abort(with: error)
-        }
-        control.withLock { state in
-            state.successor = download
-            _ = state.lifecycle.finish()
         }
         DelegateRouter.didBecome(download, dataTask: self)
         session.taskDidComplete(self)

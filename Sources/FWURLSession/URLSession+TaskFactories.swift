@@ -11,9 +11,9 @@ extension URLSession {
         }
         let task = register { URLSessionUploadTask(session: self, identifier: $0, request: request, sink: sink) }
         task.transfer.withLock { $0.upload = body }
-        task.counts.withLock { counts in
-            counts.expectedToSend = expected
-            counts.tracksSending = true
+        task.core.withLock { core in
+            core.machine.counts.expectedToSend = expected
+            core.machine.counts.tracksSending = true
         }
         return task
     }
@@ -47,30 +47,20 @@ extension URLSession {
         return task
     }
 
-    /// The download task that takes over `dataTask`'s transfer (`.becomeDownload`): same request, response,
-    /// counts, metrics and resource deadline; running.
-    final func adoptTransfer(of dataTask: URLSessionDataTask) -> URLSessionDownloadTask {
-        let transfer = dataTask.transfer.withLock { $0 }
-        let counts = dataTask.counts.withLock { $0 }
-        let control = dataTask.control.withLock { $0 }
-        resourceTimeouts.remove(dataTask.taskIdentifier)
+    /// The download task that takes over `dataTask`'s transfer (`.becomeDownload`): the data task's machine
+    /// moves into it (running, with the response, the transport request and the counts), with the same
+    /// request, metrics, resource deadline and properties. nil when the data task is ending.
+    final func adoptTransfer(of dataTask: URLSessionDataTask) -> URLSessionDownloadTask? {
         let request = dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         // A transfer that changes hands is no new task for the delegate (it hears `didBecome downloadTask`).
         let download = makeDownloadTask(request, completion: nil, announcing: false)
+        guard dataTask.handOver(to: download, keepingTransfer: true) else {
+            taskDidComplete(download) // cancelled meanwhile: the unannounced download goes with it
+            return nil
+        }
+        let transfer = dataTask.transfer.withLock { $0 }
         download.transfer.withLock { $0 = transfer }
-        download.counts.withLock { state in
-            state = counts
-            state.progress = nil
-        }
-        download.control.withLock { state in
-            _ = state.lifecycle.resume()
-            state.requestID = control.requestID
-            state.pauseVersion = control.pauseVersion
-            state.response = control.response
-            state.taskDescription = control.taskDescription
-            state.priority = control.priority
-            state.delegate = control.delegate
-        }
+        resourceTimeouts.remove(dataTask.taskIdentifier)
         if let deadline = transfer.resourceDeadline { download.armResourceTimer(deadline: deadline) }
         return download
     }

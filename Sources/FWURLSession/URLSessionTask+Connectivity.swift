@@ -77,7 +77,7 @@ extension URLSessionTask {
     /// The request failed for want of a route: true when the task now waits for one instead of failing,
     /// false when it must fail.
     final func waitForConnectivity() -> Bool {
-        guard session.sessionConfiguration.waitsForConnectivity, !control.withLock({ $0.isEnding }),
+        guard session.sessionConfiguration.waitsForConnectivity, !isEnding,
               let host = currentRequest?.url?.host, let monitor = try? NetworkMonitor.shared.get() else {
             return false
         }
@@ -130,7 +130,7 @@ extension URLSessionTask {
         }
         guard let retry else { return }
         retry.watch?.cancel()
-        guard let request = retry.request, !control.withLock({ $0.isEnding }) else { return }
+        guard let request = retry.request, !isEnding else { return }
         send(request)
     }
 }

@@ -3,73 +3,16 @@ import FWTransport
 
 // MARK: - Delivery
 //
-// The transport's events are queued in the task's `DeliveryQueue` (see there) and handled here, one at a
-// time, on the delegate queue. Task-level messages go through the session's delegate router; the response
+// The transport's events are queued in the task's `DeliveryQueue` (through its machine,
+// `URLSessionTask+Executor.swift`) and handled here, one at a time, on the delegate queue. Task-level messages go through the session's delegate router; the response
 // and its body go to the task's `ResponseSink`, chosen when the task was made. No delegate is ever called
 // with a lock held.
 
-extension URLSessionTask: TransportTaskDelegate {
-    /// Called by the transport on a loop thread.
-    public func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
-        enqueue(.transport(event))
-    }
-
-    /// Called by the transport on a loop thread: one loop iteration's events, queued under one lock and
-    /// drained by one hop to the delegate queue.
-    public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
-        enqueue(events.lazy.map(TaskEvent.transport))
-    }
-
-    func enqueue(_ event: TaskEvent) {
-        enqueue(CollectionOfOne(event))
-    }
-
-    private func enqueue(_ events: some Collection<TaskEvent>) {
-        let (schedule, backlogChanged) = control.withLock { state -> (Bool, Bool) in
-            var changed = false
-            for event in events where state.deliveries.append(event) { changed = true }
-            return (state.deliveries.claimDrain(), changed)
-        }
-        if backlogChanged { syncReadingPause() }
-        if schedule { session.deliveryPump.schedule(self) }
-    }
-
-    /// Lifts `hold` and lets delivery go on.
-    func release(_ hold: DeliveryQueue.Hold) {
-        let schedule = control.withLock { state -> Bool in
-            state.deliveries.holds.remove(hold)
-            return state.deliveries.claimDrain()
-        }
-        if schedule { session.deliveryPump.schedule(self) }
-    }
-
-    func hold(_ hold: DeliveryQueue.Hold) {
-        control.withLock { _ = $0.deliveries.holds.insert(hold) }
-    }
-
-    /// Delivers the queued events (delegate queue; `DeliveryPump` runs it).
-    func drain() {
-        while true {
-            let (event, backlogChanged) = control.withLock { $0.deliveries.nextForDrain() }
-            if backlogChanged { syncReadingPause() }
-            guard let event else { return }
-            handle(event)
-        }
-    }
-
+extension URLSessionTask {
     // MARK: Handling one event (delegate queue, no lock held)
 
-    private func handle(_ event: TaskEvent) {
-        switch event {
-        case .resumed: return DelegateRouter.didResume(task: self)
-        case .suspended: return DelegateRouter.didSuspend(task: self)
-        default: break
-        }
-        let (ending, successor) = control.withLock { ($0.isEnding, $0.successor) }
-        if let successor {
-            successor.adopt(event)
-            return
-        }
+    /// Handles `event`; `ending`: the task was cancelled or completed, so only its completion goes out.
+    func handle(_ event: TaskEvent, ending: Bool) {
         let following = transfer.withLock { $0.nextHop != nil }
         if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
             endReplacedHop(transportEvent)
@@ -90,8 +33,10 @@ extension URLSessionTask: TransportTaskDelegate {
             DelegateRouter.didCreateTask(self)
         case .begin:
             if !ending { beginDelayedRequest() }
-        case .resumed, .suspended:
-            break // handled above, whatever became of the task
+        case .resumed:
+            DelegateRouter.didResume(task: self)
+        case .suspended:
+            DelegateRouter.didSuspend(task: self)
         case .transport(.end), .transport(.failed):
             handleTransport(event)
         case .transport(.upgraded(let channel)):
@@ -135,9 +80,9 @@ extension URLSessionTask: TransportTaskDelegate {
             cacheBody(bytes)
             deliverBody(bytes)
         case .encodedBodyBytes(let count):
-            counts.withLock { counts in
-                counts.received += Int64(count)
-                counts.bodyIsEncoded = true
+            core.withLock { core in
+                core.machine.counts.received += Int64(count)
+                core.machine.counts.bodyIsEncoded = true
             }
         case .end(let trailers):
             if !trailers.isEmpty {
@@ -168,8 +113,7 @@ extension URLSessionTask: TransportTaskDelegate {
     /// Makes `response` the task's response and hands it to the sink (a URL protocol's response may be
     /// of another protocol than HTTP).
     func deliverResponse(_ response: URLResponse) {
-        control.withLock { $0.response = response }
-        counts.withLock { $0.expectedToReceive = response.expectedContentLength }
+        core.withLock { $0.machine.responseDelivered(response) }
         updateProgress()
         do throws(URLError) {
             if let response = response as? HTTPURLResponse {
@@ -186,14 +130,7 @@ extension URLSessionTask: TransportTaskDelegate {
     /// then handed to the sink.
     func deliverBody(_ bytes: [UInt8]) {
         // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
-        let encoded = counts.withLock { counts -> (decoded: Int64, received: Int64)? in
-            guard counts.bodyIsEncoded else {
-                counts.received += Int64(bytes.count)
-                return nil
-            }
-            counts.decoded += Int64(bytes.count)
-            return (counts.decoded, counts.received)
-        }
+        let encoded = core.withLock { $0.machine.counts.bodyArrived(bytes.count) }
         updateProgress()
         do throws(URLError) {
             if let encoded { try checkDecodedGrowth(encoded.decoded, received: encoded.received) }
@@ -217,12 +154,7 @@ extension URLSessionTask: TransportTaskDelegate {
     }
 
     private func reportBodyBytesSent(_ total: Int64) {
-        let (sent, expected) = counts.withLock { counts -> (Int64, Int64) in
-            let sent = total - counts.reportedBodyBytesSent
-            counts.reportedBodyBytesSent = total
-            counts.sent = total
-            return (sent, counts.expectedToSend)
-        }
+        let (sent, expected) = core.withLock { $0.machine.counts.bodyBytesSent(total) }
         guard sent > 0 else { return }
         updateProgress()
         DelegateRouter.didSendBodyData(task: self, sent, total: total, expected: expected)
@@ -233,7 +165,7 @@ extension URLSessionTask: TransportTaskDelegate {
     /// Ends the task with `error` from inside the drain (a local failure such as a full disk), stopping
     /// its transfer.
     func abort(with error: URLError) {
-        let requestID = control.withLock { $0.requestID }
+        let requestID = requestID
         finish(error: error)
         if let requestID { session.transport?.cancel(requestID) }
     }
@@ -243,13 +175,13 @@ extension URLSessionTask: TransportTaskDelegate {
     /// a URL protocol's own error, which the task completes with as it is.
     func finish(error: (any Error)?) {
         let url = currentRequest?.url
-        let (action, decidedError, response) = control.withLock { state in
-            // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
-            let overridden = state.lifecycle.publicState == .canceling && (error as? URLError)?.code != .cancelled
-            let decided: (any Error)? = overridden ? URLError(.cancelled, url: url, description: "cancelled") : error
-            return (state.lifecycle.finish(), decided, state.response)
+        // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
+        let (completes, decidedError, response) = core.withLock { core in
+            let (completes, decided) = core.machine.finish(
+                error: error, cancellation: URLError(.cancelled, url: url, description: "cancelled"))
+            return (completes, decided, core.machine.response)
         }
-        guard action == .complete else { return }
+        guard completes else { return }
         // A finished task keeps its metadata, not its body, whoever holds on to it.
         transfer.withLock { $0.cache.dropBodies() }
         session.resourceTimeouts.remove(taskIdentifier)
@@ -259,8 +191,7 @@ extension URLSessionTask: TransportTaskDelegate {
         let error = settle(decidedError, response: response).map { error -> any Error in
             (error as? URLError)?.addingFailingURL(url ?? originalRequest?.url) ?? error
         }
-        control.withLock { $0.error = error }
-        counts.withLock { $0.succeeded = error == nil }
+        core.withLock { $0.machine.completed(with: error) }
         updateProgress()
         if let metrics = collectMetrics() { DelegateRouter.didFinishCollecting(task: self, metrics) }
         sink.complete(with: error, response: response, for: self)

@@ -20,7 +20,7 @@ extension URLSessionTask {
     /// The task's metrics: a transaction per request sent (a request that never reached a connection
     /// still gets one, without network times); nil when the task never started.
     func collectMetrics() -> URLSessionTaskMetrics? {
-        let response = control.withLock { $0.response }
+        let response = response
         return transfer.withLock { state -> URLSessionTaskMetrics? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
                   let request = state.currentRequest else { return nil }

@@ -2,23 +2,14 @@ import Foundation
 
 // MARK: - Progress
 //
-// `task.progress` is made on first use (most tasks never ask, and a `Progress` is not free), then kept
-// current by the drain: bytes sent of the expected total for upload tasks, bytes received (as received,
-// before content decoding) of the expected total for the others. An unknown total is -1 (indeterminate)
-// until the task succeeds, when the total becomes what was transferred.
-
-extension TaskCounts {
-    /// (completed, total) for `progress`.
-    var progressCounts: (completed: Int64, total: Int64) {
-        let (completed, total) = tracksSending ? (sent, expectedToSend) : (received, expectedToReceive)
-        return (completed, succeeded && total < 0 ? completed : total)
-    }
-}
+// `task.progress`, kept current from the machine's `TransferCounts` (see there).
 
 extension URLSessionTask {
     /// Brings `progress` (when somebody asked for it) up to date.
     func updateProgress() {
-        guard let (progress, counts) = counts.withLock({ counts in counts.progress.map { ($0, counts.progressCounts) } })
+        guard let (progress, counts) = core.withLock({ core in
+            core.machine.counts.progress.map { ($0, core.machine.counts.progressCounts) }
+        })
         else { return }
         progress.totalUnitCount = counts.total
         progress.completedUnitCount = counts.completed

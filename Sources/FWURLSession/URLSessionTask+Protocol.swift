@@ -43,7 +43,7 @@ extension URLSessionTask {
             state.protocolLoad = load
         }
         // cancel() may have come before the load was in place: it must not start then.
-        if control.withLock({ $0.isEnding }) {
+        if isEnding {
             load.stop()
             return true
         }

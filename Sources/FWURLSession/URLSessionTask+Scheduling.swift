@@ -44,7 +44,7 @@ extension URLSessionTask {
 
     /// Applies the delegate's answer, unless the task was cancelled meanwhile.
     private func decideDelayedBegin(_ disposition: URLSession.DelayedRequestDisposition, _ newRequest: URLRequest?) {
-        guard !control.withLock({ $0.isEnding }) else { return }
+        guard !isEnding else { return }
         switch disposition {
         case .continueLoading: begin()
         case .useNewRequest: begin(with: newRequest)

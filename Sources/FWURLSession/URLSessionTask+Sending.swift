@@ -54,7 +54,7 @@ extension URLSessionTask {
     /// `timeoutIntervalForResource` passed: the task ends with `timedOut` wherever it is, or with
     /// `notConnectedToInternet` when it was waiting for connectivity (`URLSessionTask+Connectivity.swift`).
     final func resourceTimeoutElapsed() {
-        if let requestID = control.withLock({ $0.requestID }) {
+        if let requestID {
             session.transport?.cancel(requestID, error: .timedOut("the resource timeout elapsed"))
         }
         stopProtocolLoad()
@@ -115,36 +115,8 @@ extension URLSessionTask {
         }
         if let answer, let proxy, answer.isFor(proxy) { transportRequest.key.proxy?.authorization = answer.value }
         // Each request sends its body from the first byte (a redirect hop replays it).
-        counts.withLock { $0.reportedBodyBytesSent = 0 }
-        let id = transport.execute(transportRequest, delegate: self)
-        let (cancelled, pause) = control.withLock { state -> (Bool, (Bool, UInt64)?) in
-            state.requestID = id
-            return (state.lifecycle.publicState == .canceling, Self.pauseDecision(&state, onlyIfPaused: true))
-        }
-        if cancelled { transport.cancel(id) }
-        if let (paused, version) = pause { transport.setReadingPaused(paused, for: id, version: version) }
-    }
-
-    // MARK: Reading pause
-
-    /// Tells the transport whether the task wants its response read now: paused while suspended or while
-    /// its delegate is behind (`DeliveryQueue.isBacklogged`). Called whenever either may have changed; each
-    /// decision carries a version, so one that reaches the transport late never undoes a newer one.
-    func syncReadingPause() {
-        guard let (id, paused, version) = control.withLock({ state -> (RequestID, Bool, UInt64)? in
-            guard let id = state.requestID, let (paused, version) = Self.pauseDecision(&state) else { return nil }
-            return (id, paused, version)
-        }) else { return }
-        session.transport?.setReadingPaused(paused, for: id, version: version)
-    }
-
-    /// What the task wants now, with the next version (under the task's lock); nil when `onlyIfPaused`
-    /// and it wants the response read (the transport's default: nothing to send).
-    private static func pauseDecision(_ state: inout TaskControl, onlyIfPaused: Bool = false) -> (Bool, UInt64)? {
-        let paused = state.lifecycle.isSuspended || state.deliveries.isBacklogged
-        if onlyIfPaused, !paused { return nil }
-        state.pauseVersion += 1
-        return (paused, state.pauseVersion)
+        core.withLock { $0.machine.counts.reportedBodyBytesSent = 0 }
+        accepted(transport.execute(transportRequest, delegate: self))
     }
 
     // MARK: Upload bodies

@@ -10,10 +10,11 @@ import FWTransport
 /// invalidation and the delegate router. What it does with the response is decided once, when it is made:
 /// its `ResponseSink` (the data delegate, a collected body, a file, or an `AsyncBytes` sequence).
 ///
-/// Thread-safe: the mutable state is split by concern into three `LockedBox`es — `control` (lifecycle,
-/// deliveries, the public properties), `transfer` (the request being loaded, hops, metrics, the upload body)
-/// and `counts` (byte counts and progress); everything else is immutable. No two boxes are ever held at once.
-open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: three LockedBoxes (see above)
+/// Thread-safe: the lifecycle, deliveries and counts are a `TaskStateMachine` which, with the caller's
+/// properties, sits in one `LockedBox` (`core`); the task is the machine's executor
+/// (`URLSessionTask+Executor.swift`). `transfer` holds the request being loaded, hops, metrics and the upload
+/// body; everything else is immutable. No two boxes are ever held at once.
+open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: LockedBoxes (see above)
     /// The state of a task.
     public enum State: Int, Sendable {
         /// Running, delivering messages.
@@ -35,9 +36,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
 
     let session: URLSession
     let sink: any ResponseSink
-    let control: LockedBox<TaskControl>
+    let core: LockedBox<TaskCore>
     let transfer: LockedBox<TaskTransfer>
-    let counts: LockedBox<TaskCounts>
 
     /// The task's identifier, unique within its session.
     public let taskIdentifier: Int
@@ -50,14 +50,13 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
         self.originalRequest = request
         self.sink = sink
         var transfer = TaskTransfer(currentRequest: request)
-        var counts = TaskCounts(expectedToSend: Int64(request?.httpBody?.count ?? 0))
+        var counts = TransferCounts(expectedToSend: Int64(request?.httpBody?.count ?? 0))
         if let request, request.httpBodyStream != nil {
             transfer.upload = .stream
             counts.expectedToSend = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
-        self.control = LockedBox(TaskControl())
+        self.core = LockedBox(TaskCore(machine: TaskStateMachine(counts: counts)))
         self.transfer = LockedBox(transfer)
-        self.counts = LockedBox(counts)
         super.init()
     }
 
@@ -66,38 +65,38 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
     /// The request being loaded now (differs from `originalRequest` after a redirect).
     public var currentRequest: URLRequest? { transfer.withLock { $0.currentRequest } }
     /// The response, once its head arrived.
-    public var response: URLResponse? { control.withLock { $0.response } }
+    public var response: URLResponse? { core.withLock { $0.machine.response } }
     /// The error the task completed with, if any.
-    public var error: (any Error)? { control.withLock { $0.error } }
+    public var error: (any Error)? { core.withLock { $0.machine.error } }
     /// The task's state.
-    public var state: URLSessionTask.State { control.withLock { $0.lifecycle.publicState } }
+    public var state: URLSessionTask.State { core.withLock { $0.machine.publicState } }
     /// Body bytes sent so far.
-    public var countOfBytesSent: Int64 { counts.withLock { $0.sent } }
+    public var countOfBytesSent: Int64 { core.withLock { $0.machine.counts.sent } }
     /// Body bytes received so far (as received on the wire).
-    public var countOfBytesReceived: Int64 { counts.withLock { $0.received } }
+    public var countOfBytesReceived: Int64 { core.withLock { $0.machine.counts.received } }
     /// Body bytes the task expects to send.
-    public var countOfBytesExpectedToSend: Int64 { counts.withLock { $0.expectedToSend } }
+    public var countOfBytesExpectedToSend: Int64 { core.withLock { $0.machine.counts.expectedToSend } }
     /// Body bytes the task expects to receive: the response's Content-Length, or -1 when unknown.
-    public var countOfBytesExpectedToReceive: Int64 { counts.withLock { $0.expectedToReceive } }
+    public var countOfBytesExpectedToReceive: Int64 { core.withLock { $0.machine.counts.expectedToReceive } }
 
     /// A description for the app's own use.
     public var taskDescription: String? {
-        get { control.withLock { $0.taskDescription } }
-        set { control.withLock { $0.taskDescription = newValue } }
+        get { core.withLock { $0.properties.taskDescription } }
+        set { core.withLock { $0.properties.taskDescription = newValue } }
     }
 
     /// The task's priority, 0.0 (lowest) to 1.0 (highest).
     public var priority: Float {
-        get { control.withLock { $0.priority } }
-        set { control.withLock { $0.priority = min(max(newValue, 0), 1) } }
+        get { core.withLock { $0.properties.priority } }
+        set { core.withLock { $0.properties.priority = min(max(newValue, 0), 1) } }
     }
 
     /// The task's progress: body bytes received (for uploads, sent) of the expected total.
     public var progress: Progress {
-        let (progress, made) = counts.withLock { counts -> (Progress, Bool) in
-            if let progress = counts.progress { return (progress, false) }
+        let (progress, made) = core.withLock { core -> (Progress, Bool) in
+            if let progress = core.machine.counts.progress { return (progress, false) }
             let progress = Progress(totalUnitCount: -1)
-            counts.progress = progress
+            core.machine.counts.progress = progress
             return (progress, true)
         }
         if made { updateProgress() }
@@ -108,8 +107,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
     /// protocol; a message it does not implement goes on to the session's delegate (Apple's rule; see
     /// `URLSession+DelegateRouter.swift`).
     public var delegate: (any URLSessionTaskDelegate)? {
-        get { control.withLock { $0.delegate } }
-        set { control.withLock { $0.delegate = newValue } }
+        get { core.withLock { $0.properties.delegate } }
+        set { core.withLock { $0.properties.delegate = newValue } }
     }
 
     // MARK: Scheduling hints
@@ -117,22 +116,22 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
     /// The earliest time the task may begin loading: a task resumed before it waits, then asks its delegate
     /// (`willBeginDelayedRequest`) whether to go on. nil (the default) begins at once.
     open var earliestBeginDate: Date? {
-        get { control.withLock { $0.earliestBeginDate } }
-        set { control.withLock { $0.earliestBeginDate = newValue } }
+        get { core.withLock { $0.properties.earliestBeginDate } }
+        set { core.withLock { $0.properties.earliestBeginDate = newValue } }
     }
 
     /// An estimate of the body bytes the task will send, from the app (kept, not used on Linux);
     /// `NSURLSessionTransferSizeUnknown` by default.
     open var countOfBytesClientExpectsToSend: Int64 {
-        get { control.withLock { $0.clientExpectsToSend } }
-        set { control.withLock { $0.clientExpectsToSend = newValue } }
+        get { core.withLock { $0.properties.clientExpectsToSend } }
+        set { core.withLock { $0.properties.clientExpectsToSend = newValue } }
     }
 
     /// An estimate of the body bytes the task will receive, from the app (kept, not used on Linux);
     /// `NSURLSessionTransferSizeUnknown` by default.
     open var countOfBytesClientExpectsToReceive: Int64 {
-        get { control.withLock { $0.clientExpectsToReceive } }
-        set { control.withLock { $0.clientExpectsToReceive = newValue } }
+        get { core.withLock { $0.properties.clientExpectsToReceive } }
+        set { core.withLock { $0.properties.clientExpectsToReceive = newValue } }
     }
 
     // MARK: NSCopying (the conformance: URLSessionTask+Scheduling.swift)
@@ -153,49 +152,34 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: thr
     /// that makes it run, a state delegate hears `urlSession(_:taskDidResume:)` (FWNetworking addition).
     open func resume() {
         guard !session.isInvalidated else { return }
-        let action = control.withLock { $0.lifecycle.resume() }
-        switch action {
-        case .start:
-            if DelegateRouter.hearsStateChanges(task: self) { enqueue(.resumed) }
-            start()
-        case .resumeDelivery:
-            if DelegateRouter.hearsStateChanges(task: self) { enqueue(.resumed) }
-            syncReadingPause()
-            release(.suspended)
-        default:
-            break
-        }
+        let hearsState = DelegateRouter.hearsStateChanges(task: self)
+        run(core.withLock { $0.machine.resume(hearsState: hearsState) })
     }
 
     /// Pauses the task until `resume()` (suspensions nest): the connection stops reading its response,
     /// its request timeout stops, and no delegate message is delivered meanwhile. When that stops a
     /// running task, a state delegate hears `urlSession(_:taskDidSuspend:)` (FWNetworking addition).
     open func suspend() {
-        let paused = control.withLock { state -> Bool in
-            guard state.lifecycle.suspend() == .pauseDelivery else { return false }
-            state.deliveries.holds.insert(.suspended)
-            return true
-        }
-        guard paused else { return }
-        syncReadingPause()
-        if DelegateRouter.hearsStateChanges(task: self) { enqueue(.suspended) }
+        let hearsState = DelegateRouter.hearsStateChanges(task: self)
+        run(core.withLock { $0.machine.suspend(hearsState: hearsState) })
     }
 
-    /// Cancels the task; it completes with `URLError.cancelled` (once).
+    /// Cancels the task; it completes with `URLError.cancelled` (once). The transport may already have
+    /// finished (or never started); the task completes with `cancelled` either way, and events still queued
+    /// are dropped (see `handle`).
     open func cancel() {
-        let (action, requestID) = control.withLock { state in
-            state.deliveries.holds.remove(.suspended)
-            return (state.lifecycle.cancel(), state.requestID)
-        }
-        guard action == .cancel else { return }
-        if let requestID { session.transport?.cancel(requestID) }
-        stopProtocolLoad()
-        // The transport may already have finished (or never started); the task completes with
-        // `cancelled` either way, and events still queued are dropped (see `handle`).
-        enqueue(.fail(URLError(.cancelled, url: currentRequest?.url, description: "cancelled")))
+        let failure = URLError(.cancelled, url: currentRequest?.url, description: "cancelled")
+        run(core.withLock { $0.machine.cancel(failure: failure) })
     }
 
-    /// Takes over an event of the task it succeeds (`successor`): queued as it is by default.
+    /// Starts loading at the first `resume()`: the request (`URLSessionTask+Sending.swift`); a stream task
+    /// connects instead.
+    func startLoading() {
+        start()
+    }
+
+    /// Takes over an event of the task it succeeds (`.becomeDownload`, `.becomeStream`): queued as it is by
+    /// default.
     func adopt(_ event: TaskEvent) {
         enqueue(event)
     }
@@ -217,32 +201,25 @@ open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {} // state: 
 /// A data task whose request body comes from data, a file or a stream given when it was made.
 open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {} // state: URLSessionTask's boxes
 
-// MARK: - The task's state, by concern
+// MARK: - The task's state
 
-/// A task's lifecycle, its undelivered events, and the properties callers read and set from any thread.
-struct TaskControl {
-    var lifecycle = TaskLifecycle()
-    var deliveries = DeliveryQueue()
-    /// The transport request of the current hop, while it runs.
-    var requestID: RequestID?
-    /// Numbers the reading-pause decisions sent to the transport, which keeps only the latest.
-    var pauseVersion: UInt64 = 0
-    var response: URLResponse?
-    var error: (any Error)?
+/// What the task's one lock guards besides the transfer: the machine and the caller's properties.
+struct TaskCore {
+    var machine: TaskStateMachine
+    var properties = TaskProperties()
+}
+
+/// The properties callers read and set from any thread; no rule ties them to the machine.
+struct TaskProperties {
     var taskDescription: String?
     var priority: Float = URLSessionTask.defaultPriority
     var delegate: (any URLSessionTaskDelegate)?
-    /// A data task that answered `.becomeDownload` or `.becomeStream`: the task that now gets its events.
-    var successor: URLSessionTask?
 
     // MARK: Scheduling hints (URLSessionTask+Scheduling.swift)
 
     var earliestBeginDate: Date?
     var clientExpectsToSend = NSURLSessionTransferSizeUnknown
     var clientExpectsToReceive = NSURLSessionTransferSizeUnknown
-
-    /// Whether the task is cancelled or finished: nothing but its completion is delivered any more.
-    var isEnding: Bool { [.canceling, .completed].contains(lifecycle.publicState) }
 }
 
 /// The loads a task makes: the request of the current hop, redirects followed, metrics, the upload body.
@@ -301,24 +278,4 @@ struct NextHop {
 
     var request: URLRequest
     var reason: Reason
-}
-
-/// A task's byte counts and the `Progress` made from them.
-struct TaskCounts {
-    var sent: Int64 = 0
-    var received: Int64 = 0
-    var expectedToSend: Int64 = 0
-    var expectedToReceive: Int64 = -1
-    /// How much of the current request's body the delegate has heard was sent.
-    var reportedBodyBytesSent: Int64 = 0
-    /// The response body is content-encoded: received bytes are counted before decoding.
-    var bodyIsEncoded = false
-    /// Bytes of an encoded body after decoding (checked against `HTTPLimits.maxDecompressionRatio`).
-    var decoded: Int64 = 0
-    /// `progress` counts bytes sent (upload tasks) rather than received.
-    var tracksSending = false
-    /// The task completed successfully (an unknown total then settles to what was transferred).
-    var succeeded = false
-    /// `progress`, made on first use.
-    var progress: Progress?
 }

@@ -61,6 +61,6 @@ import TestSupport
         #expect(waitUntil(timeout: 5) { tasks.allSatisfy { $0.state == .completed } })
         #expect(tasks.allSatisfy { $0.countOfBytesReceived == Int64(Self.bodySize) })
         #expect(tasks.allSatisfy { ($0.sink as? CollectingSink)?.heldBodyBytes == 0 })
-        #expect(tasks.allSatisfy { task in task.control.withLock { $0.deliveries.keptCount } == 0 })
+        #expect(tasks.allSatisfy { task in task.core.withLock { $0.machine.deliveries.keptCount } == 0 })
     }
 }

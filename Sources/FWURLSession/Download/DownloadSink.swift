@@ -64,9 +64,9 @@ final class DownloadSink: ResponseSink {
             state.withLock { $0.file = created }
         }
         state.withLock { $0.expectedTotalBytes = expectedTotal }
-        task.counts.withLock { counts in
-            counts.expectedToReceive = expectedTotal
-            if let resumedOffset { counts.received = resumedOffset }
+        task.core.withLock { core in
+            core.machine.counts.expectedToReceive = expectedTotal
+            if let resumedOffset { core.machine.counts.received = resumedOffset }
         }
         task.updateProgress()
         if let resumedOffset {
@@ -133,7 +133,7 @@ final class DownloadSink: ResponseSink {
     private func settleFailure(_ error: URLError, of task: URLSessionTask) -> URLError {
         let request = task.currentRequest
         let response = task.response as? HTTPURLResponse
-        let encoded = task.counts.withLock { $0.bodyIsEncoded }
+        let encoded = task.core.withLock { $0.machine.counts.bodyIsEncoded }
         let (file, handler, resumeData) = state.withLock { state in
             defer {
                 state.file = nil

@@ -164,9 +164,9 @@ final class StreamSink: ResponseSink {
         case .responseFailed(let error):
             if state.withLock({ $0.channel == nil }) { task.finish(error: URLError(error, url: url)) }
         case .readClosed:
-            if !task.isEndingForStream { DelegateRouter.readClosed(streamTask: streamTask) }
+            if !task.isEnding { DelegateRouter.readClosed(streamTask: streamTask) }
         case .writeClosed:
-            if !task.isEndingForStream { DelegateRouter.writeClosed(streamTask: streamTask) }
+            if !task.isEnding { DelegateRouter.writeClosed(streamTask: streamTask) }
         case .finished(let error):
             task.finish(error: error.map { URLError($0, url: url) })
         case .read(let completion, let result):
@@ -279,11 +279,6 @@ extension StreamSink.Call {
         default: false
         }
     }
-}
-
-extension URLSessionTask {
-    /// Whether the task was cancelled or completed (then only replies and the completion go out).
-    var isEndingForStream: Bool { control.withLock { $0.isEnding } }
 }
 
 // MARK: - Events

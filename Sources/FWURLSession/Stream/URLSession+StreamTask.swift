@@ -10,23 +10,20 @@ extension URLSession {
         register { URLSessionStreamTask(session: self, identifier: $0, host: hostname, port: port) }
     }
 
-    /// The stream task that takes over `dataTask`'s connection (`.becomeStream`): same request and response,
-    /// running, announced to nobody (the delegate hears `didBecome streamTask`).
-    final func adoptConnection(of dataTask: URLSessionDataTask) -> URLSessionStreamTask {
-        let control = dataTask.control.withLock { $0 }
-        let currentRequest = dataTask.currentRequest
-        resourceTimeouts.remove(dataTask.taskIdentifier)
+    /// The stream task that takes over `dataTask`'s connection (`.becomeStream`): the data task's machine
+    /// moves into it (running, with the response), with the same request and properties; announced to nobody
+    /// (the delegate hears `didBecome streamTask`). nil when the data task is ending.
+    final func adoptConnection(of dataTask: URLSessionDataTask) -> URLSessionStreamTask? {
         let stream = register(announcing: false) {
             URLSessionStreamTask(session: self, identifier: $0, becoming: dataTask.originalRequest)
         }
-        stream.transfer.withLock { $0.currentRequest = currentRequest }
-        stream.control.withLock { state in
-            _ = state.lifecycle.resume()
-            state.response = control.response
-            state.taskDescription = control.taskDescription
-            state.priority = control.priority
-            state.delegate = control.delegate
+        guard dataTask.handOver(to: stream, keepingTransfer: false) else {
+            taskDidComplete(stream) // cancelled meanwhile: the unannounced stream task goes with it
+            return nil
         }
+        let currentRequest = dataTask.currentRequest
+        stream.transfer.withLock { $0.currentRequest = currentRequest }
+        resourceTimeouts.remove(dataTask.taskIdentifier)
         return stream
     }
 
@@ -51,13 +48,8 @@ extension URLSessionDataTask {
     /// `.becomeStream`: a stream task takes over the connection (out of the pool), with this task's request
     /// and response; the body bytes read so far are its first. This task ends without further messages.
     func becomeStream() {
-        guard response != nil, !control.withLock({ $0.isEnding }) else { return }
-        let stream = session.adoptConnection(of: self)
-        let requestID = control.withLock { state in
-            state.successor = stream
-            _ = state.lifecycle.finish()
-            return state.requestID
-        }
+        guard response != nil, !isEnding, let stream = session.adoptConnection(of: self) else { return }
+        let requestID = requestID
         DelegateRouter.didBecome(stream, dataTask: self)
         // Through this task's queue, so that the body events before it reach the stream first.
         if let requestID, let transport = session.transport {

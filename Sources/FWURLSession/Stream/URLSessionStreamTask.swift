@@ -113,20 +113,9 @@ open class URLSessionStreamTask: URLSessionTask, @unchecked Sendable { // state:
 
     // MARK: Control
 
-    /// Connects (or resumes a suspended task).
-    open override func resume() {
-        guard !session.isInvalidated else { return }
-        let action = control.withLock { $0.lifecycle.resume() }
-        switch action {
-        case .start:
-            if DelegateRouter.hearsStateChanges(task: self) { enqueue(.resumed) }
-            connect()
-        case .resumeDelivery:
-            if DelegateRouter.hearsStateChanges(task: self) { enqueue(.resumed) }
-            release(.suspended)
-        default:
-            break
-        }
+    /// Connects, at the first `resume()`.
+    override func startLoading() {
+        connect()
     }
 
     /// Cancels the task: the connection is dropped, waiting reads and writes fail, and the task completes

@@ -1,0 +1,92 @@
+import Foundation
+import FWTransport
+
+// MARK: - The task as its machine's executor
+//
+// Every change to a task's lifecycle, deliveries and counts is an input of its `TaskStateMachine`, applied
+// under the task's lock (`core`); what the input returns (`TaskActions`) runs here, after the lock. Inputs
+// come from any thread: the caller (`resume`, `suspend`, `cancel`), a loop thread (the transport's events), a
+// URL protocol's thread, the delegate queue (the drain, a delegate's answer). No delegate, sink or transport
+// is ever called with the lock held.
+
+extension URLSessionTask: TransportTaskDelegate {
+    /// Called by the transport on a loop thread.
+    public func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
+        enqueue(.transport(event))
+    }
+
+    /// Called by the transport on a loop thread: one loop iteration's events, queued under one lock and
+    /// drained by one hop to the delegate queue.
+    public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
+        run(core.withLock { $0.machine.enqueue(events.lazy.map(TaskEvent.transport)) })
+    }
+
+    /// Runs what an input of the machine asked for, in `TaskActions`' order.
+    final func run(_ actions: TaskActions) {
+        if let request = actions.cancelRequest { session.transport?.cancel(request) }
+        if actions.stopProtocolLoad { stopProtocolLoad() }
+        if let pause = actions.readingPause {
+            session.transport?.setReadingPaused(pause.paused, for: pause.request, version: pause.version)
+        }
+        if actions.scheduleDrain { session.deliveryPump.schedule(self) }
+        if actions.start { startLoading() }
+    }
+
+    /// Queues `event` for the drain.
+    final func enqueue(_ event: TaskEvent) {
+        run(core.withLock { $0.machine.enqueue(CollectionOfOne(event)) })
+    }
+
+    /// Holds delivery while the delegate answers a question.
+    final func hold(_ hold: DeliveryQueue.Hold) {
+        core.withLock { $0.machine.hold(hold) }
+    }
+
+    /// Lifts `hold` and lets delivery go on.
+    final func release(_ hold: DeliveryQueue.Hold) {
+        run(core.withLock { $0.machine.release(hold) })
+    }
+
+    /// The transport accepted the current hop's request as `id`.
+    final func accepted(_ id: RequestID) {
+        run(core.withLock { $0.machine.accepted(id) })
+    }
+
+    /// The transport request of the current hop, once accepted.
+    final var requestID: RequestID? { core.withLock { $0.machine.requestID } }
+
+    /// Whether the task was cancelled or completed (then only replies and the completion go out).
+    final var isEnding: Bool { core.withLock { $0.machine.isEnding } }
+
+    /// Delivers the queued events (delegate queue; `DeliveryPump` runs it).
+    final func drain() {
+        while true {
+            let (delivery, actions) = core.withLock { $0.machine.nextDelivery() }
+            run(actions)
+            switch delivery {
+            case nil: return
+            case .forward(let event, let successor): successor.adopt(event)
+            case .deliver(let event, let ending): handle(event, ending: ending)
+            }
+        }
+    }
+}
+
+extension URLSessionTask {
+    /// `.becomeDownload`, `.becomeStream`: moves this task's machine into `successor` (see
+    /// `TaskStateMachine.handOver`) with the caller's properties; this task ends without a completion and
+    /// forwards its later events. False when this task was cancelled or completed first.
+    final func handOver(to successor: URLSessionTask, keepingTransfer: Bool) -> Bool {
+        guard let (moved, properties) = core.withLock({ core -> (TaskStateMachine, TaskProperties)? in
+            guard !core.machine.isEnding else { return nil }
+            return (core.machine.handOver(to: successor, keepingTransfer: keepingTransfer), core.properties)
+        }) else { return false }
+        successor.core.withLock { core in
+            var moved = moved
+            if !keepingTransfer { moved.counts = core.machine.counts }
+            core.machine = moved
+            core.properties = properties
+        }
+        return true
+    }
+}
