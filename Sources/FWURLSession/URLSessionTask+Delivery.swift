@@ -70,7 +70,7 @@ extension URLSessionTask: TransportTaskDelegate {
             successor.adopt(event)
             return
         }
-        let following = transfer.withLock { $0.nextHop != nil }
+        let following = transfer.withLock { $0.hop.next != nil }
         if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
             endReplacedHop(transportEvent)
             return
@@ -145,24 +145,10 @@ extension URLSessionTask: TransportTaskDelegate {
             }
             finishCachedOrStored()
         case .failed(let error):
-            if considerTunnelAuthentication(error) { return }
-            if let failure = failure(after: error) { finish(error: failure) }
+            hopFailed(error)
         case .upgraded(let channel):
             sink.upgraded(channel, for: self)
         }
-    }
-
-    private func receivedHead(_ head: HTTPResponseHead) {
-        DelegateRouter.didReceiveResponseHead(task: self, head.wireBytes)
-        guard let request = currentRequest, let url = request.url else { return }
-        let response = HTTPURLResponse(url: url, head: head)
-        transfer.withLock { $0.hopResponse = response }
-        storeCookies(from: response, for: request)
-        authenticationSucceeded(response)
-        proxyAuthenticationSucceeded(response)
-        if cacheReceived(response) || considerAuthentication(response, for: request)
-            || considerProxyAuthentication(response, for: request) { return }
-        if !considerRedirect(response, from: request) { deliverResponse(response) }
     }
 
     /// Makes `response` the task's response and hands it to the sink (a URL protocol's response may be
@@ -251,7 +237,7 @@ extension URLSessionTask: TransportTaskDelegate {
         }
         guard action == .complete else { return }
         // A finished task keeps its metadata, not its body, whoever holds on to it.
-        transfer.withLock { $0.cache.dropBodies() }
+        transfer.withLock { $0.hop.dropBodies() }
         session.resourceTimeouts.remove(taskIdentifier)
         endConnectivityWait()
         stopProtocolLoad()
