@@ -9,7 +9,7 @@ import FWTransport
 //   send()          the prepare walk: a URL protocol's load starts, a stored response is served, the task
 //                   fails, or the outgoing request goes to the transport (`transmit`)
 //   receivedHead    the response walk (delegate queue): every observe, then decide
-//   hopEnded        the end walk: the cache's proposal (`URLSessionTask+Cache.swift`)
+//   finishCachedOrStored   the end walk: the cache's proposal (`URLSessionTask+Cache.swift`)
 //   hopFailed       the failure walk: a tunnel's 407, waiting for a route
 //
 // What a decision does depends on where the hop is (`HopStage`): a hop whose response head arrived goes on
