@@ -10,6 +10,15 @@ import Testing
             .urlProtocol, .cookies, .cache, .authentication, .proxyAuthentication, .redirect, .connectivity,
         ])
         #expect(Set(HopPolicies.standard) == Set(HopPolicy.allCases))
+        // Walks step by raw value: the raw values count up along the documented order.
+        #expect(HopPolicies.standard.map(\.rawValue) == Array(0..<UInt8(HopPolicies.standard.count)))
+        var walked: [HopPolicy] = []
+        var next = HopPolicies.policy(after: nil)
+        while let policy = next {
+            walked.append(policy)
+            next = HopPolicies.policy(after: policy)
+        }
+        #expect(walked == HopPolicies.standard)
     }
 
     @Test func decisionsAreKeptPerPolicy() {

@@ -27,7 +27,7 @@ enum CacheHopPolicy {
         let cache = configuration.urlCache
         let decision = CachePolicyDecision.decide(request: outgoing,
                                                   configurationPolicy: configuration.requestCachePolicy,
-                                                  now: context.now()) { cache?.cachedResponse(for: outgoing) }
+                                                  now: context.now) { cache?.cachedResponse(for: outgoing) }
         switch decision {
         case .useStored(let cached):
             guard cached.response is HTTPURLResponse else {
@@ -62,7 +62,7 @@ enum CacheHopPolicy {
     /// without conditions); a storable response starts keeping its body.
     static func decide(_ hop: inout Hop, _ response: HTTPURLResponse, _ context: HopContext) -> HopDecision {
         guard let cache = context.configuration.urlCache, let outgoing = hop.outgoing else { return .continue }
-        let now = context.now()
+        let now = context.now
         if response.statusCode == 304, let validating = hop.validating {
             guard let refreshed = CacheValidation.refreshed(validating, by: response, requestDate: hop.sentAt ?? now,
                                                             responseDate: now),

@@ -38,7 +38,8 @@ import FWTransport
 // (`resolve`), whose `continue` goes on with the policies after it. Policies are pure over the hop, their
 // `TaskPolicyState`, the configuration and its storages, so each has table tests without a server
 // (`Tests/FWURLSessionTests/Policies/`). Policies are plain enums dispatched by a switch: a walk allocates
-// nothing, and each step returns at once when its service is off (cookies off, no cache, no credential).
+// nothing (they step by raw value, not over an array), and each step returns at once when its service is off
+// (cookies off, no cache, no credential).
 
 /// One of the session's services, as a policy over a hop; `HopPolicies.standard` is their order.
 enum HopPolicy: UInt8, CaseIterable, Sendable {
@@ -123,7 +124,8 @@ struct HopContext {
     var protocolClass: URLProtocol.Type?
     /// Whether the task's sink collects the body (the cache then stores that body).
     var sinkCollectsBody = false
-    var now: @Sendable () -> Date = { Date() }
+    /// When the walk runs (a hop's `sentAt`, the cache's clock).
+    var now = Date()
 }
 
 // MARK: - Steps
@@ -207,24 +209,32 @@ extension HopPolicy {
 
 /// The order of the policies, and the walks over them.
 enum HopPolicies {
-    /// The documented order (see the opening comment of `HopPolicy.swift`).
+    /// The documented order (see the opening comment of `HopPolicy.swift`): `HopPolicy`'s cases are declared in
+    /// it, so their raw values count up along it.
     static let standard: [HopPolicy] = [
         .urlProtocol, .cookies, .cache, .authentication, .proxyAuthentication, .redirect, .connectivity,
     ]
+
+    /// The policy after `policy` in the order (the first when nil). Walks step with it rather than iterate
+    /// `standard`: an array's iterator allocates per element in a debug build, and the small-request budget
+    /// (`Tests/AllocationBudget`) counts debug builds too.
+    @inline(__always)
+    static func policy(after policy: HopPolicy?) -> HopPolicy? {
+        HopPolicy(rawValue: policy.map { $0.rawValue + 1 } ?? 0)
+    }
 
     /// Prepares the hop for sending: stops at the first decision other than `continue`, or once a URL
     /// protocol took it. nil: send `hop.transmitted ?? hop.outgoing` to the transport.
     static func prepare(_ hop: inout Hop, _ state: TaskPolicyState,
                         _ context: HopContext) -> (HopPolicy, HopDecision)? {
-        hop.sentAt = context.now()
-        for policy in standard {
+        hop.sentAt = context.now
+        var next = policy(after: nil)
+        while let policy = next {
+            next = self.policy(after: policy)
             let decision = policy.prepare(&hop, state, context)
             hop.decisions[policy] = decision.kind
-            if case .continue = decision {
-                if hop.protocolLoad != nil { return nil }
-                continue
-            }
-            return (policy, decision)
+            guard case .continue = decision else { return (policy, decision) }
+            if hop.protocolLoad != nil { return nil }
         }
         return nil
     }
@@ -233,18 +243,23 @@ enum HopPolicies {
     /// delivered as it is.
     static func respond(to response: HTTPURLResponse, _ hop: inout Hop, _ state: inout TaskPolicyState,
                         _ context: HopContext) -> (HopPolicy, HopDecision)? {
-        for policy in standard { policy.observe(hop, response, &state, context) }
+        var next = policy(after: nil)
+        while let policy = next {
+            next = self.policy(after: policy)
+            policy.observe(hop, response, &state, context)
+        }
         return decide(response, after: nil, &hop, &state, context)
     }
 
     /// The `decide` steps after `previous` (all of them when nil).
     static func decide(_ response: HTTPURLResponse, after previous: HopPolicy?, _ hop: inout Hop,
                        _ state: inout TaskPolicyState, _ context: HopContext) -> (HopPolicy, HopDecision)? {
-        for policy in standard where previous.map({ policy.rawValue > $0.rawValue }) ?? true {
+        var next = policy(after: previous)
+        while let policy = next {
+            next = self.policy(after: policy)
             let decision = policy.decide(&hop, response, &state, context)
             hop.decisions[policy] = decision.kind
-            if case .continue = decision { continue }
-            return (policy, decision)
+            guard case .continue = decision else { return (policy, decision) }
         }
         return nil
     }
@@ -252,11 +267,14 @@ enum HopPolicies {
     /// The hop ended successfully. nil: the task completes.
     static func end(_ hop: inout Hop, collectedBody: () -> Data?,
                     _ context: HopContext) -> (HopPolicy, HopDecision)? {
-        for policy in standard {
+        var next = policy(after: nil)
+        while let policy = next {
+            next = self.policy(after: policy)
             let decision = policy.ended(&hop, collectedBody: collectedBody, context)
-            if case .continue = decision { continue }
-            hop.decisions[policy] = decision.kind
-            return (policy, decision)
+            guard case .continue = decision else {
+                hop.decisions[policy] = decision.kind
+                return (policy, decision)
+            }
         }
         return nil
     }
@@ -264,11 +282,14 @@ enum HopPolicies {
     /// The hop's transport failed. nil: the task fails with `mapped`.
     static func fail(_ hop: inout Hop, _ error: TransportError, mapped: URLError, _ state: inout TaskPolicyState,
                      _ context: HopContext, interfaceUp: () -> Bool?) -> (HopPolicy, HopDecision)? {
-        for policy in standard {
+        var next = policy(after: nil)
+        while let policy = next {
+            next = self.policy(after: policy)
             let decision = policy.failed(hop, error, mapped: mapped, &state, context, interfaceUp: interfaceUp)
-            if case .continue = decision { continue }
-            hop.decisions[policy] = decision.kind
-            return (policy, decision)
+            guard case .continue = decision else {
+                hop.decisions[policy] = decision.kind
+                return (policy, decision)
+            }
         }
         return nil
     }
