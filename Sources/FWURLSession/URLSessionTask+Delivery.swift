@@ -13,7 +13,7 @@ extension URLSessionTask {
 
     /// Handles `event`; `ending`: the task was cancelled or completed, so only its completion goes out.
     func handle(_ event: TaskEvent, ending: Bool) {
-        let following = transfer.withLock { $0.nextHop != nil }
+        let following = transfer.withLock { $0.hop.next != nil }
         if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
             endReplacedHop(transportEvent)
             return
@@ -90,24 +90,10 @@ extension URLSessionTask {
             }
             finishCachedOrStored()
         case .failed(let error):
-            if considerTunnelAuthentication(error) { return }
-            if let failure = failure(after: error) { finish(error: failure) }
+            hopFailed(error)
         case .upgraded(let channel):
             sink.upgraded(channel, for: self)
         }
-    }
-
-    private func receivedHead(_ head: HTTPResponseHead) {
-        DelegateRouter.didReceiveResponseHead(task: self, head.wireBytes)
-        guard let request = currentRequest, let url = request.url else { return }
-        let response = HTTPURLResponse(url: url, head: head)
-        transfer.withLock { $0.hopResponse = response }
-        storeCookies(from: response, for: request)
-        authenticationSucceeded(response)
-        proxyAuthenticationSucceeded(response)
-        if cacheReceived(response) || considerAuthentication(response, for: request)
-            || considerProxyAuthentication(response, for: request) { return }
-        if !considerRedirect(response, from: request) { deliverResponse(response) }
     }
 
     /// Makes `response` the task's response and hands it to the sink (a URL protocol's response may be
@@ -183,7 +169,7 @@ extension URLSessionTask {
         }
         guard completes else { return }
         // A finished task keeps its metadata, not its body, whoever holds on to it.
-        transfer.withLock { $0.cache.dropBodies() }
+        transfer.withLock { $0.hop.dropBodies() }
         session.resourceTimeouts.remove(taskIdentifier)
         endConnectivityWait()
         stopProtocolLoad()

@@ -10,9 +10,10 @@ extension URLSessionTask {
     /// One transaction for the current hop, from its transport metrics.
     func recordTransaction(_ metrics: TransportMetrics) {
         transfer.withLock { state in
-            guard let request = state.currentRequest, let clock = state.metricsClock else { return }
+            guard let request = state.hop.request, let clock = state.metricsClock else { return }
             state.transactions.append(URLSessionTaskTransactionMetrics(
-                request: request, response: state.hopResponse, fetchStart: state.hopStart ?? state.fetchStart ?? Date(),
+                request: request, response: state.hop.response,
+                fetchStart: state.hop.sentAt ?? state.fetchStart ?? Date(),
                 transport: metrics, clock: clock, decodedBodyBytes: metrics.responseBodyBytes))
         }
     }
@@ -23,16 +24,16 @@ extension URLSessionTask {
         let response = response
         return transfer.withLock { state -> URLSessionTaskMetrics? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
-                  let request = state.currentRequest else { return nil }
+                  let request = state.hop.request else { return nil }
             var transactions = state.transactions
             if transactions.isEmpty {
                 transactions.append(URLSessionTaskTransactionMetrics(
-                    request: request, response: response, fetchStart: state.hopStart ?? fetchStart,
+                    request: request, response: response, fetchStart: state.hop.sentAt ?? fetchStart,
                     transport: nil, clock: clock, decodedBodyBytes: 0))
             }
             return URLSessionTaskMetrics(transactionMetrics: transactions,
                                          taskInterval: DateInterval(start: fetchStart, end: max(fetchStart, Date())),
-                                         redirectCount: state.redirectCount)
+                                         redirectCount: state.policies.redirectCount)
         }
     }
 }

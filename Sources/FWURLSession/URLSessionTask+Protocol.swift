@@ -3,9 +3,9 @@ import Foundation
 // MARK: - URL protocols: a hop loaded by a URLProtocol instead of the network
 //
 // Every request a task sends (the first, and each after a redirect or an answered challenge) is first
-// offered to the session's URL protocol classes (`URLSession.protocolClass(for:)`), before the URL cache and
-// the transport. The first class that takes the task canonicalises the request (it becomes the task's
-// current request) and gets an instance, made with the URL cache's response for that request when the
+// offered to the session's URL protocol classes (`URLSession.protocolClass(for:)`, `ProtocolHopPolicy`), before
+// the URL cache and the transport. The first class that takes the task canonicalises the request (it becomes
+// the task's current request) and gets an instance, made with the URL cache's response for that request when the
 // request's cache policy lets it use one. The instance runs on its own queue (`ProtocolLoad`); what its
 // client reports reaches the task as events, in order, handled here on the delegate queue like the
 // transport's:
@@ -29,34 +29,23 @@ import Foundation
 extension URLSessionTask {
     // MARK: Starting
 
-    /// Starts a URL protocol load for `request` when one of the session's protocol classes takes the task;
-    /// false when none does (the request goes on to the URL cache and the transport).
-    func startProtocolLoad(for request: URLRequest) -> Bool {
-        guard let protocolClass = session.protocolClass(for: self) else { return false }
-        let canonical = protocolClass.canonicalRequest(for: request)
-        let load = ProtocolLoad(request: canonical)
-        transfer.withLock { state in
-            state.currentRequest = canonical
-            state.hopStart = Date()
-            state.hopResponse = nil
-            state.cache = TaskCacheState()
-            state.protocolLoad = load
-        }
+    /// Starts `load`, the hop `ProtocolHopPolicy` gave to `protocolClass` (`send()`), unless the task was
+    /// cancelled meanwhile.
+    func startProtocolLoad(_ load: ProtocolLoad, protocolClass: URLProtocol.Type) {
         // cancel() may have come before the load was in place: it must not start then.
         if isEnding {
             load.stop()
-            return true
+            return
         }
         let client = TaskProtocolClient(task: self, load: load)
-        load.start(protocolClass.init(task: self, cachedResponse: cachedResponse(forProtocol: canonical),
-                                      client: client))
-        return true
+        let cached = ProtocolHopPolicy.cachedResponse(for: load.request, session.sessionConfiguration)
+        load.start(protocolClass.init(task: self, cachedResponse: cached, client: client))
     }
 
     /// The request a URL protocol made for this task loads: the current request, with an upload task's body
     /// as its `httpBody` (data) or `httpBodyStream` (a file).
     var requestForProtocol: URLRequest {
-        let (current, upload) = transfer.withLock { ($0.currentRequest, $0.upload) }
+        let (current, upload) = transfer.withLock { ($0.hop.request, $0.upload) }
         var request = current ?? originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         switch upload {
         case .data(let data): request.httpBody = data
@@ -66,20 +55,9 @@ extension URLSessionTask {
         return request
     }
 
-    /// The URL cache's response for `request`, unless its cache policy ignores local data.
-    private func cachedResponse(forProtocol request: URLRequest) -> CachedURLResponse? {
-        let configuration = session.sessionConfiguration
-        let policy = request.cachePolicy == .useProtocolCachePolicy ? configuration.requestCachePolicy
-            : request.cachePolicy
-        guard policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else {
-            return nil
-        }
-        return configuration.urlCache?.cachedResponse(for: request)
-    }
-
     /// Stops the current protocol load, if any (the task ends, or a redirect leaves it).
     func stopProtocolLoad() {
-        transfer.withLock { $0.protocolLoad }?.stop()
+        transfer.withLock { $0.hop.protocolLoad }?.stop()
     }
 
     // MARK: Handling its events (delegate queue)
@@ -87,10 +65,10 @@ extension URLSessionTask {
     /// Handles what the protocol of `load` reported; ignored unless `load` is the task's current load and
     /// still running.
     func handleProtocolEvent(_ event: URLProtocolEvent, from load: ProtocolLoad) {
-        guard transfer.withLock({ $0.protocolLoad === load }), !load.isStopped else { return }
+        guard transfer.withLock({ $0.hop.protocolLoad === load }), !load.isStopped else { return }
         switch event {
         case .response(let response, let policy):
-            if let response = response as? HTTPURLResponse { transfer.withLock { $0.hopResponse = response } }
+            if let response = response as? HTTPURLResponse { transfer.withLock { $0.hop.response = response } }
             load.received(response, storagePolicy: policy, cacheable: session.sessionConfiguration.urlCache != nil)
             deliverResponse(response)
         case .data(let data):
@@ -117,31 +95,22 @@ extension URLSessionTask {
     /// The load finished: its response is offered for storing when its policy allows, then the task completes.
     private func protocolFinished(_ load: ProtocolLoad) {
         end(load)
-        guard let proposal = load.storageProposal, let cache = session.sessionConfiguration.urlCache else {
+        guard let proposal = load.storageProposal, session.sessionConfiguration.urlCache != nil else {
             return finish(error: nil)
         }
-        offerForStoring(proposal, in: cache, for: load.request)
+        execute((.cache, .ask(.willCache(proposal, request: load.request))), stage: .ended)
     }
 
-    /// The protocol redirected the load: an HTTP redirect is offered to the delegate; any other is followed.
+    /// The protocol redirected the load: an HTTP redirect is offered to the delegate (`RedirectHopPolicy`);
+    /// any other is followed.
     private func protocolRedirected(to request: URLRequest, response: URLResponse, load: ProtocolLoad) {
         end(load, response: response)
-        guard let redirect = response as? HTTPURLResponse else { return replaceHop(with: request) }
-        offerRedirect(request, response: redirect) { chosen in
-            if let chosen {
-                self.replaceHop(with: chosen)
-            } else {
-                // The redirect response is the response; the task completes once it is delivered.
-                self.deliverResponse(redirect)
-                self.enqueue(.cached(.end))
-            }
+        guard let redirect = response as? HTTPURLResponse else {
+            transfer.withLock { $0.hop.next = NextHop(request: request, reason: .redirect) }
+            return sendNextHop()
         }
-    }
-
-    /// Sends `request` as the next hop of a redirect.
-    private func replaceHop(with request: URLRequest) {
-        transfer.withLock { $0.nextHop = NextHop(request: request, reason: .redirect) }
-        sendNextHop()
+        let decision = RedirectHopPolicy.offer(request, response: redirect, transfer.withLock { $0.policies })
+        execute((.redirect, decision), stage: .protocolRedirect(redirect))
     }
 
     /// Stops `load` and records its transaction: its request, and the response and byte count it got
@@ -154,7 +123,7 @@ extension URLSessionTask {
             guard let clock = state.metricsClock else { return }
             state.transactions.append(URLSessionTaskTransactionMetrics(
                 request: load.request, response: response ?? outcome.response,
-                fetchStart: state.hopStart ?? state.fetchStart ?? Date(), transport: nil, clock: clock,
+                fetchStart: state.hop.sentAt ?? state.fetchStart ?? Date(), transport: nil, clock: clock,
                 decodedBodyBytes: bytes ?? outcome.bytes, fetchType: fetchType))
         }
     }

@@ -4,9 +4,10 @@ import FWTransport
 // MARK: - Sending: a task drives its own loads
 //
 // The first `resume()` starts the task (at its earliest begin date, if it has one): its resource timeout
-// (`timeoutIntervalForResource`, watched by the session's `ResourceTimeouts`) and the first request. Every
-// request the task sends — the first, and the next one after each redirect — goes to a URL protocol that
-// takes it, or is translated for the transport and handed over here; the transport's events come back to
+// (`timeoutIntervalForResource`, watched by the session's `ResourceTimeouts`) and the first hop. Every
+// request the task sends — the first, and the next one after each redirect — is prepared by the policies
+// (`send()`, `URLSessionTask+HopPolicies.swift`): a URL protocol may take it, the cache serve it; otherwise
+// it is translated for the transport and handed over here (`transmit`); the transport's events come back to
 // the task (`URLSessionTask+Delivery.swift`).
 //
 // An upload task's body (and a data task's `httpBodyStream`) is produced afresh for every request the task
@@ -36,13 +37,17 @@ extension URLSessionTask {
     /// The task begins loading: the resource timeout starts, then the first request (`request`, else the
     /// current one).
     final func begin(with request: URLRequest? = nil) {
-        if let request { transfer.withLock { $0.currentRequest = request } }
-        guard let request = request ?? currentRequest else {
+        if let request {
+            var hop = Hop(request: request)
+            hop.reason = .delayedBegin
+            transfer.withLock { $0.hop = hop }
+        }
+        guard currentRequest != nil else {
             enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
             return
         }
         armResourceTimer(deadline: .now() + session.sessionConfiguration.timeoutIntervalForResource)
-        send(request)
+        send()
     }
 
     /// Ends the task with `timedOut` at `deadline` unless it completes first.
@@ -65,33 +70,9 @@ extension URLSessionTask {
         enqueue(.fail(error))
     }
 
-    /// Sends one request (the first, or the next after a redirect or an answered challenge): to the URL
-    /// protocol that takes it, if any (`URLSessionTask+Protocol.swift`); else with its cookies and the
-    /// session's default fields, through the URL cache (which may serve it, validate it or fail it), to the
-    /// transport. `bypassingCache` sends it to the network as it is.
-    final func send(_ request: URLRequest, bypassingCache: Bool = false) {
-        if !bypassingCache, startProtocolLoad(for: request) { return }
-        let outgoing = request.outgoing(configuration: session.sessionConfiguration, cookies: storedCookies(for: request))
-        let decision = bypassingCache ? .load(outgoing) : cacheDecision(for: outgoing)
-        transfer.withLock { state in
-            state.hopStart = Date()
-            state.cache = TaskCacheState(outgoing: outgoing)
-        }
-        switch decision {
-        case .useStored(let cached):
-            serveFromCache(cached, for: outgoing)
-        case .fail(let error):
-            enqueue(.fail(error))
-        case .validate(let cached, let conditional):
-            transfer.withLock { $0.cache.validating = cached }
-            transmit(conditional)
-        case .load(let request):
-            transmit(request)
-        }
-    }
-
-    /// Hands the outgoing request to the transport.
-    private func transmit(_ request: URLRequest) {
+    /// Hands the hop's outgoing request to the transport (`send()`, `URLSessionTask+HopPolicies.swift`), with
+    /// the kept answer to its proxy's challenge (`ProxyAuthenticationHopPolicy`).
+    func transmit(_ request: URLRequest) {
         guard let transport = session.transport else {
             enqueue(.fail(URLError(.unknown, url: request.url,
                                    description: "FWURLSession could not start its event loops")))
@@ -109,11 +90,11 @@ extension URLSessionTask {
             return
         }
         let proxy = transportRequest.key.proxy
-        let answer = transfer.withLock { state -> ProxyAuthorization? in
-            state.hopProxy = proxy
-            return state.proxyAuthorization
+        let answer = transfer.withLock { state -> String? in
+            state.hop.proxy = proxy
+            return ProxyAuthenticationHopPolicy.authorization(for: proxy, state.policies)
         }
-        if let answer, let proxy, answer.isFor(proxy) { transportRequest.key.proxy?.authorization = answer.value }
+        if let answer { transportRequest.key.proxy?.authorization = answer }
         // Each request sends its body from the first byte (a redirect hop replays it).
         core.withLock { $0.machine.counts.reportedBodyBytesSent = 0 }
         accepted(transport.execute(transportRequest, delegate: self))

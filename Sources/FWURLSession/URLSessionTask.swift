@@ -63,7 +63,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: Loc
     // MARK: Public state
 
     /// The request being loaded now (differs from `originalRequest` after a redirect).
-    public var currentRequest: URLRequest? { transfer.withLock { $0.currentRequest } }
+    public var currentRequest: URLRequest? { transfer.withLock { $0.hop.request } }
     /// The response, once its head arrived.
     public var response: URLResponse? { core.withLock { $0.machine.response } }
     /// The error the task completed with, if any.
@@ -222,9 +222,13 @@ struct TaskProperties {
     var clientExpectsToReceive = NSURLSessionTransferSizeUnknown
 }
 
-/// The loads a task makes: the request of the current hop, redirects followed, metrics, the upload body.
+/// The loads a task makes: the current hop (`Hop`), what the policies keep across hops (`TaskPolicyState`),
+/// metrics, the upload body.
 struct TaskTransfer {
-    var currentRequest: URLRequest?
+    /// The request being sent now and what came of it; replaced whole at each hop.
+    var hop: Hop
+    /// What the policies (`HopPolicy`) keep across the task's hops.
+    var policies = TaskPolicyState()
     /// Why the task fails as soon as it is resumed (unusable resume data).
     var startFailure: URLError?
     /// When `timeoutIntervalForResource` runs out (the session's `resourceTimeouts` watches it).
@@ -234,48 +238,18 @@ struct TaskTransfer {
     var metricsClock: MetricsClock?
     /// One entry per request sent (per redirect hop).
     var transactions: [URLSessionTaskTransactionMetrics] = []
-    /// The current hop: when its request was sent, and its response (3xx included).
-    var hopStart: Date?
-    var hopResponse: HTTPURLResponse?
-    /// Redirects followed so far.
-    var redirectCount = 0
-    /// The request the current hop is being replaced with (a redirect followed, a challenge answered): the
-    /// rest of the hop's events are dropped and the request is sent when the hop ends.
-    var nextHop: NextHop?
-    /// The current hop's dealings with the URL cache.
-    var cache = TaskCacheState()
-    /// The challenge the task answered, while it is answering one.
-    var authentication: TaskAuthentication?
-    /// The proxy challenge the task answered, while it is answering one (`URLSessionTask+ProxyAuthentication`).
-    var proxyAuthentication: TaskAuthentication?
-    /// The proxy the current hop went through, as the transport was given it.
-    var hopProxy: ProxyServer?
-    /// The answer to a proxy's challenge, given to the transport with that proxy for the task's requests.
-    var proxyAuthorization: ProxyAuthorization?
     /// The request body of upload tasks (and of data tasks with an `httpBodyStream`).
     var upload: UploadBody?
     /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).
     var usedOriginalBodyStream = false
-    /// Waiting for a route after a connection failed for want of one (`URLSessionTask+Connectivity.swift`).
-    var connectivity = ConnectivityWait()
 
-    // MARK: URL protocols (URLSessionTask+Protocol.swift)
-
-    /// The URL protocol loading the current hop, when one took it.
-    var protocolLoad: ProtocolLoad?
-}
-
-/// A request that replaces the current hop, and why.
-struct NextHop {
-    enum Reason {
-        /// A 3xx the task follows (it counts towards `RedirectPolicy.maxRedirects`).
-        case redirect
-        /// A 401 answered with a credential.
-        case authentication
-        /// A 304 that did not match the stored response: the request goes again, without conditions.
-        case unconditional
+    init(currentRequest: URLRequest?) {
+        hop = Hop(request: currentRequest)
     }
 
-    var request: URLRequest
-    var reason: Reason
+    /// The current hop's request (`URLSessionTask.currentRequest`).
+    var currentRequest: URLRequest? {
+        get { hop.request }
+        set { hop.request = newValue }
+    }
 }

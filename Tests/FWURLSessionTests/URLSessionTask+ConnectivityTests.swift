@@ -47,9 +47,18 @@ import Testing
         let session = URLSession(configuration: .default)
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: try #require(URL(string: "http://127.0.0.1:9/")))
-        #expect(task.failure(after: Self.noRoute)?.code == .notConnectedToInternet)
-        #expect(task.failure(after: Self.refused)?.code == .cannotConnectToHost)
-        #expect(task.failure(after: Self.noSuchHost)?.code == .cannotFindHost)
+        /// What the task fails with after `error`: the failure walk's error, else the transport's mapped.
+        func failure(after error: TransportError) -> URLError? {
+            let (outcome, mapped) = task.walkFailure(error)
+            switch outcome?.1 {
+            case nil: return mapped
+            case .fail(let error)?: return error
+            default: return nil
+            }
+        }
+        #expect(failure(after: Self.noRoute)?.code == .notConnectedToInternet)
+        #expect(failure(after: Self.refused)?.code == .cannotConnectToHost)
+        #expect(failure(after: Self.noSuchHost)?.code == .cannotFindHost)
     }
 
     // MARK: Who hears taskIsWaitingForConnectivity

@@ -1,0 +1,243 @@
+import Foundation
+import FWTransport
+
+// MARK: - Walking the policies, and executing what they decide
+//
+// The task asks its session's services about each hop in the order `HopPolicies.standard` writes down
+// (`Task/Policies/HopPolicy.swift`) and executes what they decide; no service is called anywhere else:
+//
+//   send()          the prepare walk: a URL protocol's load starts, a stored response is served, the task
+//                   fails, or the outgoing request goes to the transport (`transmit`)
+//   receivedHead    the response walk (delegate queue): every observe, then decide
+//   finishCachedOrStored   the end walk: the cache's proposal (`URLSessionTask+Cache.swift`)
+//   hopFailed       the failure walk: a tunnel's 407, waiting for a route
+//
+// What a decision does depends on where the hop is (`HopStage`): a hop whose response head arrived goes on
+// until its last event (a replaced hop then sends its successor: `endReplacedHop`); one that ended or failed
+// is replaced at once. A question holds delivery (`DeliveryQueue.Hold`) until it is answered; the delegate
+// may answer on any thread, later, so the answer comes back to the delegate queue (`addOperation`) and goes
+// to the policy that asked (`resolve`): its `continue` lets the policies after it decide.
+//
+// Walks run on copies of the hop and the policy state, outside the task's lock (policies touch storages and
+// the disk), and what they changed is put back (`walkPolicies`). Walks run one at a time — on the delegate
+// queue, or in `resume()`/a route retry for a hop nothing else runs yet — so the copies are never stale.
+
+/// Where the hop was when a policy decided.
+enum HopStage: Sendable {
+    /// Its response head arrived; its events go on.
+    case response(HTTPURLResponse)
+    /// Its URL protocol's load ended with this redirect.
+    case protocolRedirect(HTTPURLResponse)
+    /// Its transport failed: the task fails with this error unless a policy decides otherwise.
+    case failure(URLError)
+    /// It ended successfully: the task completes.
+    case ended
+}
+
+extension URLSessionTask {
+    /// What the policies read besides the hop.
+    var hopContext: HopContext {
+        HopContext(configuration: session.sessionConfiguration, sinkCollectsBody: sink.collectsBody)
+    }
+
+    /// Runs `walk` over copies of the hop and the policy state, outside the lock, and keeps what it changed.
+    func walkPolicies<Result>(_ walk: (inout Hop, inout TaskPolicyState) -> Result) -> Result {
+        var (hop, policies) = transfer.withLock { ($0.hop, $0.policies) }
+        let result = walk(&hop, &policies)
+        transfer.withLock { state in
+            state.hop = hop
+            state.policies = policies
+        }
+        return result
+    }
+
+    // MARK: Walks
+
+    /// Sends the current hop (the first, or the next after a redirect, an answered challenge or a route
+    /// retry): prepared by the policies, then to its URL protocol, from the cache, or to the transport.
+    final func send() {
+        let (decision, hop, protocolClass) = walkPolicies { hop, policies in
+            var context = HopContext(configuration: session.sessionConfiguration)
+            if hop.reason != .unconditional { context.protocolClass = session.protocolClass(for: self) }
+            return (HopPolicies.prepare(&hop, policies, context), hop, context.protocolClass)
+        }
+        if let load = hop.protocolLoad, let protocolClass {
+            return startProtocolLoad(load, protocolClass: protocolClass)
+        }
+        switch decision?.1 {
+        case .serve(let cached)?:
+            serveFromCache(cached, for: hop.outgoing)
+        case .fail(let error)?:
+            enqueue(.fail(error))
+        default:
+            guard let request = hop.transmitted ?? hop.outgoing else {
+                return enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
+            }
+            transmit(request)
+        }
+    }
+
+    /// The hop's response head arrived (delegate queue): the response walk.
+    func receivedHead(_ head: HTTPResponseHead) {
+        DelegateRouter.didReceiveResponseHead(task: self, head.wireBytes)
+        let context = hopContext
+        let walked = walkPolicies { hop, policies -> (HTTPURLResponse, (HopPolicy, HopDecision)?)? in
+            guard let url = hop.request?.url else { return nil }
+            let response = HTTPURLResponse(url: url, head: head)
+            hop.response = response
+            return (response, HopPolicies.respond(to: response, &hop, &policies, context))
+        }
+        guard let (response, outcome) = walked else { return }
+        execute(outcome, stage: .response(response))
+    }
+
+    /// The hop's transport failed (delegate queue): the failure walk.
+    func hopFailed(_ error: TransportError) {
+        let (outcome, mapped) = walkFailure(error)
+        execute(outcome, stage: .failure(mapped))
+    }
+
+    /// What the policies decide about the transport's failure `error`, and the `URLError` it stands for.
+    func walkFailure(_ error: TransportError) -> ((HopPolicy, HopDecision)?, URLError) {
+        let context = hopContext
+        return walkPolicies { hop, policies in
+            let mapped = session.urlError(error, url: hop.request?.url)
+            let outcome = HopPolicies.fail(&hop, error, mapped: mapped, &policies, context) {
+                (try? NetworkMonitor.shared.get())?.hasUsableInterface()
+            }
+            return (outcome, mapped)
+        }
+    }
+
+    // MARK: Executing decisions
+
+    /// Executes `outcome` (nil: every policy went on) for a hop at `stage`.
+    func execute(_ outcome: (HopPolicy, HopDecision)?, stage: HopStage) {
+        guard let (policy, decision) = outcome else { return conclude(stage) }
+        switch decision {
+        case .continue:
+            conclude(stage)
+        case .replace(let next):
+            transfer.withLock { $0.hop.next = next }
+            if case .response = stage { return } // sent once the hop's last event came (`endReplacedHop`)
+            sendNextHop()
+        case .serve(let stored):
+            deliverResponse(stored.response)
+        case .ask(let question):
+            ask(question, by: policy, stage: stage)
+        case .fail(let error):
+            switch stage {
+            case .response, .protocolRedirect: abort(with: error)
+            case .failure, .ended: finish(error: error)
+            }
+        case .cancelTask:
+            cancel()
+            // A failed hop has ended already: nothing else would complete the task.
+            if case .failure = stage {
+                finish(error: URLError(.cancelled, url: currentRequest?.url, description: "cancelled"))
+            }
+        case .waitForRoute(let otherwise):
+            if !waitForConnectivity() { finish(error: otherwise) }
+        }
+    }
+
+    /// Every policy let the hop be: its response is the task's, or its end or failure the task's.
+    private func conclude(_ stage: HopStage) {
+        switch stage {
+        case .response(let response):
+            deliverResponse(response)
+        case .protocolRedirect(let response):
+            // The redirect response is the response; the task completes once it is delivered.
+            deliverResponse(response)
+            enqueue(.cached(.end))
+        case .failure(let error):
+            finish(error: error)
+        case .ended:
+            finish(error: nil)
+        }
+    }
+
+    /// Asks `question` for `policy`, holding delivery until the answer is resolved.
+    private func ask(_ question: HopQuestion, by policy: HopPolicy, stage: HopStage) {
+        switch question {
+        case .redirect(let next, let response):
+            hold(.awaitingRedirectDecision)
+            let asked = DelegateRouter.willPerformHTTPRedirection(task: self, response: response, newRequest: next) {
+                chosen in
+                // The delegate may answer on any thread, later: decide on the delegate queue.
+                self.session.delegateQueue.addOperation {
+                    self.resolve(question, .redirect(chosen), by: policy, stage: stage)
+                    self.release(.awaitingRedirectDecision)
+                }
+            }
+            if !asked {
+                resolve(question, .redirect(next), by: policy, stage: stage)
+                release(.awaitingRedirectDecision)
+            }
+        case .challenge(let challenge):
+            hold(.awaitingAuthentication)
+            let sender = URLSessionAuthenticationChallengeSender(task: self) { disposition, credential in
+                self.session.delegateQueue.addOperation {
+                    self.resolve(question, .challenge(disposition, credential), by: policy, stage: stage)
+                }
+            }
+            let raised = URLAuthenticationChallenge(protectionSpace: challenge.space,
+                                                    proposedCredential: challenge.proposed,
+                                                    previousFailureCount: challenge.failures,
+                                                    failureResponse: challenge.response, error: challenge.error,
+                                                    sender: sender)
+            DelegateRouter.didReceive(raised, task: self, answer: sender.answer)
+        case .willCache(let proposal, _):
+            hold(.awaitingCacheDecision)
+            sink.willCache(proposal, for: self) { chosen in
+                self.session.delegateQueue.addOperation {
+                    self.resolve(question, .willCache(chosen), by: policy, stage: stage)
+                    self.release(.awaitingCacheDecision)
+                }
+            }
+        }
+    }
+
+    /// Hands `answer` to the policy that asked (delegate queue) and executes what it decides. What it
+    /// decides is in place before delivery goes on, so no event of the hop slips past it.
+    private func resolve(_ question: HopQuestion, _ answer: HopAnswer, by policy: HopPolicy, stage: HopStage) {
+        let context = hopContext
+        let outcome = walkPolicies { hop, policies -> (HopPolicy, HopDecision)? in
+            let decision = policy.resolve(question, answer, &hop, &policies, context)
+            hop.decisions[policy] = decision.kind
+            guard case .continue = decision else { return (policy, decision) }
+            guard case .response(let response) = stage else { return nil }
+            return HopPolicies.decide(response, after: policy, &hop, &policies, context)
+        }
+        execute(outcome, stage: stage)
+        // A new challenge holds delivery again under the same hold: only the last answer lifts it.
+        guard case .challenge = question else { return }
+        if case (_, .ask(.challenge))? = outcome { return }
+        release(.awaitingAuthentication)
+    }
+
+    // MARK: Replaced hops
+
+    /// The replaced hop ended: send the next request. A hop that was cancelled or timed out ends the task
+    /// instead; one that merely lost the rest of its body is replaced.
+    func endReplacedHop(_ event: TransportEvent) {
+        if case .failed(let error) = event, error.isCancelled || error.isTimedOut || error.isShutDown {
+            finish(error: session.urlError(error, url: currentRequest?.url))
+            return
+        }
+        sendNextHop()
+    }
+
+    /// Sends the request that replaces the current hop (`Hop.next`) as a new hop. A redirect that turned the
+    /// method into GET drops the upload body.
+    func sendNextHop() {
+        let replaced = transfer.withLock { state -> Bool in
+            guard let next = state.hop.next else { return false }
+            if (next.request.httpMethod ?? "GET") != (state.hop.request?.httpMethod ?? "GET") { state.upload = nil }
+            RedirectHopPolicy.replaced(by: next, &state.policies)
+            state.hop = state.hop.replacing(with: next)
+            return true
+        }
+        if replaced { send() }
+    }
+}
