@@ -53,7 +53,7 @@ extension URLSession {
         let transfer = dataTask.transfer.withLock { $0 }
         let counts = dataTask.counts.withLock { $0 }
         let control = dataTask.control.withLock { $0 }
-        resourceTimeouts.remove(dataTask.taskIdentifier)
+        taskDeadlines.remove(dataTask.taskIdentifier)
         let request = dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         // A transfer that changes hands is no new task for the delegate (it hears `didBecome downloadTask`).
         let download = makeDownloadTask(request, completion: nil, announcing: false)

@@ -30,8 +30,9 @@ extension URLSessionTask {
                     request: request, response: response, fetchStart: state.hopStart ?? fetchStart,
                     transport: nil, clock: clock, decodedBodyBytes: 0))
             }
+            let end = max(fetchStart, clock.date())
             return URLSessionTaskMetrics(transactionMetrics: transactions,
-                                         taskInterval: DateInterval(start: fetchStart, end: max(fetchStart, Date())),
+                                         taskInterval: DateInterval(start: fetchStart, end: end),
                                          redirectCount: state.redirectCount)
         }
     }

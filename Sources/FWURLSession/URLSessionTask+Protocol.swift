@@ -37,7 +37,7 @@ extension URLSessionTask {
         let load = ProtocolLoad(request: canonical)
         transfer.withLock { state in
             state.currentRequest = canonical
-            state.hopStart = Date()
+            state.hopStart = session.clock.date()
             state.hopResponse = nil
             state.cache = TaskCacheState()
             state.protocolLoad = load

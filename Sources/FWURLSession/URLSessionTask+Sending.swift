@@ -4,7 +4,7 @@ import FWTransport
 // MARK: - Sending: a task drives its own loads
 //
 // The first `resume()` starts the task (at its earliest begin date, if it has one): its resource timeout
-// (`timeoutIntervalForResource`, watched by the session's `ResourceTimeouts`) and the first request. Every
+// (`timeoutIntervalForResource`, watched by the session's `TaskDeadlines`) and the first request. Every
 // request the task sends — the first, and the next one after each redirect — goes to a URL protocol that
 // takes it, or is translated for the transport and handed over here; the transport's events come back to
 // the task (`URLSessionTask+Delivery.swift`).
@@ -18,8 +18,8 @@ extension URLSessionTask {
     /// its delegate (`URLSessionTask+Scheduling.swift`).
     final func start() {
         let startFailure = transfer.withLock { transfer in
-            transfer.metricsClock = MetricsClock()
-            transfer.fetchStart = Date()
+            transfer.metricsClock = session.clock
+            transfer.fetchStart = session.clock.date()
             return transfer.startFailure
         }
         if let startFailure {
@@ -41,14 +41,15 @@ extension URLSessionTask {
             enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
             return
         }
-        armResourceTimer(deadline: .now() + session.sessionConfiguration.timeoutIntervalForResource)
+        let resourceTimeout = session.sessionConfiguration.timeoutIntervalForResource
+        armResourceTimer(deadline: session.clock.deadline(after: resourceTimeout))
         send(request)
     }
 
     /// Ends the task with `timedOut` at `deadline` unless it completes first.
-    final func armResourceTimer(deadline: DispatchTime) {
+    final func armResourceTimer(deadline: Deadline) {
         transfer.withLock { $0.resourceDeadline = deadline }
-        session.resourceTimeouts.add(taskIdentifier, deadline: deadline)
+        session.taskDeadlines.add(taskIdentifier, .resource, at: deadline)
     }
 
     /// `timeoutIntervalForResource` passed: the task ends with `timedOut` wherever it is, or with
@@ -74,7 +75,7 @@ extension URLSessionTask {
         let outgoing = request.outgoing(configuration: session.sessionConfiguration, cookies: storedCookies(for: request))
         let decision = bypassingCache ? .load(outgoing) : cacheDecision(for: outgoing)
         transfer.withLock { state in
-            state.hopStart = Date()
+            state.hopStart = session.clock.date()
             state.cache = TaskCacheState(outgoing: outgoing)
         }
         switch decision {

@@ -250,11 +250,11 @@ struct TaskTransfer {
     var currentRequest: URLRequest?
     /// Why the task fails as soon as it is resumed (unusable resume data).
     var startFailure: URLError?
-    /// When `timeoutIntervalForResource` runs out (the session's `resourceTimeouts` watches it).
-    var resourceDeadline: DispatchTime?
+    /// When `timeoutIntervalForResource` runs out (the session's `taskDeadlines` watches it).
+    var resourceDeadline: Deadline?
     /// When the task started, and the clock that dates transport times.
     var fetchStart: Date?
-    var metricsClock: MetricsClock?
+    var metricsClock: SessionClock?
     /// One entry per request sent (per redirect hop).
     var transactions: [URLSessionTaskTransactionMetrics] = []
     /// The current hop: when its request was sent, and its response (3xx included).

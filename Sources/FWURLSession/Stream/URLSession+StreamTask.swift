@@ -15,7 +15,7 @@ extension URLSession {
     final func adoptConnection(of dataTask: URLSessionDataTask) -> URLSessionStreamTask {
         let control = dataTask.control.withLock { $0 }
         let currentRequest = dataTask.currentRequest
-        resourceTimeouts.remove(dataTask.taskIdentifier)
+        taskDeadlines.remove(dataTask.taskIdentifier)
         let stream = register(announcing: false) {
             URLSessionStreamTask(session: self, identifier: $0, becoming: dataTask.originalRequest)
         }
