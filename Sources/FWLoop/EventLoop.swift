@@ -24,7 +24,7 @@
 // `reportedInput(for:)` answers from the events this iteration harvested: its tasks run before dispatch.
 //
 // Registrations are level-triggered: a handler is called every iteration while its descriptor is
-// ready for what it asked.
+// ready for what it asked (EventLoop+Registrations.swift).
 //
 // Time comes from the `EventLoopClock` given at init (see EventLoopClock.swift): the real monotonic
 // clock by default, a clock moved by hand in tests.
@@ -36,7 +36,8 @@ import Synchronization
 /// An event loop: one named thread running epoll, with cross-thread tasks, timers and IO handlers.
 ///
 /// `@unchecked Sendable`: each stored property below says what guards it; the loop-thread-only ones
-/// are checked by `preconditionInEventLoop()` at every entry point.
+/// are checked by `preconditionInEventLoop()` at every entry point. The properties without `private` are
+/// those EventLoop+Registrations.swift uses too.
 public final class EventLoop: @unchecked Sendable { // each stored property says its guard
     // MARK: State
 
@@ -49,15 +50,8 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         var isShuttingDown = false
     }
 
-    /// One registered descriptor.
-    private struct Registration {
-        let fd: Int32
-        var interest: IOInterest
-        let handler: any IOHandler
-    }
-
     /// The registration id of the eventfd; real registrations count from 1.
-    private static let wakeupID: UInt64 = 0
+    static let wakeupID: UInt64 = 0
     /// The most events harvested per epoll_wait (the C shim's batch size).
     private static let eventBatch = 64
 
@@ -72,10 +66,10 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// Immutable: `advancesByItself` of the clock, read once.
     private let clockAdvancesByItself: Bool
     /// Immutable; closed by `shutdown` after the thread ended.
-    private let epollFD: Int32
+    let epollFD: Int32
     /// Immutable; written by any thread (`execute`, `shutdown`), read on the loop thread; closed in `deinit`,
     /// so that a signal decided before `shutdown` and written after it never reaches a closed or reused fd.
-    private let wakeFD: Int32
+    let wakeFD: Int32
     /// Any thread: the loop thread's pthread_t while it runs, 0 before and after.
     private let threadID = Atomic<UInt>(0)
     /// Any thread: set by the first `shutdown`.
@@ -86,14 +80,14 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     private var thread = pthread_t()
 
     /// Loop thread only.
-    private var registrations: [UInt64: Registration] = [:]
+    var registrations: [UInt64: Registration] = [:]
     /// Loop thread only.
-    private var nextRegistrationID: UInt64 = 1
+    var nextRegistrationID: UInt64 = 1
     /// Loop thread only.
     private var timers = TimerQueue()
     /// Loop thread only: the events this iteration's epoll_wait harvested (a view of `run`'s buffer), empty
     /// between iterations.
-    private var harvested = UnsafeMutableBufferPointer<fw_epoll_event>(start: nil, count: 0)
+    var harvested = UnsafeMutableBufferPointer<fw_epoll_event>(start: nil, count: 0)
     /// Loop thread only: work for the end of the current iteration (`atEndOfIteration`).
     private var endOfIteration: [() -> Void] = []
     /// Loop thread only: emptied lists kept with their capacity, swapped in when `endOfIteration` and
@@ -234,56 +228,6 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         endOfIteration.append(work)
     }
 
-    // MARK: Registrations (loop thread only)
-
-    /// Whether this iteration's epoll_wait reported input for `id` (readable, hang-up or error), which its
-    /// handler may not have been told of yet (timers and tasks run before dispatch). False between iterations.
-    public func reportedInput(for id: RegistrationID) -> Bool {
-        preconditionInEventLoop()
-        let input = FW_EPOLLIN | FW_EPOLLHUP | FW_EPOLLERR
-        for event in harvested where event.data == id.rawValue && event.events & input != 0 {
-            return true
-        }
-        return false
-    }
-
-    /// Registers `fd` (level-triggered) and starts telling `handler` about `interest`.
-    ///
-    /// The loop holds `handler` until `deregister`. Deregister before closing the descriptor.
-    public func register(fd: Int32, interest: IOInterest, handler: any IOHandler) throws(IOError) -> RegistrationID {
-        preconditionInEventLoop()
-        let id = nextRegistrationID
-        try Syscall.epollControl(epollFD, op: EPOLL_CTL_ADD, fd: fd, events: interest.rawValue, data: id)
-        nextRegistrationID += 1
-        registrations[id] = Registration(fd: fd, interest: interest, handler: handler)
-        return RegistrationID(rawValue: id)
-    }
-
-    /// Changes what a registration is told about. Unknown or deregistered ids are ignored.
-    public func setInterest(_ interest: IOInterest, for id: RegistrationID) throws(IOError) {
-        preconditionInEventLoop()
-        guard let registration = registrations[id.rawValue], registration.interest != interest else {
-            return
-        }
-        try Syscall.epollControl(
-            epollFD, op: EPOLL_CTL_MOD, fd: registration.fd, events: interest.rawValue, data: id.rawValue)
-        registrations[id.rawValue]?.interest = interest
-    }
-
-    /// Removes the registration (before the owner closes the fd). Events already harvested for it in
-    /// the current iteration are dropped. Unknown ids are ignored.
-    public func deregister(_ id: RegistrationID) {
-        preconditionInEventLoop()
-        guard let registration = registrations.removeValue(forKey: id.rawValue) else {
-            return
-        }
-        do {
-            try Syscall.epollControl(epollFD, op: EPOLL_CTL_DEL, fd: registration.fd, events: 0, data: 0)
-        } catch {
-            // EBADF crashed already; ENOENT, EPERM and EINVAL all mean the kernel holds no such entry.
-        }
-    }
-
     // MARK: The loop (loop thread)
 
     private func run() {
@@ -384,22 +328,5 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         // The tasks (and what they captured) are released here, outside the lock.
         tasks.removeAll(keepingCapacity: tasks.count <= Self.keptListCapacity)
         spareTasks = tasks
-    }
-
-    private func dispatch(_ events: UnsafeMutableBufferPointer<fw_epoll_event>) {
-        for event in events {
-            if event.data == Self.wakeupID {
-                Syscall.eventfdDrain(wakeFD)
-                continue
-            }
-            guard let registration = registrations[event.data] else {
-                continue
-            }
-            let wanted = IOEvents(rawValue: registration.interest.rawValue).union([.hangup, .error])
-            let ready = IOEvents(rawValue: event.events).intersection(wanted)
-            if !ready.isEmpty {
-                registration.handler.handleIO(ready)
-            }
-        }
     }
 }

@@ -7,6 +7,8 @@ import Synchronization
 public final class EventLoopGroup: Sendable {
     /// The loops, in creation order.
     public let loops: [EventLoop]
+    /// The clock every loop of the group reads (what `EventLoop.now()` answers on each of them).
+    public let clock: any EventLoopClock
     /// Counts `next()` calls.
     private let counter = Atomic<UInt>(0)
 
@@ -31,6 +33,7 @@ public final class EventLoopGroup: Sendable {
             }
         }
         self.loops = loops
+        self.clock = clock
     }
 
     /// The next loop, round-robin.

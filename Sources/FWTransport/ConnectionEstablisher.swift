@@ -35,7 +35,7 @@ final class ConnectionEstablisher {
             perform(machine.abandon())
             finish(.failure(.timedOut("connecting to \(key) took longer than \(timeout)")))
         }
-        times.domainLookupStart = TransportMetrics.now()
+        times.domainLookupStart = self.loop.now().uptimeNanoseconds
         let loop = self.loop
         let resolving = LoopBound(self, loop: loop)
         Resolver.resolve(host: key.proxy?.host ?? key.host, port: key.proxy?.port ?? key.port) { result in
@@ -45,7 +45,7 @@ final class ConnectionEstablisher {
 
     private func resolved(_ result: Result<[SocketAddress], ResolverError>) {
         guard completion != nil else { return }
-        times.domainLookupEnd = TransportMetrics.now()
+        times.domainLookupEnd = loop.now().uptimeNanoseconds
         switch result {
         case .success(let addresses) where !addresses.isEmpty:
             perform(machine.resolved(addresses))
@@ -78,7 +78,7 @@ final class ConnectionEstablisher {
                 for id in ids { attempts.removeValue(forKey: id)?.close(on: loop) }
             case .succeed(let id):
                 guard let winner = attempts.removeValue(forKey: id) else { continue }
-                times.connectEnd = TransportMetrics.now()
+                times.connectEnd = loop.now().uptimeNanoseconds
                 finish(.success(winner.release(on: loop)))
             case .fail(let error):
                 finish(.failure(key.proxy.map { .cannotConnect(toProxy: $0, error) } ?? .cannotConnect(error)))
@@ -87,7 +87,7 @@ final class ConnectionEstablisher {
     }
 
     private func startAttempt(_ id: HappyEyeballsStateMachine.AttemptID, to address: SocketAddress) {
-        if times.connectStart == nil { times.connectStart = TransportMetrics.now() }
+        if times.connectStart == nil { times.connectStart = loop.now().uptimeNanoseconds }
         do throws(IOError) {
             let socket = try Socket(family: address.family)
             let attempt = ConnectAttempt(socket: socket) { [self] result in

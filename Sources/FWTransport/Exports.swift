@@ -2,7 +2,9 @@
 // reaches FWWire and FWLoop only through this module (ARCHITECTURE.md's layer table;
 // Scripts/check-deps.sh enforces it). The network-change monitor's types are re-exported too: a task of a
 // session that `waitsForConnectivity` watches the route to its host with them. `ResolverError` is the
-// underlying error (`NSUnderlyingErrorKey`) of a URLError that a failed name lookup caused.
+// underlying error (`NSUnderlyingErrorKey`) of a URLError that a failed name lookup caused. The loops and
+// their clock are re-exported so that a session runs on the engine it is given (`SessionEngine`): its
+// deadlines are timers on one of those loops, its times read the loops' clock.
 
 @_exported import struct FWWire.HTTPHeaders
 @_exported import struct FWWire.HTTPLimits
@@ -16,10 +18,16 @@
 @_exported import struct FWWire.WebSocketError
 @_exported import struct FWWire.WebSocketHandshakeError
 @_exported import struct FWWire.WebSocketLimits
+@_exported import struct FWLoop.Deadline
+@_exported import class FWLoop.EventLoop
+@_exported import protocol FWLoop.EventLoopClock
+@_exported import class FWLoop.EventLoopGroup
 @_exported import struct FWLoop.LockedBox
+@_exported import struct FWLoop.MonotonicClock
 @_exported import class FWLoop.NetworkMonitor
 @_exported import class FWLoop.NetworkWatch
 @_exported import struct FWLoop.NetworkDestination
 @_exported import struct FWLoop.NetworkInterface
 @_exported import struct FWLoop.NetworkPath
 @_exported import struct FWLoop.ResolverError
+@_exported import struct FWLoop.TimerID

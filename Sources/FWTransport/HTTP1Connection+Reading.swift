@@ -102,7 +102,7 @@ extension HTTP1Connection {
     /// Plaintext of the response arrived: count it and trace it (the caller feeds the parser).
     func noteReceived(_ bytes: UnsafeRawBufferPointer) {
         guard let request = machine.activeRequest else { return }
-        if metrics.responseStart == nil { metrics.responseStart = TransportMetrics.now() }
+        if metrics.responseStart == nil { metrics.responseStart = loop.now().uptimeNanoseconds }
         bytesRead += Int64(bytes.count)
         if request.request.tracesBytes { post([.wireRead(Array(bytes))], to: request) }
     }
@@ -190,7 +190,7 @@ extension HTTP1Connection {
             case .body(let bytes):
                 run(machine.receivedBody(bytes))
             case .end(let trailers, let keepAlive):
-                metrics.responseEnd = TransportMetrics.now()
+                metrics.responseEnd = loop.now().uptimeNanoseconds
                 metrics.responseBodyBytes = bytesRead - Int64(parser.bufferedByteCount) - metrics.responseHeaderBytes
                 // A connection whose peer already ended its side is never kept for another request.
                 run(machine.receivedEnd(trailers: trailers, keepAlive: keepAlive && !peerEnded,
@@ -208,7 +208,7 @@ extension HTTP1Connection {
         metrics.localAddress = establishment.localAddress
         metrics.remoteAddress = establishment.remoteAddress
         metrics.tls = establishment.tls
-        metrics.requestStart = TransportMetrics.now()
+        metrics.requestStart = loop.now().uptimeNanoseconds
         metrics.requestHeaderBytes = Int64(request.encodedHead.count)
         bytesWritten = 0
         bytesRead = 0

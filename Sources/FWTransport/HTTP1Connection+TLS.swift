@@ -17,7 +17,7 @@ extension HTTP1Connection {
             run(machine.connectFailed(.secureConnectionFailed(error)))
             return
         }
-        establishment.secureConnectionStart = TransportMetrics.now()
+        establishment.secureConnectionStart = loop.now().uptimeNanoseconds
         // The handshake (and the trust decision) share the connection's establishment deadline.
         armTimer(at: establishmentDeadline) { [self] in
             run(machine.connectFailed(.timedOut("connecting to \(key) with TLS took longer than \(connectTimeout)")))
@@ -32,7 +32,7 @@ extension HTTP1Connection {
             let progress = try tls.handshake()
             queueCiphertext()
             if progress == .complete {
-                establishment.secureConnectionEnd = TransportMetrics.now()
+                establishment.secureConnectionEnd = loop.now().uptimeNanoseconds
                 establishment.tls = TLSConnectionMetrics(tls)
             }
             run(machine.handshakeAdvanced(progress))

@@ -30,7 +30,7 @@ extension HTTP1Connection {
             fail(request, error: .webSocketHandshakeFailed(error), retry: false, stopping: nil)
             return
         }
-        metrics.responseEnd = TransportMetrics.now()
+        metrics.responseEnd = loop.now().uptimeNanoseconds
         let leftover = parser.takeBufferedBytes()
         // The channel registers the socket itself once started; until then nothing watches it.
         stopWatchingSocket()

@@ -104,7 +104,7 @@ extension HTTP1Connection {
             reportBodyBytesSent()
             try updateInterest()
             if writes.isEmpty, machine.inFlight?.bodyIsComplete == true, machine.inFlight?.writeDone == false {
-                if metrics.requestEnd == nil { metrics.requestEnd = TransportMetrics.now() }
+                if metrics.requestEnd == nil { metrics.requestEnd = loop.now().uptimeNanoseconds }
                 machine.withRequest { $0.writeFinished() }
             }
         } catch {

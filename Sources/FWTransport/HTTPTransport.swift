@@ -113,8 +113,14 @@ public final class HTTPTransport: Sendable {
     /// Creates a transport on the process-wide event loops (one per core, started on first use), or
     /// nil when the process cannot start them (no file descriptors or threads left).
     public convenience init?(sharedLoopsWith configuration: Configuration) {
-        guard let group = try? Self.sharedGroup.get() else { return nil }
+        guard let group = Self.sharedLoops else { return nil }
         self.init(configuration: configuration, group: group)
+    }
+
+    /// The process-wide event loops (one per core, on the real monotonic clock), started on first use; nil
+    /// when the process cannot start them.
+    public static var sharedLoops: EventLoopGroup? {
+        try? sharedGroup.get()
     }
 
     /// The process-wide event loops, or why they could not start.

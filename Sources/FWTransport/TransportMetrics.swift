@@ -4,8 +4,9 @@ import FWTLS
 // MARK: - TransportMetrics
 
 /// Timings and byte counts of one request on one connection, for `URLSessionTaskMetrics`. Times are
-/// monotonic-clock nanoseconds (compare them with `TransportMetrics.now()`); a time is nil when the
-/// phase did not happen for this request (a reused connection has no lookup or connect).
+/// `uptimeNanoseconds` of the connection's loop clock (`EventLoop.now()`, the clock its timers follow, so a
+/// test that moves a manual clock sees the times move with it); a time is nil when the phase did not happen
+/// for this request (a reused connection has no lookup or connect).
 public struct TransportMetrics: Sendable {
     /// Name resolution started / ended (new connections only).
     public var domainLookupStart: UInt64?
@@ -39,9 +40,6 @@ public struct TransportMetrics: Sendable {
     /// What the connection's TLS handshake negotiated; nil for plain HTTP (and for a request that
     /// failed on a TLS connection before any response byte arrived, when the connection was reused).
     public var tls: TLSConnectionMetrics?
-
-    /// The current monotonic time in the same units as the fields.
-    public static func now() -> UInt64 { Deadline.now().uptimeNanoseconds }
 }
 
 /// A numeric address and port.

@@ -60,7 +60,7 @@ extension URLSession {
         }
         let transfer = dataTask.transfer.withLock { $0 }
         download.transfer.withLock { $0 = transfer }
-        resourceTimeouts.remove(dataTask.taskIdentifier)
+        taskDeadlines.remove(dataTask.taskIdentifier)
         if let deadline = transfer.resourceDeadline { download.armResourceTimer(deadline: deadline) }
         return download
     }

@@ -35,8 +35,10 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     private let isShared: Bool
     /// The engine; nil only when the process could not start its event loops.
     let transport: HTTPTransport?
-    /// The tasks' `timeoutIntervalForResource` deadlines.
-    let resourceTimeouts: ResourceTimeouts
+    /// The tasks' resource timeouts and earliest begin dates, as timers on one of the session's loops.
+    let taskDeadlines: TaskDeadlines
+    /// The session's time line: its loops' clock, and the date its reported dates derive from.
+    let clock: SessionClock
     /// Runs the tasks' deliveries on `delegateQueue`.
     let deliveryPump: DeliveryPump
     /// The proxies of the session's requests (from the configuration, else the environment at creation).
@@ -81,8 +83,23 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: false)
     }
 
+    private convenience init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
+                             delegateQueue queue: OperationQueue?, isShared: Bool) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: isShared,
+                  engine: SessionEngine.shared)
+    }
+
+    /// Creates a session whose connections, deadlines and times run on `engine` (tests: the loops of a
+    /// `ManualEventLoopGroup`, whose clock moves only when the test advances it).
+    convenience init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
+                     delegateQueue queue: OperationQueue?, engine: SessionEngine) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: false,
+                  engine: engine)
+    }
+
+    /// `engine` is nil when the process could not start the shared loops: every task then fails.
     private init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
-                 delegateQueue queue: OperationQueue?, isShared: Bool) {
+                 delegateQueue queue: OperationQueue?, isShared: Bool, engine: SessionEngine?) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         self.sessionConfiguration = configuration
         if let queue {
@@ -101,19 +118,27 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             trustRoots: configuration.tlsTrustRoots,
             resumesSessions: configuration.tlsSessionResumption)
         let reference = SessionReference()
-        self.transport = HTTPTransport(sharedLoopsWith: HTTPTransport.Configuration(
+        self.transport = engine.map { engine in HTTPTransport(configuration: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
             connectTimeout: TransportRequest.timeout([configuration.timeoutIntervalForRequest]),
             limits: configuration.httpResponseLimits,
             tls: tls,
             serverTrustHandler: Self.serverTrustHandler(reference),
             clientIdentityHandler: Self.clientIdentityHandler(reference)
-        ))
+        ), group: engine.group) }
         self.deliveryPump = DeliveryPump(queue: delegateQueue)
         self.proxySettings = ProxySettings(configuration: configuration)
-        self.resourceTimeouts = ResourceTimeouts { [registry] due in
-            let tasks = registry.withLock { registry in due.compactMap { registry.tasks[$0] } }
-            tasks.forEach { $0.resourceTimeoutElapsed() }
+        self.clock = SessionClock(engine?.clock ?? MonotonicClock())
+        self.taskDeadlines = TaskDeadlines(loop: engine?.group.next()) { [registry] due in
+            let tasks = registry.withLock { registry in
+                due.compactMap { due in registry.tasks[due.id].map { (due.kind, $0) } }
+            }
+            for (kind, task) in tasks {
+                switch kind {
+                case .resource: task.resourceTimeoutElapsed()
+                case .begin: task.enqueue(.begin)
+                }
+            }
         }
         super.init()
         reference.session = self

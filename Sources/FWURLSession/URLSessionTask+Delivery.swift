@@ -170,7 +170,7 @@ extension URLSessionTask {
         guard completes else { return }
         // A finished task keeps its metadata, not its body, whoever holds on to it.
         transfer.withLock { $0.hop.dropBodies() }
-        session.resourceTimeouts.remove(taskIdentifier)
+        session.taskDeadlines.remove(taskIdentifier)
         endConnectivityWait()
         stopProtocolLoad()
         // The one place every task ends: its URLError names the URL that failed, however it was made.

@@ -37,7 +37,8 @@ enum HopStage: Sendable {
 extension URLSessionTask {
     /// What the policies read besides the hop.
     var hopContext: HopContext {
-        HopContext(configuration: session.sessionConfiguration, sinkCollectsBody: sink.collectsBody)
+        HopContext(configuration: session.sessionConfiguration, sinkCollectsBody: sink.collectsBody,
+                   now: session.clock.date())
     }
 
     /// Runs `walk` over copies of the hop and the policy state, outside the lock, and keeps what it changed.
@@ -57,7 +58,7 @@ extension URLSessionTask {
     /// retry): prepared by the policies, then to its URL protocol, from the cache, or to the transport.
     final func send() {
         let (decision, hop, protocolClass) = walkPolicies { hop, policies in
-            var context = HopContext(configuration: session.sessionConfiguration)
+            var context = HopContext(configuration: session.sessionConfiguration, now: session.clock.date())
             if hop.reason != .unconditional { context.protocolClass = session.protocolClass(for: self) }
             return (HopPolicies.prepare(&hop, policies, context), hop, context.protocolClass)
         }

@@ -31,8 +31,9 @@ extension URLSessionTask {
                     request: request, response: response, fetchStart: state.hop.sentAt ?? fetchStart,
                     transport: nil, clock: clock, decodedBodyBytes: 0))
             }
+            let end = max(fetchStart, clock.date())
             return URLSessionTaskMetrics(transactionMetrics: transactions,
-                                         taskInterval: DateInterval(start: fetchStart, end: max(fetchStart, Date())),
+                                         taskInterval: DateInterval(start: fetchStart, end: end),
                                          redirectCount: state.policies.redirectCount)
         }
     }

@@ -25,13 +25,11 @@ extension URLSessionTask {
         enqueue(.created)
     }
 
-    /// Queues `begin` at `date` (at once when it has passed).
+    /// Queues `begin` at `date` on the session's clock (at once when it has passed).
     func scheduleBegin(at date: Date) {
-        let delay = date.timeIntervalSinceNow
-        guard delay > 0 else { return enqueue(.begin) }
-        DispatchQueue.global().asyncAfter(wallDeadline: .now() + delay) { [weak self] in
-            self?.enqueue(.begin)
-        }
+        let deadline = session.clock.deadline(for: date)
+        guard deadline > session.clock.now() else { return enqueue(.begin) }
+        session.taskDeadlines.add(taskIdentifier, .begin, at: deadline)
     }
 
     /// The earliest begin date came (delegate queue): asks the delegate whether to begin.

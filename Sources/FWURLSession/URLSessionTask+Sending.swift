@@ -4,7 +4,7 @@ import FWTransport
 // MARK: - Sending: a task drives its own loads
 //
 // The first `resume()` starts the task (at its earliest begin date, if it has one): its resource timeout
-// (`timeoutIntervalForResource`, watched by the session's `ResourceTimeouts`) and the first hop. Every
+// (`timeoutIntervalForResource`, watched by the session's `TaskDeadlines`) and the first hop. Every
 // request the task sends — the first, and the next one after each redirect — is prepared by the policies
 // (`send()`, `URLSessionTask+HopPolicies.swift`): a URL protocol may take it, the cache serve it; otherwise
 // it is translated for the transport and handed over here (`transmit`); the transport's events come back to
@@ -19,8 +19,8 @@ extension URLSessionTask {
     /// its delegate (`URLSessionTask+Scheduling.swift`).
     final func start() {
         let startFailure = transfer.withLock { transfer in
-            transfer.metricsClock = MetricsClock()
-            transfer.fetchStart = Date()
+            transfer.metricsClock = session.clock
+            transfer.fetchStart = session.clock.date()
             return transfer.startFailure
         }
         if let startFailure {
@@ -46,14 +46,15 @@ extension URLSessionTask {
             enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
             return
         }
-        armResourceTimer(deadline: .now() + session.sessionConfiguration.timeoutIntervalForResource)
+        let resourceTimeout = session.sessionConfiguration.timeoutIntervalForResource
+        armResourceTimer(deadline: session.clock.deadline(after: resourceTimeout))
         send()
     }
 
     /// Ends the task with `timedOut` at `deadline` unless it completes first.
-    final func armResourceTimer(deadline: DispatchTime) {
+    final func armResourceTimer(deadline: Deadline) {
         transfer.withLock { $0.resourceDeadline = deadline }
-        session.resourceTimeouts.add(taskIdentifier, deadline: deadline)
+        session.taskDeadlines.add(taskIdentifier, .resource, at: deadline)
     }
 
     /// `timeoutIntervalForResource` passed: the task ends with `timedOut` wherever it is, or with

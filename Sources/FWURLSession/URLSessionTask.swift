@@ -231,11 +231,11 @@ struct TaskTransfer {
     var policies = TaskPolicyState()
     /// Why the task fails as soon as it is resumed (unusable resume data).
     var startFailure: URLError?
-    /// When `timeoutIntervalForResource` runs out (the session's `resourceTimeouts` watches it).
-    var resourceDeadline: DispatchTime?
+    /// When `timeoutIntervalForResource` runs out (the session's `taskDeadlines` watches it).
+    var resourceDeadline: Deadline?
     /// When the task started, and the clock that dates transport times.
     var fetchStart: Date?
-    var metricsClock: MetricsClock?
+    var metricsClock: SessionClock?
     /// One entry per request sent (per redirect hop).
     var transactions: [URLSessionTaskTransactionMetrics] = []
     /// The request body of upload tasks (and of data tasks with an `httpBodyStream`).

@@ -117,7 +117,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// A transaction from the transport's metrics of one attempt (nil: the request never reached a
     /// connection). `fetchType` is `.localCache` for a response the cache served without the network.
     init(request: URLRequest, response: URLResponse?, fetchStart: Date, transport: TransportMetrics?,
-         clock: MetricsClock, decodedBodyBytes: Int64, fetchType: URLSessionTaskMetrics.ResourceFetchType? = nil) {
+         clock: SessionClock, decodedBodyBytes: Int64, fetchType: URLSessionTaskMetrics.ResourceFetchType? = nil) {
         self.request = request
         self.response = response
         fetchStartDate = fetchStart
@@ -152,23 +152,5 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         fwNegotiatedTLSCipherSuiteName = tls?.cipherSuite.name
         fwNegotiatedALPNProtocol = tls?.alpn
         super.init()
-    }
-}
-
-/// Converts the transport's monotonic nanoseconds to wall-clock dates, anchored when the task started.
-struct MetricsClock: Sendable {
-    let anchorDate: Date
-    let anchorMonotonic: UInt64
-
-    /// Anchors now.
-    init() {
-        anchorMonotonic = TransportMetrics.now()
-        anchorDate = Date()
-    }
-
-    func date(_ monotonic: UInt64?) -> Date? {
-        guard let monotonic else { return nil }
-        let offset = Double(Int64(bitPattern: monotonic &- anchorMonotonic)) / 1_000_000_000
-        return anchorDate.addingTimeInterval(offset)
     }
 }

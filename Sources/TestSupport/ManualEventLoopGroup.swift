@@ -46,7 +46,9 @@ public final class ManualEventLoopGroup: Sendable {
     /// How long one loop may take to answer a question of `advanceTime`.
     private static let answerTimeout = Duration.seconds(10)
 
-    /// The loops; hand this to the code under test (`HTTPTransport(configuration:group:)`).
+    /// The loops; hand this to the code under test (`HTTPTransport(configuration:group:)`, or a session's
+    /// internal `URLSession(configuration:delegate:delegateQueue:engine: SessionEngine(group:))`); their
+    /// clock is `group.clock`.
     public let group: EventLoopGroup
     /// The time of every loop of `group`.
     private let clock: ManualClock

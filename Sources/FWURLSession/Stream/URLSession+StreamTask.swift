@@ -23,7 +23,7 @@ extension URLSession {
         }
         let currentRequest = dataTask.currentRequest
         stream.transfer.withLock { $0.currentRequest = currentRequest }
-        resourceTimeouts.remove(dataTask.taskIdentifier)
+        taskDeadlines.remove(dataTask.taskIdentifier)
         return stream
     }
 

@@ -21,7 +21,7 @@ enum HopFixtures {
 
     /// The context policies get: `configuration`, the real clock (the cache judges freshness by it).
     static func context(_ configuration: URLSessionConfiguration, collects: Bool = false) -> HopContext {
-        HopContext(configuration: configuration, sinkCollectsBody: collects)
+        HopContext(configuration: configuration, sinkCollectsBody: collects, now: Date())
     }
 
     /// A request for `url` with `method` and `fields`.

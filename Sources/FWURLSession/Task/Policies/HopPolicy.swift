@@ -124,8 +124,8 @@ struct HopContext {
     var protocolClass: URLProtocol.Type?
     /// Whether the task's sink collects the body (the cache then stores that body).
     var sinkCollectsBody = false
-    /// When the walk runs (a hop's `sentAt`, the cache's clock).
-    var now = Date()
+    /// When the walk runs (a hop's `sentAt`, the cache's clock), on the session's clock.
+    var now: Date
 }
 
 // MARK: - Steps

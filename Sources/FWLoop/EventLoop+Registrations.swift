@@ -1,0 +1,90 @@
+// EventLoop+Registrations: the descriptors a loop watches (STYLE.md principle 9; model: swift-nio
+// SelectorEpoll.swift). Each registration gets an id from 1 up (0 is the eventfd) that epoll hands back with
+// its events, so an event for a registration that is gone (deregistered this iteration, or an old
+// registration of a reused descriptor) finds no entry and is dropped. Registrations are level-triggered:
+// a handler is called every iteration while its descriptor is ready for what it asked. All of it runs on
+// the loop thread; `registrations`, `nextRegistrationID` and `harvested` are loop-thread-only state of
+// EventLoop.swift.
+
+import CFWShims
+import Glibc
+
+extension EventLoop {
+    /// One registered descriptor.
+    struct Registration {
+        let fd: Int32
+        var interest: IOInterest
+        let handler: any IOHandler
+    }
+
+    // MARK: Registrations (loop thread only)
+
+    /// Whether this iteration's epoll_wait reported input for `id` (readable, hang-up or error), which its
+    /// handler may not have been told of yet (timers and tasks run before dispatch). False between iterations.
+    public func reportedInput(for id: RegistrationID) -> Bool {
+        preconditionInEventLoop()
+        let input = FW_EPOLLIN | FW_EPOLLHUP | FW_EPOLLERR
+        for event in harvested where event.data == id.rawValue && event.events & input != 0 {
+            return true
+        }
+        return false
+    }
+
+    /// Registers `fd` (level-triggered) and starts telling `handler` about `interest`.
+    ///
+    /// The loop holds `handler` until `deregister`. Deregister before closing the descriptor.
+    public func register(fd: Int32, interest: IOInterest, handler: any IOHandler) throws(IOError) -> RegistrationID {
+        preconditionInEventLoop()
+        let id = nextRegistrationID
+        try Syscall.epollControl(epollFD, op: EPOLL_CTL_ADD, fd: fd, events: interest.rawValue, data: id)
+        nextRegistrationID += 1
+        registrations[id] = Registration(fd: fd, interest: interest, handler: handler)
+        return RegistrationID(rawValue: id)
+    }
+
+    /// Changes what a registration is told about. Unknown or deregistered ids are ignored.
+    public func setInterest(_ interest: IOInterest, for id: RegistrationID) throws(IOError) {
+        preconditionInEventLoop()
+        guard let registration = registrations[id.rawValue], registration.interest != interest else {
+            return
+        }
+        try Syscall.epollControl(
+            epollFD, op: EPOLL_CTL_MOD, fd: registration.fd, events: interest.rawValue, data: id.rawValue)
+        registrations[id.rawValue]?.interest = interest
+    }
+
+    /// Removes the registration (before the owner closes the fd). Events already harvested for it in
+    /// the current iteration are dropped. Unknown ids are ignored.
+    public func deregister(_ id: RegistrationID) {
+        preconditionInEventLoop()
+        guard let registration = registrations.removeValue(forKey: id.rawValue) else {
+            return
+        }
+        do {
+            try Syscall.epollControl(epollFD, op: EPOLL_CTL_DEL, fd: registration.fd, events: 0, data: 0)
+        } catch {
+            // EBADF crashed already; ENOENT, EPERM and EINVAL all mean the kernel holds no such entry.
+        }
+    }
+
+    // MARK: Dispatch (loop thread)
+
+    /// Hands this iteration's events to their handlers; drains the eventfd; drops events whose registration
+    /// is gone.
+    func dispatch(_ events: UnsafeMutableBufferPointer<fw_epoll_event>) {
+        for event in events {
+            if event.data == Self.wakeupID {
+                Syscall.eventfdDrain(wakeFD)
+                continue
+            }
+            guard let registration = registrations[event.data] else {
+                continue
+            }
+            let wanted = IOEvents(rawValue: registration.interest.rawValue).union([.hangup, .error])
+            let ready = IOEvents(rawValue: event.events).intersection(wanted)
+            if !ready.isEmpty {
+                registration.handler.handleIO(ready)
+            }
+        }
+    }
+}
