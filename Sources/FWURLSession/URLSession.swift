@@ -41,8 +41,6 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let deliveryPump: DeliveryPump
     /// The proxies of the session's requests (from the configuration, else the environment at creation).
     let proxySettings: ProxySettings
-    /// The trust refused last per connection key: the peer trust of a trust failure's `URLError`.
-    let refusedTrusts = LockedBox<[ConnectionKey: SecTrust]>([:])
 
     /// The session's own copy of the configuration it was created with, read by its tasks. Never handed
     /// out: `configuration` returns a copy of it, so a caller's changes cannot reach a running session.

@@ -61,11 +61,11 @@ extension URLSessionTask {
     final func failure(after error: TransportError) -> URLError? {
         let url = currentRequest?.url
         guard error.isNoRoute || error.isTemporaryLookupFailure else {
-            return session.urlError(error, url: url)
+            return URLError(error, url: url)
         }
         let interfaceUp = error.isNoRoute ? nil : (try? NetworkMonitor.shared.get())?.hasUsableInterface()
         guard isForWantOfRoute(error, interfaceUp: interfaceUp) else {
-            return session.urlError(error, url: url)
+            return URLError(error, url: url)
         }
         if waitForConnectivity() {
             return nil

@@ -93,7 +93,7 @@ extension URLSessionTask {
         let hop = ProxyHop(proxy: proxy, spaceType: NSURLProtectionSpaceHTTPSProxy, method: "CONNECT",
                            uri: key.authority)
         let offered = HTTPAuthenticationChallenge.challenges(in: refusal.proxyAuthenticate)
-        let failure = ProxyFailure.tunnel(session.urlError(error, url: url), response)
+        let failure = ProxyFailure.tunnel(URLError(error, url: url), response)
         return answerProxy(offered, hop: hop, failure: failure) != .declined
     }
 

@@ -56,7 +56,7 @@ extension URLSessionTask {
     /// instead; one that merely lost the rest of its body is replaced.
     func endReplacedHop(_ event: TransportEvent) {
         if case .failed(let error) = event, error.isCancelled || error.isTimedOut || error.isShutDown {
-            finish(error: session.urlError(error, url: currentRequest?.url))
+            finish(error: URLError(error, url: currentRequest?.url))
             return
         }
         sendNextHop()
