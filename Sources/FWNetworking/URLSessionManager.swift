@@ -197,7 +197,7 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                          completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         if let delegate = taskDelegate(for: dataTask),
-           !delegate.expect(response, limits: session.configuration.httpResponseLimits) {
+           !delegate.expect(response, of: dataTask, limits: session.configuration.httpResponseLimits) {
             return completionHandler(.cancel)
         }
         let block = blocks.withLock { $0.dataTaskDidReceiveResponse }

@@ -2,8 +2,9 @@
 // AFURLSessionManagerTaskDelegate). The manager hands it the task's messages on the operation queue:
 //
 //   didSendBodyData       → uploadProgress (bytes sent of the expected total), then its block
-//   didReceive response   → the body's limit is read (the session's `httpResponseLimits.maxCollectedBodySize`);
-//                           an announced length over it ends the task with `dataLengthExceedsMaximum`
+//   didReceive response   → the body's collector is made with the session's `httpResponseLimits` (FWURLSession's
+//                           `BodyCollector`, the one completion handlers use): an announced length over
+//                           `maxCollectedBodySize` ends the task with `dataLengthExceedsMaximum`
 //   didReceive data       → the body is collected, within that limit (past it the task is cancelled and ends
 //                           with `dataLengthExceedsMaximum`); downloadProgress (bytes received), then its block
 //   didWriteData/Resume   → downloadProgress (bytes written), then its block
@@ -36,9 +37,8 @@ final class URLSessionManagerTaskDelegate: Sendable {
 
     /// What changes while the task runs.
     struct State {
-        var data = Data()
-        /// The most `data` may hold: the session's `maxCollectedBodySize`, read when the response arrives.
-        var bodyLimit = HTTPLimits().maxCollectedBodySize
+        /// The body, within the session's `maxCollectedBodySize` (its limits are read when the response arrives).
+        var body = BodyCollector(.handOver, limits: HTTPLimits(), url: nil)
         /// Where the finished download was moved.
         var downloadFileURL: URL?
         /// Why moving the finished download failed.
@@ -90,34 +90,35 @@ final class URLSessionManagerTaskDelegate: Sendable {
         uploadProgressBlock?(uploadProgress)
     }
 
-    /// The response arrived: the body will be collected within `limits.maxCollectedBodySize`. False (and the
-    /// task's error is set) when the response announces a larger body.
-    func expect(_ response: URLResponse, limits: HTTPLimits) -> Bool {
-        let limit = limits.maxCollectedBodySize
-        guard response.expectedContentLength > limit else {
-            state.withLock { $0.bodyLimit = limit }
-            return true
+    /// The response of `task` arrived: the body will be collected within `limits.maxCollectedBodySize`. False
+    /// (and the task's error is set) when the response announces a larger body.
+    func expect(_ response: URLResponse, of task: URLSessionDataTask, limits: HTTPLimits) -> Bool {
+        var body = BodyCollector(.handOver, limits: limits, url: task.currentRequest?.url ?? response.url)
+        do throws(URLError) {
+            try body.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
+                            status: (response as? HTTPURLResponse)?.statusCode)
+        } catch {
+            end(with: error)
+            return false
         }
-        end(with: Self.tooLarge(response.url, "the response announces \(response.expectedContentLength) bytes, "
-                                + "more than httpResponseLimits.maxCollectedBodySize (\(limit))"))
-        return false
+        state.withLock { $0.body = body }
+        return true
     }
 
     /// A piece of the body arrived: collected while the body stays within its limit, else the task is
     /// cancelled and ends with `dataLengthExceedsMaximum` (the collected body is let go of at once).
     func received(_ data: Data, from task: URLSessionDataTask) {
-        let overLimit = state.withLock { state -> Int64? in
+        let overLimit = state.withLock { state -> URLError? in
             guard state.endingError == nil else { return nil }
-            guard Int64(state.data.count + data.count) <= state.bodyLimit else {
-                state.data = Data()
-                return state.bodyLimit
+            do throws(URLError) {
+                try state.body.append(data)
+                return nil
+            } catch {
+                return error
             }
-            state.data.append(data)
-            return nil
         }
         if let overLimit {
-            end(with: Self.tooLarge(task.currentRequest?.url, "the response body is larger than "
-                                    + "httpResponseLimits.maxCollectedBodySize (\(overLimit) bytes)"))
+            end(with: overLimit)
             task.cancel()
             return
         }
@@ -143,10 +144,6 @@ final class URLSessionManagerTaskDelegate: Sendable {
     /// or the body outgrew its limit.
     func end(with error: any Error) {
         state.withLock { $0.endingError = $0.endingError ?? error }
-    }
-
-    private static func tooLarge(_ url: URL?, _ description: String) -> URLError {
-        URLError(.dataLengthExceedsMaximum, userInfo: [NSLocalizedDescriptionKey: description]).addingFailingURL(url)
     }
 
     // MARK: Downloads
@@ -176,9 +173,8 @@ final class URLSessionManagerTaskDelegate: Sendable {
 
     /// The task finished with `error`: serializes (on success) and delivers on `manager`'s completion queue.
     func complete(_ task: URLSessionTask, error: (any Error)?, manager: URLSessionManager) {
-        let taken = state.withLock { state -> State in
-            defer { state.data = Data() }
-            return state
+        let (taken, body) = state.withLock { state -> (State, Data) in
+            (state, state.body.take() ?? Data())
         }
         let serializer = manager.responseSerializer
         var info: [String: Any] = [URLSessionManager.networkingTaskDidCompleteResponseSerializerKey: serializer]
@@ -186,7 +182,7 @@ final class URLSessionManagerTaskDelegate: Sendable {
         if let file = taken.downloadFileURL {
             info[URLSessionManager.networkingTaskDidCompleteAssetPathKey] = file
         } else {
-            info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] = taken.data
+            info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] = body
         }
         let response = task.response ?? Self.placeholderResponse(for: task)
         // The manager's own error (the challenge handler's, a body over its limit) replaces the cancellation it
@@ -199,7 +195,7 @@ final class URLSessionManagerTaskDelegate: Sendable {
         }
         let handover = Outcome(response: response, object: nil, error: nil, userInfo: info)
         Self.processingQueue.async {
-            let outcome = Self.serialize(handover, data: taken.data, file: taken.downloadFileURL,
+            let outcome = Self.serialize(handover, data: body, file: taken.downloadFileURL,
                                          serializer: serializer, task: task)
             manager.onCompletionQueue { self.deliver(outcome, for: task) }
         }

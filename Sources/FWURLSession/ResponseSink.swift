@@ -127,20 +127,15 @@ final class DataDelegateSink: ResponseSink {
 
 // MARK: - CollectingSink
 
-/// Tasks with a completion handler: the body is collected and handed over with the response — within
-/// `HTTPLimits.maxCollectedBodySize` (the task itself enforces `maxDecompressionRatio`). Neither the body nor
-/// the handler (and what it captured) is kept once it was called.
+/// Tasks with a completion handler: the body is collected (`BodyCollector`, purpose `handOver`: within
+/// `HTTPLimits.maxCollectedBodySize`; the task itself enforces `maxDecompressionRatio`) and handed over with the
+/// response. Neither the body nor the handler (and what it captured) is kept once it was called.
 final class CollectingSink: ResponseSink {
     typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
-    /// The most a collected body reserves up front from its Content-Length: a lying Content-Length costs at
-    /// most this much address space.
-    static let maximumReservation: Int64 = 256 << 20
-
     private struct State {
-        var body = Data()
-        /// The session's limits, read when the response arrives.
-        var limits = HTTPLimits()
+        /// Made with the session's limits when the response arrives.
+        var collector = BodyCollector(.handOver, limits: HTTPLimits(), url: nil)
         /// Until it is called.
         var completion: Completion?
     }
@@ -152,54 +147,38 @@ final class CollectingSink: ResponseSink {
     }
 
     /// Body bytes the sink holds now.
-    var heldBodyBytes: Int { state.withLock { $0.body.count } }
+    var heldBodyBytes: Int { state.withLock { $0.collector.body.count } }
 
     var collectsBody: Bool { true }
 
     /// The body so far: the same storage the sink holds (no copy is made until one of them changes).
-    var collectedBody: Data? { state.withLock { $0.body } }
+    var collectedBody: Data? { state.withLock { $0.collector.collected } }
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
-        let limits = task.session.sessionConfiguration.httpResponseLimits
-        state.withLock { $0.limits = limits }
-        guard response.expectedContentLength > 0, task.currentRequest?.httpMethod != "HEAD",
-              ![204, 304].contains(response.statusCode) else { return }
-        if response.expectedContentLength > limits.maxCollectedBodySize {
-            throw Self.tooLarge(task, "the response announces \(response.expectedContentLength) bytes, more than "
-                + "httpResponseLimits.maxCollectedBodySize (\(limits.maxCollectedBodySize))")
-        }
-        // A body of announced length is allocated once instead of regrown (which peaks at twice the body).
-        let reservation = Int(min(response.expectedContentLength, Self.maximumReservation))
-        state.withLock { $0.body.reserveCapacity(reservation) }
+        var collector = BodyCollector(.handOver, limits: task.session.sessionConfiguration.httpResponseLimits,
+                                      url: task.currentRequest?.url)
+        try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
+                             status: response.statusCode)
+        state.withLock { $0.collector = collector }
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
-        let (collected, limits) = state.withLock { (Int64($0.body.count + bytes.count), $0.limits) }
-        if collected > limits.maxCollectedBodySize {
-            throw Self.tooLarge(task, "the response body is larger than httpResponseLimits.maxCollectedBodySize "
-                + "(\(limits.maxCollectedBodySize) bytes)")
-        }
-        state.withLock { $0.body.append(contentsOf: bytes) }
+        try state.withLock { state in
+            Result { () throws(URLError) in try state.collector.append(bytes) }
+        }.get()
     }
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         // The body and the handler leave the sink: a caller that keeps the finished task keeps neither.
         let (collected, completion) = state.withLock { state in
-            defer {
-                state.body = Data()
-                state.completion = nil
-            }
-            return (state.body, state.completion)
+            defer { state.completion = nil }
+            return (state.collector.take(), state.completion)
         }
         if let error {
             completion?(nil, nil, error)
         } else {
-            completion?(collected, response, nil)
+            completion?(collected ?? Data(), response, nil)
         }
-    }
-
-    private static func tooLarge(_ task: URLSessionTask, _ description: String) -> URLError {
-        URLError(.dataLengthExceedsMaximum, url: task.currentRequest?.url, description: description)
     }
 }
 

@@ -34,8 +34,8 @@ enum KeptBody {
     case none
     /// In the sink, which collects it anyway (`ResponseSink.collectedBody`).
     case inSink
-    /// A copy the task keeps, for a sink that does not collect the body.
-    case copy(Data)
+    /// A copy the task keeps, for a sink that does not collect the body (dropped past the cache's capacity).
+    case copy(BodyCollector)
 }
 
 extension TaskCacheState {
@@ -105,7 +105,9 @@ extension URLSessionTask {
             return true
         }
         if CacheStorability.verdict(request: outgoing, response: response) == .storable {
-            let kept = sink.collectsBody ? KeptBody.inSink : .copy(Data())
+            let kept = sink.collectsBody ? KeptBody.inSink : .copy(BodyCollector(
+                .store(ceiling: Self.cacheLimit(cache)), limits: session.sessionConfiguration.httpResponseLimits,
+                url: outgoing.url))
             transfer.withLock { state in
                 state.cache.body = kept
                 state.cache.responseDate = now
@@ -117,14 +119,11 @@ extension URLSessionTask {
     /// Keeps a copy of a body piece for storing, while it fits the cache (a sink that collects the body
     /// keeps it itself).
     func cacheBody(_ bytes: [UInt8]) {
-        guard let cache = session.sessionConfiguration.urlCache else { return }
-        let limit = Self.cacheLimit(cache)
         transfer.withLock { state in
             guard case .copy(var body) = state.cache.body else { return }
             state.cache.body = .none // the copy is uniquely referenced while it grows
-            guard body.count + bytes.count <= limit else { return }
-            body.append(contentsOf: bytes)
-            state.cache.body = .copy(body)
+            try? body.append(bytes) // a `store` collector never throws: past the cache's capacity it drops the body
+            if !body.isDropped { state.cache.body = .copy(body) }
         }
     }
 
@@ -171,7 +170,9 @@ extension URLSessionTask {
         let body: Data
         switch kept {
         case .none: return nil
-        case .copy(let copy): body = copy
+        case .copy(let copy):
+            guard let kept = copy.collected else { return nil }
+            body = kept
         case .inSink:
             guard let collected = sink.collectedBody, collected.count <= Self.cacheLimit(cache) else { return nil }
             body = collected
