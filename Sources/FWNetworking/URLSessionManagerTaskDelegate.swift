@@ -2,11 +2,11 @@
 // AFURLSessionManagerTaskDelegate). The manager hands it the task's messages on the operation queue:
 //
 //   didSendBodyData       → uploadProgress (bytes sent of the expected total), then its block
-//   didReceive response   → the body's collector is made with the session's `httpResponseLimits` (FWURLSession's
-//                           `BodyCollector`, the one completion handlers use): an announced length over
-//                           `maxCollectedBodySize` ends the task with `dataLengthExceedsMaximum`
-//   didReceive data       → the body is collected, within that limit (past it the task is cancelled and ends
-//                           with `dataLengthExceedsMaximum`); downloadProgress (bytes received), then its block
+//   didReceive data       → downloadProgress (bytes received), then its block
+//   didCollectBody        → the body, which the task collected (the manager is a
+//                           `URLSessionDataCollectingDelegate`: the task collects within the session's
+//                           `httpResponseLimits`, as for a completion handler, and over them ends with
+//                           `dataLengthExceedsMaximum`); only a task that succeeded hands it over
 //   didWriteData/Resume   → downloadProgress (bytes written), then its block
 //   didFinishDownloading  → the file is moved to the destination (the move notifications are posted)
 //   didFinishCollecting   → the metrics are kept for the did-complete notification
@@ -37,15 +37,15 @@ final class URLSessionManagerTaskDelegate: Sendable {
 
     /// What changes while the task runs.
     struct State {
-        /// The body, within the session's `maxCollectedBodySize` (its limits are read when the response arrives).
-        var body = BodyCollector(.handOver, limits: HTTPLimits(), url: nil)
+        /// The body the task collected, handed over once it succeeded (`didCollectBody`).
+        var body = Data()
         /// Where the finished download was moved.
         var downloadFileURL: URL?
         /// Why moving the finished download failed.
         var moveError: (any Error)?
         var metrics: URLSessionTaskMetrics?
-        /// The error the manager ended the task with (the one `authenticationChallengeHandler` answered with,
-        /// or a body over its limit): the task's error from now on.
+        /// The error the manager ended the task with (the one `authenticationChallengeHandler` answered with):
+        /// the task's error from now on.
         var endingError: (any Error)?
     }
 
@@ -90,38 +90,8 @@ final class URLSessionManagerTaskDelegate: Sendable {
         uploadProgressBlock?(uploadProgress)
     }
 
-    /// The response of `task` arrived: the body will be collected within `limits.maxCollectedBodySize`. False
-    /// (and the task's error is set) when the response announces a larger body.
-    func expect(_ response: URLResponse, of task: URLSessionDataTask, limits: HTTPLimits) -> Bool {
-        var body = BodyCollector(.handOver, limits: limits, url: task.currentRequest?.url ?? response.url)
-        do throws(URLError) {
-            try body.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
-                            status: (response as? HTTPURLResponse)?.statusCode)
-        } catch {
-            end(with: error)
-            return false
-        }
-        state.withLock { $0.body = body }
-        return true
-    }
-
-    /// A piece of the body arrived: collected while the body stays within its limit, else the task is
-    /// cancelled and ends with `dataLengthExceedsMaximum` (the collected body is let go of at once).
+    /// A piece of the body arrived (the task collects it).
     func received(_ data: Data, from task: URLSessionDataTask) {
-        let overLimit = state.withLock { state -> URLError? in
-            guard state.endingError == nil else { return nil }
-            do throws(URLError) {
-                try state.body.append(data)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let overLimit {
-            end(with: overLimit)
-            task.cancel()
-            return
-        }
         downloadProgress.totalUnitCount = task.countOfBytesExpectedToReceive
         downloadProgress.completedUnitCount = task.countOfBytesReceived
         downloadProgressBlock?(downloadProgress)
@@ -139,9 +109,13 @@ final class URLSessionManagerTaskDelegate: Sendable {
         state.withLock { $0.metrics = metrics }
     }
 
+    /// The task handed over the body it collected.
+    func collected(body: Data) {
+        state.withLock { $0.body = body }
+    }
+
     /// The manager ends the task with `error` (the first such error wins): `authenticationChallengeHandler`
-    /// answered with it, the manager could not answer a session question for the task (no new body stream),
-    /// or the body outgrew its limit.
+    /// answered with it, or the manager could not answer a session question for the task (no new body stream).
     func end(with error: any Error) {
         state.withLock { $0.endingError = $0.endingError ?? error }
     }
@@ -173,8 +147,9 @@ final class URLSessionManagerTaskDelegate: Sendable {
 
     /// The task finished with `error`: serializes (on success) and delivers on `manager`'s completion queue.
     func complete(_ task: URLSessionTask, error: (any Error)?, manager: URLSessionManager) {
-        let (taken, body) = state.withLock { state -> (State, Data) in
-            (state, state.body.take() ?? Data())
+        let taken = state.withLock { state -> State in
+            defer { state.body = Data() }
+            return state
         }
         let serializer = manager.responseSerializer
         var info: [String: Any] = [URLSessionManager.networkingTaskDidCompleteResponseSerializerKey: serializer]
@@ -182,10 +157,10 @@ final class URLSessionManagerTaskDelegate: Sendable {
         if let file = taken.downloadFileURL {
             info[URLSessionManager.networkingTaskDidCompleteAssetPathKey] = file
         } else {
-            info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] = body
+            info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] = taken.body
         }
         let response = task.response ?? Self.placeholderResponse(for: task)
-        // The manager's own error (the challenge handler's, a body over its limit) replaces the cancellation it
+        // The manager's own error (the challenge handler's) replaces the cancellation it
         // caused; a failed move is the error of a download that otherwise succeeded.
         if let error = taken.endingError ?? error ?? taken.moveError {
             info[URLSessionManager.networkingTaskDidCompleteErrorKey] = error
@@ -195,7 +170,7 @@ final class URLSessionManagerTaskDelegate: Sendable {
         }
         let handover = Outcome(response: response, object: nil, error: nil, userInfo: info)
         Self.processingQueue.async {
-            let outcome = Self.serialize(handover, data: body, file: taken.downloadFileURL,
+            let outcome = Self.serialize(handover, data: taken.body, file: taken.downloadFileURL,
                                          serializer: serializer, task: task)
             manager.onCompletionQueue { self.deliver(outcome, for: task) }
         }

@@ -7,7 +7,8 @@ import FWTransport
 // what kind of task this is and how it reports:
 //
 //   DataDelegateSink   data and upload tasks made without a completion handler: the data delegate hears
-//                      the response (and answers a disposition), then every piece of the body
+//                      the response (and answers a disposition), then every piece of the body; a
+//                      `URLSessionDataCollectingDelegate` is also handed the whole body at the end
 //   CollectingSink     tasks made with a completion handler (and the async `data(for:)` family): the body
 //                      is collected in memory and handed over with the response at the end
 //   DownloadSink       download tasks: the body goes into a file (Download/DownloadSink.swift)
@@ -93,10 +94,12 @@ extension URLSessionTask {
 
 // MARK: - DataDelegateSink
 
-/// Data and upload tasks without a completion handler: the data delegate hears everything.
+/// Data and upload tasks without a completion handler: the data delegate hears everything. When the routed
+/// data delegate is a `URLSessionDataCollectingDelegate` that wants the body, the sink also collects it
+/// (`BodyCollector`, purpose `handOver`: over the limit ends the task) and hands it over when the task succeeds.
 final class DataDelegateSink: ResponseSink {
-    /// The sink has no state of its own: one serves every such task.
-    static let shared = DataDelegateSink()
+    /// The body, for a collecting delegate (made when the response arrives); nil otherwise.
+    private let collector = LockedBox<BodyCollector?>(nil)
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
         try receive(nonHTTP: response, for: task)
@@ -104,6 +107,13 @@ final class DataDelegateSink: ResponseSink {
 
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
         let dataTask = task.asTask(URLSessionDataTask.self)
+        if DelegateRouter.bodyCollectingDelegate(of: dataTask) != nil {
+            var collector = BodyCollector(.handOver, limits: task.session.sessionConfiguration.httpResponseLimits,
+                                          url: task.currentRequest?.url)
+            try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
+                                 status: (response as? HTTPURLResponse)?.statusCode)
+            self.collector.withLock { $0 = collector }
+        }
         task.hold(.awaitingDisposition)
         let asked = DelegateRouter.didReceive(response: response, dataTask: dataTask) { disposition in
             dataTask.apply(disposition)
@@ -112,7 +122,22 @@ final class DataDelegateSink: ResponseSink {
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+        try collector.withLock { collector in
+            Result { () throws(URLError) in try collector?.append(bytes) }
+        }.get()
         DelegateRouter.didReceive(data: Data(bytes), dataTask: task.asTask(URLSessionDataTask.self))
+    }
+
+    /// A task that succeeded hands its collected body over (before its metrics); the sink keeps none of it.
+    func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
+        let body = collector.withLock { collector in
+            defer { collector = nil }
+            return collector?.take()
+        }
+        if error == nil, let body {
+            DelegateRouter.didCollectBody(body, dataTask: task.asTask(URLSessionDataTask.self))
+        }
+        return error
     }
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {

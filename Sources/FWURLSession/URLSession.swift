@@ -121,7 +121,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a data task whose messages go to the delegate.
     open func dataTask(with request: URLRequest) -> URLSessionDataTask {
-        register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: DataDelegateSink.shared) }
+        register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: DataDelegateSink()) }
     }
 
     /// Creates a data task for a GET of `url`, whose messages go to the delegate.
@@ -150,7 +150,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a task that sends `bodyData` as the body of `request` (the request's own body is ignored).
     open func uploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .data(bodyData), sink: DataDelegateSink.shared)
+        makeUploadTask(request, body: .data(bodyData), sink: DataDelegateSink())
     }
 
     /// Creates a task that sends `bodyData` and calls `completionHandler` with the response body.
@@ -162,7 +162,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a task that streams the file at `fileURL` as the body, in constant memory.
     open func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .file(fileURL), sink: DataDelegateSink.shared)
+        makeUploadTask(request, body: .file(fileURL), sink: DataDelegateSink())
     }
 
     /// Creates a task that streams the file at `fileURL` and calls `completionHandler` with the response body.
@@ -175,7 +175,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// Creates a task whose body is read from a stream: the request's `httpBodyStream` if it has one,
     /// otherwise (and for every resend) the one the delegate gives in `needNewBodyStream`.
     open func uploadTask(withStreamedRequest request: URLRequest) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .stream, sink: DataDelegateSink.shared)
+        makeUploadTask(request, body: .stream, sink: DataDelegateSink())
     }
 
     // MARK: Download tasks

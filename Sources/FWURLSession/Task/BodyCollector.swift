@@ -4,9 +4,10 @@ import FWTransport
 // MARK: - BodyCollector
 //
 // The one place a whole response body is gathered in memory, with the session's limits (design note
-// task-machine.md §5). Every API that hands a whole body over — a completion handler, `data(for:)`, the
-// session manager (`CollectingSink`, `URLSessionManagerTaskDelegate`) — collects with purpose `handOver`;
-// the URL cache's copy of a body (`URLSessionTask+Cache.swift`, a URL protocol's load) with purpose `store`.
+// task-machine.md §5). Every API that hands a whole body over — a completion handler, `data(for:)`
+// (`CollectingSink`), a `URLSessionDataCollectingDelegate` such as the session manager (`DataDelegateSink`) —
+// collects with purpose `handOver`; the URL cache's copy of a body (`URLSessionTask+Cache.swift`, a URL
+// protocol's load) with purpose `store`.
 //
 //   handOver   the announced length and the collected length stay ≤ `maxCollectedBodySize`; past it the
 //              collector lets its body go and throws `URLError(.dataLengthExceedsMaximum)`
@@ -18,14 +19,13 @@ import FWTransport
 // a decoded body ≤ `maxDecompressionRatio` × its encoded bytes + `HTTPLimits.decompressionAllowance`, is
 // `checkDecodedGrowth`: the task applies it to every body, collected or streamed, before any sink sees it.
 //
-// A value: its owner guards it (a sink's or a load's `LockedBox`). `package`, so that the session manager
-// collects with the same rules and errors (FWNetworking sits on FWURLSession in this package; users do not
-// see the type).
+// A value: its owner guards it (a sink's or a load's `LockedBox`). The session manager does not collect:
+// it is a `URLSessionDataCollectingDelegate`, and its tasks collect for it with this type.
 
 /// A response body gathered in memory within the session's limits.
-package struct BodyCollector: Sendable {
+struct BodyCollector: Sendable {
     /// What the body is collected for.
-    package enum Purpose: Sendable, Equatable {
+    enum Purpose: Sendable, Equatable {
         /// Handed over whole (a completion handler, `data(for:)`, a manager's serializer): over the limit
         /// is an error.
         case handOver
@@ -34,26 +34,26 @@ package struct BodyCollector: Sendable {
     }
 
     /// The most a collected body reserves up front from its Content-Length.
-    package static let maximumReservation: Int64 = 256 << 20
+    static let maximumReservation: Int64 = 256 << 20
 
-    package let purpose: Purpose
+    let purpose: Purpose
     private let limits: HTTPLimits
     /// The URL the errors name.
     private let url: URL?
     /// The body so far (empty once dropped or taken).
-    package private(set) var body = Data()
+    private(set) var body = Data()
     /// True once a `store` body outgrew its ceiling, or a `handOver` body its limit.
-    package private(set) var isDropped = false
+    private(set) var isDropped = false
 
     /// A collector with the session's `limits` (read once, when the response arrives); its errors name `url`.
-    package init(_ purpose: Purpose, limits: HTTPLimits, url: URL?) {
+    init(_ purpose: Purpose, limits: HTTPLimits, url: URL?) {
         self.purpose = purpose
         self.limits = limits
         self.url = url
     }
 
     /// The body to hand over or store; nil once it was dropped.
-    package var collected: Data? {
+    var collected: Data? {
         isDropped ? nil : body
     }
 
@@ -62,7 +62,7 @@ package struct BodyCollector: Sendable {
     /// The response arrived announcing `length` bytes (-1: unknown) for a request with `method` and a
     /// response with `status`: refuses (`handOver`) or drops (`store`) an announced body over the limit,
     /// else reserves room for it.
-    package mutating func expect(length: Int64, method: String?, status: Int?) throws(URLError) {
+    mutating func expect(length: Int64, method: String?, status: Int?) throws(URLError) {
         guard length > 0, method != "HEAD", status != 204, status != 304, !isDropped else { return }
         guard length <= ceiling else {
             drop()
@@ -75,7 +75,7 @@ package struct BodyCollector: Sendable {
     }
 
     /// A piece of the (decoded) body arrived: kept while the body stays within the limit.
-    package mutating func append(_ bytes: some Collection<UInt8>) throws(URLError) {
+    mutating func append(_ bytes: some Collection<UInt8>) throws(URLError) {
         guard !isDropped else { return }
         guard Int64(body.count) + Int64(bytes.count) <= ceiling else {
             drop()
@@ -87,7 +87,7 @@ package struct BodyCollector: Sendable {
     }
 
     /// The body, which the collector lets go of (a finished task keeps none).
-    package mutating func take() -> Data? {
+    mutating func take() -> Data? {
         defer { body = Data() }
         return collected
     }
@@ -96,7 +96,7 @@ package struct BodyCollector: Sendable {
 
     /// Refuses a decoded body that grew past `maxDecompressionRatio` times the `received` encoded bytes (beyond
     /// `HTTPLimits.decompressionAllowance`; a ratio of 0 is no limit): a decompression bomb.
-    package static func checkDecodedGrowth(_ decoded: Int64, received: Int64, limits: HTTPLimits,
+    static func checkDecodedGrowth(_ decoded: Int64, received: Int64, limits: HTTPLimits,
                                            url: URL?) throws(URLError) {
         let ratio = Int64(limits.maxDecompressionRatio)
         guard ratio > 0 else { return }
