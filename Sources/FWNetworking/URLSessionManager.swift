@@ -41,7 +41,7 @@ import Foundation
 /// (`invalidateSessionCancelingTasks(_:resetSession:)`). Thread-safe: the settings, the blocks and the
 /// per-task delegates are each in a `LockedBox`; no block is ever called with a lock held.
 open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate,
-    URLSessionTaskStateDelegate, NSSecureCoding, NSCopying,
+    URLSessionTaskStateDelegate, URLSessionDataCollectingDelegate, NSSecureCoding, NSCopying,
     @unchecked Sendable { // mutable state: `settings`, `blocks`, `taskDelegates` (LockedBoxes)
     /// What may be changed after creation.
     struct Settings {
@@ -191,23 +191,32 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
 
     // MARK: URLSessionDataDelegate
 
-    /// `.cancel` when the response announces a body larger than the session's
-    /// `httpResponseLimits.maxCollectedBodySize` (the task ends with `dataLengthExceedsMaximum`); else the
-    /// disposition `dataTaskDidReceiveResponse` returns, else `.allow`.
+    /// The disposition `dataTaskDidReceiveResponse` returns, else `.allow`. (A body announced larger than the
+    /// session's `httpResponseLimits.maxCollectedBodySize` has ended the task before: the task collects the
+    /// body, see `urlSession(_:dataTask:didCollectBody:)`.)
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                          completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        if let delegate = taskDelegate(for: dataTask),
-           !delegate.expect(response, limits: session.configuration.httpResponseLimits) {
-            return completionHandler(.cancel)
-        }
         let block = blocks.withLock { $0.dataTaskDidReceiveResponse }
         completionHandler(block?(session, dataTask, response) ?? .allow)
     }
 
-    /// Collects the data and updates the download progress, then calls `dataTaskDidReceiveData`.
+    /// Updates the download progress, then calls `dataTaskDidReceiveData`.
     open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         taskDelegate(for: dataTask)?.received(data, from: dataTask)
         blocks.withLock { $0.dataTaskDidReceiveData }?(session, dataTask, data)
+    }
+
+    // MARK: URLSessionDataCollectingDelegate
+
+    /// True for a task this manager's factories made: the task collects its body for the manager, within the
+    /// session's `httpResponseLimits` (over them it ends with `dataLengthExceedsMaximum`, the completion's error).
+    open func urlSession(_ session: URLSession, shouldCollectBodyOf dataTask: URLSessionDataTask) -> Bool {
+        taskDelegate(for: dataTask) != nil
+    }
+
+    /// Keeps the body the task collected for the response serializer.
+    open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didCollectBody body: Data) {
+        taskDelegate(for: dataTask)?.collected(body: body)
     }
 
     /// Gives the data task's per-task delegate to the download task, then calls

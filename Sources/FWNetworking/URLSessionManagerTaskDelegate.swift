@@ -2,10 +2,11 @@
 // AFURLSessionManagerTaskDelegate). The manager hands it the task's messages on the operation queue:
 //
 //   didSendBodyData       → uploadProgress (bytes sent of the expected total), then its block
-//   didReceive response   → the body's limit is read (the session's `httpResponseLimits.maxCollectedBodySize`);
-//                           an announced length over it ends the task with `dataLengthExceedsMaximum`
-//   didReceive data       → the body is collected, within that limit (past it the task is cancelled and ends
-//                           with `dataLengthExceedsMaximum`); downloadProgress (bytes received), then its block
+//   didReceive data       → downloadProgress (bytes received), then its block
+//   didCollectBody        → the body, which the task collected (the manager is a
+//                           `URLSessionDataCollectingDelegate`: the task collects within the session's
+//                           `httpResponseLimits`, as for a completion handler, and over them ends with
+//                           `dataLengthExceedsMaximum`); only a task that succeeded hands it over
 //   didWriteData/Resume   → downloadProgress (bytes written), then its block
 //   didFinishDownloading  → the file is moved to the destination (the move notifications are posted)
 //   didFinishCollecting   → the metrics are kept for the did-complete notification
@@ -36,16 +37,15 @@ final class URLSessionManagerTaskDelegate: Sendable {
 
     /// What changes while the task runs.
     struct State {
-        var data = Data()
-        /// The most `data` may hold: the session's `maxCollectedBodySize`, read when the response arrives.
-        var bodyLimit = HTTPLimits().maxCollectedBodySize
+        /// The body the task collected, handed over once it succeeded (`didCollectBody`).
+        var body = Data()
         /// Where the finished download was moved.
         var downloadFileURL: URL?
         /// Why moving the finished download failed.
         var moveError: (any Error)?
         var metrics: URLSessionTaskMetrics?
-        /// The error the manager ended the task with (the one `authenticationChallengeHandler` answered with,
-        /// or a body over its limit): the task's error from now on.
+        /// The error the manager ended the task with (the one `authenticationChallengeHandler` answered with):
+        /// the task's error from now on.
         var endingError: (any Error)?
     }
 
@@ -90,37 +90,8 @@ final class URLSessionManagerTaskDelegate: Sendable {
         uploadProgressBlock?(uploadProgress)
     }
 
-    /// The response arrived: the body will be collected within `limits.maxCollectedBodySize`. False (and the
-    /// task's error is set) when the response announces a larger body.
-    func expect(_ response: URLResponse, limits: HTTPLimits) -> Bool {
-        let limit = limits.maxCollectedBodySize
-        guard response.expectedContentLength > limit else {
-            state.withLock { $0.bodyLimit = limit }
-            return true
-        }
-        end(with: Self.tooLarge(response.url, "the response announces \(response.expectedContentLength) bytes, "
-                                + "more than httpResponseLimits.maxCollectedBodySize (\(limit))"))
-        return false
-    }
-
-    /// A piece of the body arrived: collected while the body stays within its limit, else the task is
-    /// cancelled and ends with `dataLengthExceedsMaximum` (the collected body is let go of at once).
+    /// A piece of the body arrived (the task collects it).
     func received(_ data: Data, from task: URLSessionDataTask) {
-        let overLimit = state.withLock { state -> Int64? in
-            guard state.endingError == nil else { return nil }
-            guard Int64(state.data.count + data.count) <= state.bodyLimit else {
-                state.data = Data()
-                return state.bodyLimit
-            }
-            state.data.append(data)
-            return nil
-        }
-        if let overLimit {
-            end(with: Self.tooLarge(task.currentRequest?.url, "the response body is larger than "
-                                    + "httpResponseLimits.maxCollectedBodySize (\(overLimit) bytes)"))
-            task.cancel()
-            return
-        }
         downloadProgress.totalUnitCount = task.countOfBytesExpectedToReceive
         downloadProgress.completedUnitCount = task.countOfBytesReceived
         downloadProgressBlock?(downloadProgress)
@@ -138,15 +109,15 @@ final class URLSessionManagerTaskDelegate: Sendable {
         state.withLock { $0.metrics = metrics }
     }
 
-    /// The manager ends the task with `error` (the first such error wins): `authenticationChallengeHandler`
-    /// answered with it, the manager could not answer a session question for the task (no new body stream),
-    /// or the body outgrew its limit.
-    func end(with error: any Error) {
-        state.withLock { $0.endingError = $0.endingError ?? error }
+    /// The task handed over the body it collected.
+    func collected(body: Data) {
+        state.withLock { $0.body = body }
     }
 
-    private static func tooLarge(_ url: URL?, _ description: String) -> URLError {
-        URLError(.dataLengthExceedsMaximum, userInfo: [NSLocalizedDescriptionKey: description]).addingFailingURL(url)
+    /// The manager ends the task with `error` (the first such error wins): `authenticationChallengeHandler`
+    /// answered with it, or the manager could not answer a session question for the task (no new body stream).
+    func end(with error: any Error) {
+        state.withLock { $0.endingError = $0.endingError ?? error }
     }
 
     // MARK: Downloads
@@ -177,7 +148,7 @@ final class URLSessionManagerTaskDelegate: Sendable {
     /// The task finished with `error`: serializes (on success) and delivers on `manager`'s completion queue.
     func complete(_ task: URLSessionTask, error: (any Error)?, manager: URLSessionManager) {
         let taken = state.withLock { state -> State in
-            defer { state.data = Data() }
+            defer { state.body = Data() }
             return state
         }
         let serializer = manager.responseSerializer
@@ -186,10 +157,10 @@ final class URLSessionManagerTaskDelegate: Sendable {
         if let file = taken.downloadFileURL {
             info[URLSessionManager.networkingTaskDidCompleteAssetPathKey] = file
         } else {
-            info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] = taken.data
+            info[URLSessionManager.networkingTaskDidCompleteResponseDataKey] = taken.body
         }
         let response = task.response ?? Self.placeholderResponse(for: task)
-        // The manager's own error (the challenge handler's, a body over its limit) replaces the cancellation it
+        // The manager's own error (the challenge handler's) replaces the cancellation it
         // caused; a failed move is the error of a download that otherwise succeeded.
         if let error = taken.endingError ?? error ?? taken.moveError {
             info[URLSessionManager.networkingTaskDidCompleteErrorKey] = error
@@ -199,7 +170,7 @@ final class URLSessionManagerTaskDelegate: Sendable {
         }
         let handover = Outcome(response: response, object: nil, error: nil, userInfo: info)
         Self.processingQueue.async {
-            let outcome = Self.serialize(handover, data: taken.data, file: taken.downloadFileURL,
+            let outcome = Self.serialize(handover, data: taken.body, file: taken.downloadFileURL,
                                          serializer: serializer, task: task)
             manager.onCompletionQueue { self.deliver(outcome, for: task) }
         }

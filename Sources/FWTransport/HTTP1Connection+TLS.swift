@@ -45,15 +45,16 @@ extension HTTP1Connection {
     func askForServerTrust() {
         guard let tls else { return }
         let connection = self
-        transport.evaluateServerTrust(tls.makeServerTrust(), for: self) { decision in
-            connection.loop.execute { connection.trustDecided(decision) }
+        let trust = tls.makeServerTrust()
+        transport.evaluateServerTrust(trust, for: self) { decision in
+            connection.loop.execute { connection.trustDecided(decision, about: trust) }
         }
     }
 
-    private func trustDecided(_ decision: ServerTrustDecision) {
+    private func trustDecided(_ decision: ServerTrustDecision, about trust: ServerTrust) {
         loop.preconditionInEventLoop()
         guard socket != nil else { return }
-        run(machine.trustDecided(decision))
+        run(machine.trustDecided(decision, peerTrust: trust))
     }
 
     func askForClientIdentity() {

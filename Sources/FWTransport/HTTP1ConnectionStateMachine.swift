@@ -194,8 +194,8 @@ struct HTTP1ConnectionStateMachine {
         }
     }
 
-    /// The trust decision arrived (ignored unless one is awaited).
-    mutating func trustDecided(_ decision: ServerTrustDecision) -> Action {
+    /// The trust decision about `peerTrust` arrived (ignored unless one is awaited); a refusal carries the trust.
+    mutating func trustDecided(_ decision: ServerTrustDecision, peerTrust: ServerTrust) -> Action {
         guard case .connecting(.awaitingTrust(let thenIdentity)) = state else { return .none }
         switch decision {
         case .trust where thenIdentity:
@@ -206,7 +206,7 @@ struct HTTP1ConnectionStateMachine {
             return established()
         case .reject(let error):
             state = .closed
-            return .reportConnectFailed(.serverTrustRejected(error), discardTLSSession: true)
+            return .reportConnectFailed(.serverTrustRejected(error, peerTrust: peerTrust), discardTLSSession: true)
         case .cancel:
             state = .closed
             return .reportConnectFailed(.cancelled, discardTLSSession: true)

@@ -32,11 +32,17 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     /// The lower-level error this one wraps (an `IOError`, `ResolverError`, `HTTPParseError`,
     /// `HTTPRequestError`, `ProxyError`), kept for diagnosis.
     public let underlying: (any Error & Sendable)?
+    /// The trust of the server that was refused (its chain as it sent it, the host, the anchors) when the error
+    /// is `isServerTrustRejected`; nil otherwise. The refusal carries it to whoever maps the failure, whichever
+    /// way the connection went (directly, through a proxy's tunnel, as a stream).
+    public let peerTrust: ServerTrust?
 
-    private init(_ code: Code, _ detail: String, underlying: (any Error & Sendable)? = nil) {
+    private init(_ code: Code, _ detail: String, underlying: (any Error & Sendable)? = nil,
+                 peerTrust: ServerTrust? = nil) {
         self.code = code
         self.detail = detail
         self.underlying = underlying
+        self.peerTrust = peerTrust
     }
 
     // MARK: Constructors
@@ -92,9 +98,11 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
         TransportError(.secureConnectionFailed, "secure connection failed: \(error)", underlying: error)
     }
 
-    /// The server's certificate chain was not trusted (by the evaluator or by the delegate).
-    public static func serverTrustRejected(_ error: TrustError) -> TransportError {
-        TransportError(.serverTrustRejected, "server trust rejected: \(error)", underlying: error)
+    /// The server's certificate chain was not trusted (by the evaluator or by the delegate); `peerTrust` is the
+    /// trust that was judged, kept in the error (`peerTrust`).
+    public static func serverTrustRejected(_ error: TrustError, peerTrust: ServerTrust) -> TransportError {
+        TransportError(.serverTrustRejected, "server trust rejected: \(error)", underlying: error,
+                       peerTrust: peerTrust)
     }
 
     /// The request would put invalid bytes on the wire; nothing was sent.

@@ -7,7 +7,8 @@ import FWTransport
 // what kind of task this is and how it reports:
 //
 //   DataDelegateSink   data and upload tasks made without a completion handler: the data delegate hears
-//                      the response (and answers a disposition), then every piece of the body
+//                      the response (and answers a disposition), then every piece of the body; a
+//                      `URLSessionDataCollectingDelegate` is also handed the whole body at the end
 //   CollectingSink     tasks made with a completion handler (and the async `data(for:)` family): the body
 //                      is collected in memory and handed over with the response at the end
 //   DownloadSink       download tasks: the body goes into a file (Download/DownloadSink.swift)
@@ -93,10 +94,12 @@ extension URLSessionTask {
 
 // MARK: - DataDelegateSink
 
-/// Data and upload tasks without a completion handler: the data delegate hears everything.
+/// Data and upload tasks without a completion handler: the data delegate hears everything. When the routed
+/// data delegate is a `URLSessionDataCollectingDelegate` that wants the body, the sink also collects it
+/// (`BodyCollector`, purpose `handOver`: over the limit ends the task) and hands it over when the task succeeds.
 final class DataDelegateSink: ResponseSink {
-    /// The sink has no state of its own: one serves every such task.
-    static let shared = DataDelegateSink()
+    /// The body, for a collecting delegate (made when the response arrives); nil otherwise.
+    private let collector = LockedBox<BodyCollector?>(nil)
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
         try receive(nonHTTP: response, for: task)
@@ -104,6 +107,13 @@ final class DataDelegateSink: ResponseSink {
 
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
         let dataTask = task.asTask(URLSessionDataTask.self)
+        if DelegateRouter.bodyCollectingDelegate(of: dataTask) != nil {
+            var collector = BodyCollector(.handOver, limits: task.session.sessionConfiguration.httpResponseLimits,
+                                          url: task.currentRequest?.url)
+            try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
+                                 status: (response as? HTTPURLResponse)?.statusCode)
+            self.collector.withLock { $0 = collector }
+        }
         task.hold(.awaitingDisposition)
         let asked = DelegateRouter.didReceive(response: response, dataTask: dataTask) { disposition in
             dataTask.apply(disposition)
@@ -112,7 +122,22 @@ final class DataDelegateSink: ResponseSink {
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+        try collector.withLock { collector in
+            Result { () throws(URLError) in try collector?.append(bytes) }
+        }.get()
         DelegateRouter.didReceive(data: Data(bytes), dataTask: task.asTask(URLSessionDataTask.self))
+    }
+
+    /// A task that succeeded hands its collected body over (before its metrics); the sink keeps none of it.
+    func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
+        let body = collector.withLock { collector in
+            defer { collector = nil }
+            return collector?.take()
+        }
+        if error == nil, let body {
+            DelegateRouter.didCollectBody(body, dataTask: task.asTask(URLSessionDataTask.self))
+        }
+        return error
     }
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
@@ -127,20 +152,15 @@ final class DataDelegateSink: ResponseSink {
 
 // MARK: - CollectingSink
 
-/// Tasks with a completion handler: the body is collected and handed over with the response — within
-/// `HTTPLimits.maxCollectedBodySize` (the task itself enforces `maxDecompressionRatio`). Neither the body nor
-/// the handler (and what it captured) is kept once it was called.
+/// Tasks with a completion handler: the body is collected (`BodyCollector`, purpose `handOver`: within
+/// `HTTPLimits.maxCollectedBodySize`; the task itself enforces `maxDecompressionRatio`) and handed over with the
+/// response. Neither the body nor the handler (and what it captured) is kept once it was called.
 final class CollectingSink: ResponseSink {
     typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
-    /// The most a collected body reserves up front from its Content-Length: a lying Content-Length costs at
-    /// most this much address space.
-    static let maximumReservation: Int64 = 256 << 20
-
     private struct State {
-        var body = Data()
-        /// The session's limits, read when the response arrives.
-        var limits = HTTPLimits()
+        /// Made with the session's limits when the response arrives.
+        var collector = BodyCollector(.handOver, limits: HTTPLimits(), url: nil)
         /// Until it is called.
         var completion: Completion?
     }
@@ -152,54 +172,38 @@ final class CollectingSink: ResponseSink {
     }
 
     /// Body bytes the sink holds now.
-    var heldBodyBytes: Int { state.withLock { $0.body.count } }
+    var heldBodyBytes: Int { state.withLock { $0.collector.body.count } }
 
     var collectsBody: Bool { true }
 
     /// The body so far: the same storage the sink holds (no copy is made until one of them changes).
-    var collectedBody: Data? { state.withLock { $0.body } }
+    var collectedBody: Data? { state.withLock { $0.collector.collected } }
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
-        let limits = task.session.sessionConfiguration.httpResponseLimits
-        state.withLock { $0.limits = limits }
-        guard response.expectedContentLength > 0, task.currentRequest?.httpMethod != "HEAD",
-              ![204, 304].contains(response.statusCode) else { return }
-        if response.expectedContentLength > limits.maxCollectedBodySize {
-            throw Self.tooLarge(task, "the response announces \(response.expectedContentLength) bytes, more than "
-                + "httpResponseLimits.maxCollectedBodySize (\(limits.maxCollectedBodySize))")
-        }
-        // A body of announced length is allocated once instead of regrown (which peaks at twice the body).
-        let reservation = Int(min(response.expectedContentLength, Self.maximumReservation))
-        state.withLock { $0.body.reserveCapacity(reservation) }
+        var collector = BodyCollector(.handOver, limits: task.session.sessionConfiguration.httpResponseLimits,
+                                      url: task.currentRequest?.url)
+        try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
+                             status: response.statusCode)
+        state.withLock { $0.collector = collector }
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
-        let (collected, limits) = state.withLock { (Int64($0.body.count + bytes.count), $0.limits) }
-        if collected > limits.maxCollectedBodySize {
-            throw Self.tooLarge(task, "the response body is larger than httpResponseLimits.maxCollectedBodySize "
-                + "(\(limits.maxCollectedBodySize) bytes)")
-        }
-        state.withLock { $0.body.append(contentsOf: bytes) }
+        try state.withLock { state in
+            Result { () throws(URLError) in try state.collector.append(bytes) }
+        }.get()
     }
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         // The body and the handler leave the sink: a caller that keeps the finished task keeps neither.
         let (collected, completion) = state.withLock { state in
-            defer {
-                state.body = Data()
-                state.completion = nil
-            }
-            return (state.body, state.completion)
+            defer { state.completion = nil }
+            return (state.collector.take(), state.completion)
         }
         if let error {
             completion?(nil, nil, error)
         } else {
-            completion?(collected, response, nil)
+            completion?(collected ?? Data(), response, nil)
         }
-    }
-
-    private static func tooLarge(_ task: URLSessionTask, _ description: String) -> URLError {
-        URLError(.dataLengthExceedsMaximum, url: task.currentRequest?.url, description: description)
     }
 }
 

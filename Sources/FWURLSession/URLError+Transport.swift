@@ -34,7 +34,9 @@ extension URLError {
         return URLError(code, userInfo: info)
     }
 
-    /// Maps a transport failure to the code a URLSession user expects (ARCHITECTURE.md "Errors").
+    /// Maps a transport failure to the code a URLSession user expects (ARCHITECTURE.md "Errors"); a refused
+    /// server trust also carries the peer's trust (`NSURLErrorFailingURLPeerTrustErrorKey`), taken from the
+    /// failure itself.
     init(_ error: TransportError, url: URL?) {
         let code: URLError.Code
         if error.isCancelled || error.isShutDown {
@@ -74,6 +76,11 @@ extension URLError {
             code = .badURL
         }
         self.init(code, url: url, description: error.description, underlying: error.underlying ?? error)
+        if let peerTrust = error.peerTrust {
+            var info = userInfo
+            info[NSURLErrorFailingURLPeerTrustErrorKey] = SecTrust(serverTrust: peerTrust)
+            self.init(code, userInfo: info)
+        }
     }
 }
 

@@ -121,6 +121,19 @@ enum DelegateRouter {
                             completionHandler: decide)
     }
 
+    /// The routed data delegate when it is a `URLSessionDataCollectingDelegate` that wants `dataTask`'s body
+    /// (asked when the response arrives); nil otherwise.
+    static func bodyCollectingDelegate(of dataTask: URLSessionDataTask) -> (any URLSessionDataCollectingDelegate)? {
+        guard let delegate = delegate(of: dataTask, (any URLSessionDataCollectingDelegate).self),
+              delegate.urlSession(dataTask.session, shouldCollectBodyOf: dataTask) else { return nil }
+        return delegate
+    }
+
+    static func didCollectBody(_ body: Data, dataTask: URLSessionDataTask) {
+        delegate(of: dataTask, (any URLSessionDataCollectingDelegate).self)?.urlSession(
+            dataTask.session, dataTask: dataTask, didCollectBody: body)
+    }
+
     static func didBecome(_ downloadTask: URLSessionDownloadTask, dataTask: URLSessionDataTask) {
         let session = dataTask.session
         delegate(of: dataTask, (any URLSessionDataDelegate).self)?.urlSession(session, dataTask: dataTask,

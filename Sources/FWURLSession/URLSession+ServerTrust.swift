@@ -18,7 +18,8 @@ extension URLSession {
     /// is evaluated by default); `performDefaultHandling` validates against the configured roots;
     /// `cancelAuthenticationChallenge` cancels; `rejectProtectionSpace` refuses, with the reason the
     /// delegate put in the trust's `rejectionReason`. Nobody to ask: default handling on the loop thread.
-    /// Every refusal is remembered for the key, so that the failure's `URLError` carries the peer trust.
+    /// A refusal fails the connection with the peer trust inside the transport's error (`peerTrust`), which
+    /// the task's `URLError` carries under `NSURLErrorFailingURLPeerTrustErrorKey` (`URLError+Transport.swift`).
     static func serverTrustHandler(_ reference: SessionReference) -> ServerTrustHandler {
         { serverTrust, key, requestID, decide in
             guard let session = reference.session else {
@@ -30,17 +31,13 @@ extension URLSession {
     }
 
     /// Raises the server-trust challenge of a connection to `key` made for `task` and calls `decide` with the
-    /// answer (remembering a refusal for the key).
+    /// answer.
     func challengeServerTrust(_ serverTrust: ServerTrust, key: ConnectionKey, task: URLSessionTask?,
                               decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
         let trust = SecTrust(serverTrust: serverTrust)
         let space = URLProtectionSpace(serverTrust: trust, host: key.host, port: key.port)
-        DelegateRouter.raiseConnectionChallenge(space, session: self, for: task) { [self] disposition, credential in
-            let decision = Self.decision(disposition, credential, for: trust)
-            refusedTrusts.withLock { refused in
-                if case .reject = decision { refused[key] = trust } else { refused[key] = nil }
-            }
-            decide(decision)
+        DelegateRouter.raiseConnectionChallenge(space, session: self, for: task) { disposition, credential in
+            decide(Self.decision(disposition, credential, for: trust))
         }
     }
 
@@ -69,16 +66,5 @@ extension URLSession {
         } catch {
             return .reject(error)
         }
-    }
-
-    /// The `URLError` a task fails with for `error`: the transport mapping (with the failing URL), plus
-    /// for a refused server trust the peer trust (`NSURLErrorFailingURLPeerTrustErrorKey`).
-    func urlError(_ error: TransportError, url: URL?) -> URLError {
-        let mapped = URLError(error, url: url)
-        guard error.isServerTrustRejected, let url, let key = ConnectionKey(url: url),
-              let trust = refusedTrusts.withLock({ $0[key] }) else { return mapped }
-        var info = mapped.userInfo
-        info[NSURLErrorFailingURLPeerTrustErrorKey] = trust
-        return URLError(mapped.code, userInfo: info)
     }
 }

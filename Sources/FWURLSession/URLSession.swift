@@ -43,8 +43,6 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let deliveryPump: DeliveryPump
     /// The proxies of the session's requests (from the configuration, else the environment at creation).
     let proxySettings: ProxySettings
-    /// The trust refused last per connection key: the peer trust of a trust failure's `URLError`.
-    let refusedTrusts = LockedBox<[ConnectionKey: SecTrust]>([:])
 
     /// The session's own copy of the configuration it was created with, read by its tasks. Never handed
     /// out: `configuration` returns a copy of it, so a caller's changes cannot reach a running session.
@@ -148,7 +146,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a data task whose messages go to the delegate.
     open func dataTask(with request: URLRequest) -> URLSessionDataTask {
-        register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: DataDelegateSink.shared) }
+        register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: DataDelegateSink()) }
     }
 
     /// Creates a data task for a GET of `url`, whose messages go to the delegate.
@@ -177,7 +175,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a task that sends `bodyData` as the body of `request` (the request's own body is ignored).
     open func uploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .data(bodyData), sink: DataDelegateSink.shared)
+        makeUploadTask(request, body: .data(bodyData), sink: DataDelegateSink())
     }
 
     /// Creates a task that sends `bodyData` and calls `completionHandler` with the response body.
@@ -189,7 +187,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a task that streams the file at `fileURL` as the body, in constant memory.
     open func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .file(fileURL), sink: DataDelegateSink.shared)
+        makeUploadTask(request, body: .file(fileURL), sink: DataDelegateSink())
     }
 
     /// Creates a task that streams the file at `fileURL` and calls `completionHandler` with the response body.
@@ -202,7 +200,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// Creates a task whose body is read from a stream: the request's `httpBodyStream` if it has one,
     /// otherwise (and for every resend) the one the delegate gives in `needNewBodyStream`.
     open func uploadTask(withStreamedRequest request: URLRequest) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .stream, sink: DataDelegateSink.shared)
+        makeUploadTask(request, body: .stream, sink: DataDelegateSink())
     }
 
     // MARK: Download tasks

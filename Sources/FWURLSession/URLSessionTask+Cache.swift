@@ -30,14 +30,11 @@ extension URLSessionTask {
     /// Keeps a copy of a body piece for storing, while it fits the cache (a sink that collects the body
     /// keeps it itself).
     func cacheBody(_ bytes: [UInt8]) {
-        guard let cache = session.sessionConfiguration.urlCache else { return }
-        let limit = CacheHopPolicy.storingLimit(cache)
         transfer.withLock { state in
             guard case .copy(var body) = state.hop.storing else { return }
             state.hop.storing = .none // the copy is uniquely referenced while it grows
-            guard body.count + bytes.count <= limit else { return }
-            body.append(contentsOf: bytes)
-            state.hop.storing = .copy(body)
+            try? body.append(bytes) // a `store` collector never throws: past the cache's capacity it drops the body
+            if !body.isDropped { state.hop.storing = .copy(body) }
         }
     }
 

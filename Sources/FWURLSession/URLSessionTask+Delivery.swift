@@ -130,13 +130,9 @@ extension URLSessionTask {
     /// `HTTPLimits.decompressionAllowance`): a decompression bomb ends the task on every path, whether the body
     /// is collected, streamed to a delegate or `bytes(for:)`, or written to a file.
     private func checkDecodedGrowth(_ decoded: Int64, received: Int64) throws(URLError) {
-        let ratio = Int64(session.sessionConfiguration.httpResponseLimits.maxDecompressionRatio)
-        guard ratio > 0 else { return }
-        let allowed = ratio.multipliedReportingOverflow(by: received)
-        guard !allowed.overflow, decoded > allowed.partialValue + HTTPLimits.decompressionAllowance else { return }
-        throw URLError(.dataLengthExceedsMaximum, url: currentRequest?.url,
-                       description: "the decoded body grew past \(ratio) times the \(received) bytes received "
-                           + "(httpResponseLimits.maxDecompressionRatio): a decompression bomb?")
+        try BodyCollector.checkDecodedGrowth(decoded, received: received,
+                                             limits: session.sessionConfiguration.httpResponseLimits,
+                                             url: currentRequest?.url)
     }
 
     private func reportBodyBytesSent(_ total: Int64) {

@@ -102,7 +102,7 @@ extension URLSessionTask {
     func walkFailure(_ error: TransportError) -> ((HopPolicy, HopDecision)?, URLError) {
         let context = hopContext
         return walkPolicies { hop, policies in
-            let mapped = session.urlError(error, url: hop.request?.url)
+            let mapped = URLError(error, url: hop.request?.url)
             let outcome = HopPolicies.fail(&hop, error, mapped: mapped, &policies, context) {
                 (try? NetworkMonitor.shared.get())?.hasUsableInterface()
             }
@@ -223,7 +223,7 @@ extension URLSessionTask {
     /// instead; one that merely lost the rest of its body is replaced.
     func endReplacedHop(_ event: TransportEvent) {
         if case .failed(let error) = event, error.isCancelled || error.isTimedOut || error.isShutDown {
-            finish(error: session.urlError(error, url: currentRequest?.url))
+            finish(error: URLError(error, url: currentRequest?.url))
             return
         }
         sendNextHop()

@@ -69,11 +69,12 @@ extension URLSessionTask {
         switch event {
         case .response(let response, let policy):
             if let response = response as? HTTPURLResponse { transfer.withLock { $0.hop.response = response } }
-            load.received(response, storagePolicy: policy, cacheable: session.sessionConfiguration.urlCache != nil)
+            load.received(response, storagePolicy: policy, cacheLimit: session.sessionConfiguration.urlCache.map {
+                max($0.memoryCapacity, $0.diskCapacity)
+            })
             deliverResponse(response)
         case .data(let data):
-            load.loaded(data, cacheLimit: session.sessionConfiguration.urlCache.map { max($0.memoryCapacity,
-                                                                                  $0.diskCapacity) } ?? 0)
+            load.loaded(data)
             deliverBody([UInt8](data))
         case .finished:
             protocolFinished(load)

@@ -53,14 +53,14 @@ public struct HTTPResponseParser: Sendable {
     private var interimCount = 0
     /// The request asked to switch protocols: a 101 is its final response.
     private var acceptsSwitchingProtocols = false
-    /// Received bytes; those before `readIndex` are consumed.
-    private var buffer: [UInt8] = []
-    private var readIndex = 0
+    /// Received bytes; those before `readIndex` are consumed (HTTPResponseParser+Buffer.swift).
+    var buffer: [UInt8] = []
+    var readIndex = 0
     /// True once the peer closed its sending side.
     private var endOfStream = false
 
     /// Reads and body events at least this large move between caller and parser without a copy.
-    private static let zeroCopyMinimum = 4096
+    static let zeroCopyMinimum = 4096
     /// Most bytes reserved up front for the joined data of the buffered chunks (more grows the array).
     private static let chunkDataReserveLimit = 64 * 1024
 
@@ -349,79 +349,5 @@ public struct HTTPResponseParser: Sendable {
     private func needMoreInput() throws(HTTPParseError) -> HTTPResponseEvent? {
         guard !endOfStream else { throw .unexpectedEndOfStream }
         return nil
-    }
-
-    // MARK: Buffer
-
-    /// Runs `body` on the unconsumed bytes.
-    private func withUnreadBytes<Value>(
-        _ body: (UnsafeRawBufferPointer) throws(HTTPParseError) -> Value
-    ) throws(HTTPParseError) -> Value {
-        let start = readIndex
-        return try buffer.withBytes { (bytes) throws(HTTPParseError) in try body(bytes.suffix(from: start)) }
-    }
-
-    /// A fresh array holding `prefix`, then what `read` wrote into the `room` bytes after it.
-    private static func filledArray<Failure: Error>(
-        prefix: UnsafeRawBufferPointer,
-        room: Int,
-        _ read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
-    ) throws(Failure) -> [UInt8] {
-        var failure: Failure?
-        let filled = [UInt8](unsafeUninitializedCapacity: prefix.count + room) { storage, initialized in
-            let raw = UnsafeMutableRawBufferPointer(storage)
-            raw.copyMemory(from: prefix)
-            initialized = prefix.count
-            do throws(Failure) {
-                let count = try read(UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count..<prefix.count + room]))
-                precondition((0...room).contains(count), "feed(upTo:using:): read reported \(count) bytes")
-                initialized += count
-            } catch {
-                failure = error
-            }
-        }
-        if let failure {
-            throw failure
-        }
-        return filled
-    }
-
-    /// Drops the consumed bytes, then appends `bytes`.
-    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        if readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-        } else if readIndex > 0 {
-            buffer.removeSubrange(0..<readIndex)
-        }
-        readIndex = 0
-        buffer.append(contentsOf: bytes)
-    }
-
-    /// Marks `count` bytes consumed (they are dropped when the next feed arrives).
-    private mutating func consume(_ count: Int) {
-        readIndex += count
-    }
-
-    /// Consumes the next `count` bytes and returns them: the buffer itself when they are all of it and
-    /// fill at least half its capacity (no copy), else a copy.
-    private mutating func takeBytes(_ count: Int) -> [UInt8] {
-        if readIndex == 0, count == buffer.count, count >= Self.zeroCopyMinimum, count * 2 >= buffer.capacity {
-            defer {
-                buffer = []
-            }
-            return buffer
-        }
-        let bytes = Array(buffer[readIndex..<readIndex + count])
-        consume(count)
-        return bytes
-    }
-
-    /// Consumes the next `count` bytes, appending them to `body`.
-    private mutating func appendBytes(_ count: Int, to body: inout [UInt8]) {
-        let start = readIndex
-        buffer.withUnsafeBytes { bytes in
-            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]))
-        }
-        consume(count)
     }
 }

@@ -6,7 +6,9 @@ import TestSupport
 // The manager collects a task's body within the session's `httpResponseLimits.maxCollectedBodySize`, as a
 // completion handler of the session does: a body announced larger ends the task at its head, one that grows
 // larger as it passes the limit; either ends with `dataLengthExceedsMaximum` and the failing URL, and the
-// manager keeps working. (HostilePathTests runs the other hostile inputs through both managers.)
+// manager keeps working. The task collects (the manager is a `URLSessionDataCollectingDelegate`), and only a
+// task the manager made: one made on its session directly streams. (HostilePathTests runs the other hostile
+// inputs through both managers.)
 @Suite struct URLSessionManagerLimitsTests {
     /// Serves 4 MiB at `/announced` (with its Content-Length), at `/chunked` (chunked, no length), and
     /// "small" at `/small`.
@@ -30,15 +32,20 @@ import TestSupport
         }
     }
 
-    @Test(arguments: ["/announced", "/chunked"])
-    func aBodyOverTheSessionsLimitEndsTheTask(_ path: String) throws {
-        let server = try Self.server()
-        defer { server.stop() }
+    /// A manager whose session collects at most 1 MiB.
+    static func managerCollectingOneMebibyte() -> URLSessionManager {
         let configuration = URLSessionConfiguration.ephemeral
         var limits = configuration.httpResponseLimits
         limits.maxCollectedBodySize = 1 << 20
         configuration.httpResponseLimits = limits
-        let manager = ManagerTests.manager(configuration)
+        return ManagerTests.manager(configuration)
+    }
+
+    @Test(arguments: ["/announced", "/chunked"])
+    func aBodyOverTheSessionsLimitEndsTheTask(_ path: String) throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let manager = Self.managerCollectingOneMebibyte()
         defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
         let url = URL(string: "http://127.0.0.1:\(server.port)\(path)")!
         let result = try #require(ManagerTests.load(manager, URLRequest(url: url)))
@@ -61,5 +68,17 @@ import TestSupport
         let result = try #require(ManagerTests.load(manager, URLRequest(url: url)))
         #expect(result.error == nil)
         #expect((result.object as? Data)?.count == 4 << 20)
+    }
+
+    @Test func aTaskMadeOnTheSessionDirectlyIsNotCollected() throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let manager = Self.managerCollectingOneMebibyte()
+        defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+        let task = manager.session.dataTask(with: URL(string: "http://127.0.0.1:\(server.port)/announced")!)
+        task.resume()
+        #expect(waitUntil(timeout: 20) { task.state == .completed })
+        #expect(task.error == nil, "a body over the limit streams to the delegate's blocks")
+        #expect(task.countOfBytesReceived == 4 << 20)
     }
 }

@@ -48,7 +48,7 @@ import TestSupport
             case .proxyBytes(let bytes): action = machine.tunnelReceived(bytes)
             case .proxyClosed: action = machine.tunnelEndOfStream()
             case .handshake(let state): action = machine.handshakeAdvanced(state)
-            case .trust(let decision): action = machine.trustDecided(decision)
+            case .trust(let decision): action = machine.trustDecided(decision, peerTrust: Self.peerTrust)
             case .identity(let decision): action = machine.clientIdentityChosen(decision)
             case .connectFailed: action = machine.connectFailed(.timedOut("handshake"))
             case .start(let request, let paused): action = machine.startRequest(request, readingPaused: paused)
@@ -131,6 +131,22 @@ import TestSupport
         let (machine, actions) = Self.run(row.inputs)
         #expect(actions.last == row.last)
         #expect(machine.isClosed)
+    }
+
+    /// The trust every script's decision is about.
+    static let peerTrust = ServerTrust(certificateChain: [], host: "peer.example", anchors: .system)
+
+    @Test func aRefusedTrustTravelsInTheConnectFailure() {
+        var machine = Machine(maxRequests: nil)
+        _ = machine.tcpConnected(secure: true)
+        _ = machine.handshakeAdvanced(.complete)
+        guard case .reportConnectFailed(let error, _) = machine.trustDecided(
+            .reject(.untrusted(reason: "x")), peerTrust: Self.peerTrust) else {
+            Issue.record("a refusal fails the connection")
+            return
+        }
+        #expect(error.isServerTrustRejected)
+        #expect(error.peerTrust?.host == "peer.example")
     }
 
     @Test func decisionsThatComeAtTheWrongTimeAreIgnored() {

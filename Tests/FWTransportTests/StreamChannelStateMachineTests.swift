@@ -1,3 +1,4 @@
+import FWTLS
 import Testing
 @testable import FWTransport
 
@@ -69,7 +70,8 @@ import Testing
         var machine = StreamChannelStateMachine()
         #expect(Self.name(machine.startTLS(writesPending: false)) == "beginHandshake")
         _ = machine.handshakeAdvanced(complete: true)
-        let refusal = TransportError.serverTrustRejected(.untrusted(reason: "pin"))
+        let refusal = TransportError.serverTrustRejected(
+            .untrusted(reason: "pin"), peerTrust: ServerTrust(certificateChain: [], host: "h", anchors: .system))
         #expect(Self.name(machine.trustDecided(refusal: refusal)) == "finish(trust)")
         #expect(machine.isFinished && !machine.acceptsWrites)
     }

@@ -3,9 +3,11 @@ import FWTLS
 import FWTransport
 @testable import FWURLSession
 import Testing
+import TestSupport
 
 // URLError+TLS: every TLSError and TrustError kind maps to the code (and Apple's raw value) a
-// URLSession user expects, directly and through the TransportError a failed connection carries.
+// URLSession user expects, directly and through the TransportError a failed connection carries; a refused
+// trust's URLError carries the peer trust the failure brought (`NSURLErrorFailingURLPeerTrustErrorKey`).
 @Suite struct URLErrorTLSTests {
     static let tlsCases: [(TLSError, URLError.Code, Int)] = [
         (.handshakeFailed(reason: "r"), .secureConnectionFailed, -1200),
@@ -48,9 +50,24 @@ import Testing
     func trustErrors(_ error: TrustError, _ code: URLError.Code, _ rawValue: Int) {
         #expect(URLError.Code(error) == code)
         #expect(URLError.Code(error).rawValue == rawValue, "Apple's raw value, not Linux's NSURLError constant")
-        let mapped = URLError(TransportError.serverTrustRejected(error), url: nil)
+        let mapped = URLError(TransportError.serverTrustRejected(error, peerTrust: Self.peer), url: nil)
         #expect(mapped.code == code)
         #expect(mapped.userInfo[NSUnderlyingErrorKey] as? TrustError == error)
+        #expect((mapped.userInfo[NSURLErrorFailingURLPeerTrustErrorKey] as? SecTrust)?.serverTrust.host == "peer.test")
+    }
+
+    /// The trust of the refusals above.
+    static let peer = ServerTrust(certificateChain: [], host: "peer.test", anchors: .system)
+
+    @Test func theRefusedChainTravelsInTheError() throws {
+        let url = try #require(URL(string: "https://peer.test/"))
+        let chain = try Certificate.certificates(pemFile: TLSFixtures.path("self-signed.pem"))
+        let peer = ServerTrust(certificateChain: chain, host: "peer.test", anchors: .system)
+        let mapped = URLError(.serverTrustRejected(.unknownRoot(reason: "self-signed"), peerTrust: peer), url: url)
+        let trust = try #require(mapped.userInfo[NSURLErrorFailingURLPeerTrustErrorKey] as? SecTrust)
+        #expect(trust.serverTrust.certificateChain.map(\.derBytes) == chain.map(\.derBytes))
+        #expect(mapped.failingURL == url)
+        #expect(URLError(.timedOut("slow"), url: url).userInfo[NSURLErrorFailingURLPeerTrustErrorKey] == nil)
     }
 
     @Test func anythingElseUnderASecureConnectionFailureIsSecureConnectionFailed() {

@@ -58,7 +58,8 @@ import TestSupport
         if path == "fwcurl" {
             #expect(outcome["exit"] == "\(Self.exitCodes[expected] ?? -1)")
         } else {
-            #expect(outcome["error"] == (expected.map { "\($0.rawValue)" } ?? "success"))
+            #expect(outcome["error"] == (expected.map { "\($0.rawValue)" } ?? "success"),
+                    "\(ended), peak \(peakMiB) MiB")
         }
         let peak = try #require(Int(outcome["peak"] ?? ""))
         #expect(peak < Self.memoryBound(path), "peak \(peak >> 20) MiB")

@@ -138,6 +138,32 @@ import TestSupport
         #expect(squid.accessLog.filter { $0.hasPrefix("CONNECT ") }.count == 1, "\(squid.accessLog)")
     }
 
+    /// An origin whose chain the session refuses, and the code the refusal has.
+    struct RefusedOrigin: Sendable, CustomTestStringConvertible {
+        let certificate: String
+        let chain: String?
+        let code: URLError.Code
+        var testDescription: String { certificate }
+    }
+
+    @Test(arguments: [
+        RefusedOrigin(certificate: "expired.pem", chain: "intermediate-ca.pem", code: .serverCertificateHasBadDate),
+        RefusedOrigin(certificate: "self-signed.pem", chain: nil, code: .serverCertificateHasUnknownRoot),
+    ])
+    func aRefusedOriginThroughTheTunnelFailsWithItsPeerTrust(_ row: RefusedOrigin) async throws {
+        let origin = try OpenSSLServer.start(certificate: row.certificate, chain: row.chain)
+        let squid = try SquidProxy()
+        let result = try await Self.load("https://127.0.0.1:\(origin.port)/", Self.httpProxy(squid.port))
+        let error = try #require(result.failure, "\(result)")
+        #expect(error.code == row.code)
+        let trust = try #require(error.userInfo[NSURLErrorFailingURLPeerTrustErrorKey] as? SecTrust, "\(error)")
+        let served = try ([row.certificate] + (row.chain.map { [$0] } ?? [])).flatMap {
+            try Certificate.certificates(pemFile: TLSFixtures.path($0))
+        }
+        #expect(trust.serverTrust.certificateChain.map(\.derBytes) == served.map(\.derBytes))
+        #expect(squid.logged("CONNECT 127.0.0.1:\(origin.port) 200 -"), "through the tunnel: \(squid.accessLog)")
+    }
+
     // MARK: microsocks
 
     @Test(arguments: [false, true])

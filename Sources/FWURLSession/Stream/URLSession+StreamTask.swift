@@ -36,7 +36,7 @@ extension URLSession {
             challengeServerTrust(serverTrust, key: key, task: task) { decision in
                 switch decision {
                 case .trust: decide(nil)
-                case .reject(let error): decide(.serverTrustRejected(error))
+                case .reject(let error): decide(.serverTrustRejected(error, peerTrust: serverTrust))
                 case .cancel: decide(.cancelled)
                 }
             }

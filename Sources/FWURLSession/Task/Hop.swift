@@ -116,8 +116,8 @@ enum KeptBody {
     case none
     /// In the sink, which collects it anyway (`ResponseSink.collectedBody`).
     case inSink
-    /// A copy the task keeps, for a sink that does not collect the body.
-    case copy(Data)
+    /// A copy the task keeps, for a sink that does not collect the body (dropped past the cache's capacity).
+    case copy(BodyCollector)
 }
 
 /// What each policy decided about a hop, the latest decision of each (4 bits per policy, no allocation).

@@ -35,9 +35,10 @@ final class ProtocolLoad: @unchecked Sendable { // `state` is a LockedBox; the r
         /// The response the protocol reported, and the body bytes it loaded since.
         var response: URLResponse?
         var bytesLoaded: Int64 = 0
-        /// What may be stored in the URL cache: the policy and the body so far (nil once it outgrew the cache).
+        /// What may be stored in the URL cache: the policy and the body so far (nil when it may not be stored;
+        /// dropped once it outgrew the cache).
         var storagePolicy = URLCache.StoragePolicy.notAllowed
-        var storedBody: Data?
+        var storedBody: BodyCollector?
         /// Challenges the protocol withdrew (`didCancel`).
         var withdrawn: Set<ObjectIdentifier> = []
     }
@@ -87,22 +88,24 @@ final class ProtocolLoad: @unchecked Sendable { // `state` is a LockedBox; the r
 
     // MARK: The response
 
-    /// The protocol reported `response`; it may be stored under `policy` when the cache can hold it.
-    func received(_ response: URLResponse, storagePolicy: URLCache.StoragePolicy, cacheable: Bool) {
+    /// The protocol reported `response`; it may be stored under `policy` in a cache of `cacheLimit` bytes (nil:
+    /// no cache), as long as its body fits.
+    func received(_ response: URLResponse, storagePolicy: URLCache.StoragePolicy, cacheLimit: Int?) {
         state.withLock { state in
             state.response = response
             state.storagePolicy = storagePolicy
-            state.storedBody = cacheable && storagePolicy != .notAllowed ? Data() : nil
+            state.storedBody = cacheLimit.flatMap { limit in
+                storagePolicy == .notAllowed ? nil
+                    : BodyCollector(.store(ceiling: limit), limits: HTTPLimits(), url: response.url)
+            }
         }
     }
 
-    /// The protocol loaded `data`: counted, and kept for the cache while the body stays under `limit`.
-    func loaded(_ data: Data, cacheLimit: Int) {
+    /// The protocol loaded `data`: counted, and kept for the cache while the body fits it.
+    func loaded(_ data: Data) {
         state.withLock { state in
             state.bytesLoaded += Int64(data.count)
-            guard state.storedBody != nil else { return }
-            state.storedBody?.append(data)
-            if state.storedBody?.count ?? 0 > cacheLimit { state.storedBody = nil }
+            try? state.storedBody?.append(data) // a `store` collector never throws: it drops the body instead
         }
     }
 
@@ -114,7 +117,7 @@ final class ProtocolLoad: @unchecked Sendable { // `state` is a LockedBox; the r
     /// What the load proposes to store once finished: its response and whole body, with its policy.
     var storageProposal: CachedURLResponse? {
         state.withLock { state in
-            guard let response = state.response, let body = state.storedBody else { return nil }
+            guard let response = state.response, let body = state.storedBody?.collected else { return nil }
             return CachedURLResponse(response: response, data: body, userInfo: nil,
                                      storagePolicy: state.storagePolicy)
         }

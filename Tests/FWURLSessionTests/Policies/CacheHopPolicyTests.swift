@@ -116,7 +116,10 @@ import Testing
                                   HopFixtures.context(configuration))
         hop.response = HopFixtures.response(Self.url, [("Cache-Control", "max-age=60")])
         switch kept {
-        case "copy": hop.storing = .copy(Data("body".utf8))
+        case "copy":
+            var copy = BodyCollector(.store(ceiling: 1024), limits: configuration.httpResponseLimits, url: nil)
+            try? copy.append(Data("body".utf8))
+            hop.storing = .copy(copy)
         case "none": hop.storing = .none
         default: hop.storing = .inSink
         }

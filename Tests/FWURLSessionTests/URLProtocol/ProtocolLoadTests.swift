@@ -64,8 +64,8 @@ import TestSupport
     func whatMayBeStored(_ storage: StorageCase) {
         let load = ProtocolLoad(request: request)
         let response = URLResponse(url: request.url!, mimeType: nil, expectedContentLength: -1, textEncodingName: nil)
-        load.received(response, storagePolicy: storage.policy, cacheable: storage.cacheable)
-        for chunk in storage.chunks { load.loaded(Data(chunk.utf8), cacheLimit: storage.limit) }
+        load.received(response, storagePolicy: storage.policy, cacheLimit: storage.cacheable ? storage.limit : nil)
+        for chunk in storage.chunks { load.loaded(Data(chunk.utf8)) }
         let proposal = load.storageProposal
         #expect(proposal.map { String(decoding: $0.data, as: UTF8.self) } == storage.stored)
         #expect(proposal.map { $0.storagePolicy == storage.policy } ?? true)

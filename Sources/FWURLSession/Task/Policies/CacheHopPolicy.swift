@@ -74,7 +74,9 @@ enum CacheHopPolicy {
             return .serve(refreshed)
         }
         if CacheStorability.verdict(request: outgoing, response: response) == .storable {
-            hop.storing = context.sinkCollectsBody ? .inSink : .copy(Data())
+            hop.storing = context.sinkCollectsBody ? .inSink : .copy(BodyCollector(
+                .store(ceiling: storingLimit(cache)), limits: context.configuration.httpResponseLimits,
+                url: outgoing.url))
             hop.respondedAt = now
         }
         return .continue
@@ -92,7 +94,9 @@ enum CacheHopPolicy {
         let body: Data
         switch kept {
         case .none: return .continue
-        case .copy(let copy): body = copy
+        case .copy(let copy):
+            guard let kept = copy.collected else { return .continue }
+            body = kept
         case .inSink:
             guard let collected = collectedBody(), collected.count <= storingLimit(cache) else { return .continue }
             body = collected

@@ -1,0 +1,80 @@
+// HTTPResponseParser's receive buffer: one `[UInt8]` holds the received bytes and `readIndex` marks what events
+// consumed; consumed bytes are dropped when the next feed arrives, and large reads and body events move the
+// array itself instead of copying it (see the opening comment of HTTPResponseParser.swift). Used only by the
+// parser's own inputs and transitions.
+
+// MARK: - Buffer
+
+extension HTTPResponseParser {
+    /// Runs `body` on the unconsumed bytes.
+    func withUnreadBytes<Value>(
+        _ body: (UnsafeRawBufferPointer) throws(HTTPParseError) -> Value
+    ) throws(HTTPParseError) -> Value {
+        let start = readIndex
+        return try buffer.withBytes { (bytes) throws(HTTPParseError) in try body(bytes.suffix(from: start)) }
+    }
+
+    /// A fresh array holding `prefix`, then what `read` wrote into the `room` bytes after it.
+    static func filledArray<Failure: Error>(
+        prefix: UnsafeRawBufferPointer,
+        room: Int,
+        _ read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) throws(Failure) -> [UInt8] {
+        var failure: Failure?
+        let filled = [UInt8](unsafeUninitializedCapacity: prefix.count + room) { storage, initialized in
+            let raw = UnsafeMutableRawBufferPointer(storage)
+            raw.copyMemory(from: prefix)
+            initialized = prefix.count
+            do throws(Failure) {
+                let count = try read(UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count..<prefix.count + room]))
+                precondition((0...room).contains(count), "feed(upTo:using:): read reported \(count) bytes")
+                initialized += count
+            } catch {
+                failure = error
+            }
+        }
+        if let failure {
+            throw failure
+        }
+        return filled
+    }
+
+    /// Drops the consumed bytes, then appends `bytes`.
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else if readIndex > 0 {
+            buffer.removeSubrange(0..<readIndex)
+        }
+        readIndex = 0
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Marks `count` bytes consumed (they are dropped when the next feed arrives).
+    mutating func consume(_ count: Int) {
+        readIndex += count
+    }
+
+    /// Consumes the next `count` bytes and returns them: the buffer itself when they are all of it and
+    /// fill at least half its capacity (no copy), else a copy.
+    mutating func takeBytes(_ count: Int) -> [UInt8] {
+        if readIndex == 0, count == buffer.count, count >= Self.zeroCopyMinimum, count * 2 >= buffer.capacity {
+            defer {
+                buffer = []
+            }
+            return buffer
+        }
+        let bytes = Array(buffer[readIndex..<readIndex + count])
+        consume(count)
+        return bytes
+    }
+
+    /// Consumes the next `count` bytes, appending them to `body`.
+    mutating func appendBytes(_ count: Int, to body: inout [UInt8]) {
+        let start = readIndex
+        buffer.withUnsafeBytes { bytes in
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]))
+        }
+        consume(count)
+    }
+}
