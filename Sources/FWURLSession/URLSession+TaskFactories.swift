@@ -10,7 +10,7 @@ extension URLSession {
         case .stream: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
         let task = register { URLSessionUploadTask(session: self, identifier: $0, request: request, sink: sink) }
-        task.transfer.withLock { $0.upload = body }
+        task.withTransfer { $0.upload = body }
         task.core.withLock { core in
             core.machine.counts.expectedToSend = expected
             core.machine.counts.tracksSending = true
@@ -32,7 +32,7 @@ extension URLSession {
             resume = try DownloadResumeData(data)
         } catch {
             let task = makeDownloadTask(URLRequest(url: URL(fileURLWithPath: "/")), completion: completion)
-            task.transfer.withLock { $0.startFailure = error }
+            task.withTransfer { $0.startFailure = error }
             return task
         }
         // Without its partial file (or with a shorter one) the download starts over.
@@ -47,9 +47,9 @@ extension URLSession {
         return task
     }
 
-    /// The download task that takes over `dataTask`'s transfer (`.becomeDownload`): the data task's machine
-    /// moves into it (running, with the response, the transport request and the counts), with the same
-    /// request, metrics, resource deadline and properties. nil when the data task is ending.
+    /// The download task that takes over `dataTask`'s transfer (`.becomeDownload`): the data task's state
+    /// moves into it (the machine running, with the response, the transport request and the counts; the
+    /// transfer with its hop, metrics and resource deadline; the properties). nil when the data task is ending.
     final func adoptTransfer(of dataTask: URLSessionDataTask) -> URLSessionDownloadTask? {
         let request = dataTask.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         // A transfer that changes hands is no new task for the delegate (it hears `didBecome downloadTask`).
@@ -58,10 +58,8 @@ extension URLSession {
             taskDidComplete(download) // cancelled meanwhile: the unannounced download goes with it
             return nil
         }
-        let transfer = dataTask.transfer.withLock { $0 }
-        download.transfer.withLock { $0 = transfer }
         taskDeadlines.remove(dataTask.taskIdentifier)
-        if let deadline = transfer.resourceDeadline { download.armResourceTimer(deadline: deadline) }
+        if let deadline = download.withTransfer({ $0.resourceDeadline }) { download.armResourceTimer(deadline: deadline) }
         return download
     }
 }

@@ -15,7 +15,7 @@ extension URLSessionTask {
     /// Serves `cached` without the network, for the hop's outgoing request.
     func serveFromCache(_ cached: CachedURLResponse, for outgoing: URLRequest?) {
         if let outgoing, let response = cached.response as? HTTPURLResponse {
-            transfer.withLock { state in
+            withTransfer { state in
                 guard let clock = state.metricsClock else { return }
                 state.transactions.append(URLSessionTaskTransactionMetrics(
                     request: outgoing, response: response, fetchStart: state.hop.sentAt ?? state.fetchStart ?? Date(),
@@ -30,7 +30,7 @@ extension URLSessionTask {
     /// Keeps a copy of a body piece for storing, while it fits the cache (a sink that collects the body
     /// keeps it itself).
     func cacheBody(_ bytes: [UInt8]) {
-        transfer.withLock { state in
+        withTransfer { state in
             guard case .copy(var body) = state.hop.storing else { return }
             state.hop.storing = .none // the copy is uniquely referenced while it grows
             try? body.append(bytes) // a `store` collector never throws: past the cache's capacity it drops the body
@@ -42,7 +42,7 @@ extension URLSessionTask {
     /// offered to the sink and stored), then the task completes. A hop that keeps no body skips the walk: only
     /// the cache has an end step.
     func finishCachedOrStored() {
-        let (served, keepsBody) = transfer.withLock { state -> (CachedURLResponse?, Bool) in
+        let (served, keepsBody) = withTransfer { state -> (CachedURLResponse?, Bool) in
             defer { state.hop.served = nil }
             if case .none = state.hop.storing { return (state.hop.served, false) }
             return (state.hop.served, true)

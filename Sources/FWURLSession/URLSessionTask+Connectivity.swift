@@ -18,7 +18,7 @@ extension URLSessionTask {
               let host = currentRequest?.url?.host, let monitor = try? NetworkMonitor.shared.get() else {
             return false
         }
-        let firstTime = transfer.withLock { transfer -> Bool in
+        let firstTime = withTransfer { transfer -> Bool in
             transfer.policies.connectivity.isWaiting = true
             defer { transfer.policies.connectivity.messageSent = true }
             return !transfer.policies.connectivity.messageSent
@@ -29,7 +29,7 @@ extension URLSessionTask {
         let watch = monitor.watch(.host(host)) { [weak self] path in
             self?.connectivityChanged(path)
         }
-        let kept = transfer.withLock { transfer -> Bool in
+        let kept = withTransfer { transfer -> Bool in
             guard transfer.policies.connectivity.isWaiting else { return false }
             transfer.policies.connectivity.watch = watch
             return true
@@ -42,12 +42,12 @@ extension URLSessionTask {
 
     /// Whether the task waits for connectivity now.
     final var isWaitingForConnectivity: Bool {
-        transfer.withLock { $0.policies.connectivity.isWaiting }
+        withTransfer { $0.policies.connectivity.isWaiting }
     }
 
     /// Stops waiting (the task completed or was cancelled).
     final func endConnectivityWait() {
-        let watch = transfer.withLock { transfer -> NetworkWatch? in
+        let watch = withTransfer { transfer -> NetworkWatch? in
             transfer.policies.connectivity.isWaiting = false
             defer { transfer.policies.connectivity.watch = nil }
             return transfer.policies.connectivity.watch
@@ -58,7 +58,7 @@ extension URLSessionTask {
     /// The monitor's news of the path (its loop thread): sends the request again as a new hop when the
     /// policy says so.
     private func connectivityChanged(_ path: NetworkPath) {
-        let retry = transfer.withLock { transfer -> (watch: NetworkWatch?, request: URLRequest?)? in
+        let retry = withTransfer { transfer -> (watch: NetworkWatch?, request: URLRequest?)? in
             guard ConnectivityHopPolicy.pathChanged(path, &transfer.policies) else { return nil }
             defer { transfer.policies.connectivity.watch = nil }
             return (transfer.policies.connectivity.watch, transfer.hop.request)
@@ -66,7 +66,7 @@ extension URLSessionTask {
         guard let retry else { return }
         retry.watch?.cancel()
         guard let request = retry.request, !isEnding else { return }
-        transfer.withLock { $0.hop = $0.hop.replacing(with: NextHop(request: request, reason: .routeRetry)) }
+        withTransfer { $0.hop = $0.hop.replacing(with: NextHop(request: request, reason: .routeRetry)) }
         send()
     }
 }

@@ -11,9 +11,9 @@ import FWTransport
 extension URLSessionTask {
     // MARK: Handling one event (delegate queue, no lock held)
 
-    /// Handles `event`; `ending`: the task was cancelled or completed, so only its completion goes out.
-    func handle(_ event: TaskEvent, ending: Bool) {
-        let following = transfer.withLock { $0.hop.next != nil }
+    /// Handles `event`; `ending`: the task was cancelled or completed, so only its completion goes out;
+    /// `following`: the current hop is being replaced, so the rest of its response is not delivered.
+    func handle(_ event: TaskEvent, ending: Bool, following: Bool) {
         if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
             endReplacedHop(transportEvent)
             return
@@ -165,7 +165,7 @@ extension URLSessionTask {
         }
         guard completes else { return }
         // A finished task keeps its metadata, not its body, whoever holds on to it.
-        transfer.withLock { $0.hop.dropBodies() }
+        withTransfer { $0.hop.dropBodies() }
         session.taskDeadlines.remove(taskIdentifier)
         endConnectivityWait()
         stopProtocolLoad()

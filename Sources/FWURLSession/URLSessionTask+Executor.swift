@@ -61,32 +61,52 @@ extension URLSessionTask: TransportTaskDelegate {
     /// Delivers the queued events (delegate queue; `DeliveryPump` runs it).
     final func drain() {
         while true {
-            let (delivery, actions) = core.withLock { $0.machine.nextDelivery() }
+            // `following`: the hop is being replaced (a redirect followed, a challenge answered).
+            let (delivery, actions, following) = core.withLock { core in
+                let (delivery, actions) = core.machine.nextDelivery()
+                return (delivery, actions, core.transfer.hop.next != nil)
+            }
             run(actions)
             switch delivery {
             case nil: return
             case .forward(let event, let successor): successor.adopt(event)
-            case .deliver(let event, let ending): handle(event, ending: ending)
+            case .deliver(let event, let ending): handle(event, ending: ending, following: following)
             }
         }
     }
 }
 
 extension URLSessionTask {
-    /// `.becomeDownload`, `.becomeStream`: moves this task's machine into `successor` (see
-    /// `TaskStateMachine.handOver`) with the caller's properties; this task ends without a completion and
-    /// forwards its later events. False when this task was cancelled or completed first.
+    /// `.becomeDownload`, `.becomeStream`: moves this task's state into `successor`: the machine (see
+    /// `TaskStateMachine.handOver`), the caller's properties, and with `keepingTransfer` the whole transfer
+    /// (else only the current request). This task ends without a completion and forwards its later events.
+    /// False when this task was cancelled or completed first.
     final func handOver(to successor: URLSessionTask, keepingTransfer: Bool) -> Bool {
-        guard let (moved, properties) = core.withLock({ core -> (TaskStateMachine, TaskProperties)? in
+        guard let moved = core.withLock({ core -> TaskCore? in
             guard !core.machine.isEnding else { return nil }
-            return (core.machine.handOver(to: successor, keepingTransfer: keepingTransfer), core.properties)
+            let machine = core.machine.handOver(to: successor, keepingTransfer: keepingTransfer)
+            let moved = TaskCore(machine: machine, transfer: core.transfer, properties: core.properties)
+            core.transfer.hop.dropBodies() // a task that was handed over keeps no body
+            return moved
         }) else { return false }
         successor.core.withLock { core in
             var moved = moved
-            if !keepingTransfer { moved.counts = core.machine.counts }
-            core.machine = moved
-            core.properties = properties
+            if !keepingTransfer {
+                moved.machine.counts = core.machine.counts
+                let request = moved.transfer.currentRequest
+                moved.transfer = core.transfer
+                moved.transfer.currentRequest = request
+            }
+            core = moved
         }
         return true
+    }
+}
+
+extension URLSessionTask {
+    /// Reads or changes the transfer (the hop, the policies' state, metrics, the upload body) under the task's
+    /// one lock.
+    final func withTransfer<Result>(_ body: (inout TaskTransfer) -> Result) -> Result {
+        core.withLock { body(&$0.transfer) }
     }
 }

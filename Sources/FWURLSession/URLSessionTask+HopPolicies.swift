@@ -43,9 +43,9 @@ extension URLSessionTask {
 
     /// Runs `walk` over copies of the hop and the policy state, outside the lock, and keeps what it changed.
     func walkPolicies<Result>(_ walk: (inout Hop, inout TaskPolicyState) -> Result) -> Result {
-        var (hop, policies) = transfer.withLock { ($0.hop, $0.policies) }
+        var (hop, policies) = withTransfer { ($0.hop, $0.policies) }
         let result = walk(&hop, &policies)
-        transfer.withLock { state in
+        withTransfer { state in
             state.hop = hop
             state.policies = policies
         }
@@ -119,7 +119,7 @@ extension URLSessionTask {
         case .continue:
             conclude(stage)
         case .replace(let next):
-            transfer.withLock { $0.hop.next = next }
+            withTransfer { $0.hop.next = next }
             if case .response = stage { return } // sent once the hop's last event came (`endReplacedHop`)
             sendNextHop()
         case .serve(let stored):
@@ -232,7 +232,7 @@ extension URLSessionTask {
     /// Sends the request that replaces the current hop (`Hop.next`) as a new hop. A redirect that turned the
     /// method into GET drops the upload body.
     func sendNextHop() {
-        let replaced = transfer.withLock { state -> Bool in
+        let replaced = withTransfer { state -> Bool in
             guard let next = state.hop.next else { return false }
             if (next.request.httpMethod ?? "GET") != (state.hop.request?.httpMethod ?? "GET") { state.upload = nil }
             RedirectHopPolicy.replaced(by: next, &state.policies)

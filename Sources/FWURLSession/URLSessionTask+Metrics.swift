@@ -9,7 +9,7 @@ import FWTransport
 extension URLSessionTask {
     /// One transaction for the current hop, from its transport metrics.
     func recordTransaction(_ metrics: TransportMetrics) {
-        transfer.withLock { state in
+        withTransfer { state in
             guard let request = state.hop.request, let clock = state.metricsClock else { return }
             state.transactions.append(URLSessionTaskTransactionMetrics(
                 request: request, response: state.hop.response,
@@ -22,7 +22,7 @@ extension URLSessionTask {
     /// still gets one, without network times); nil when the task never started.
     func collectMetrics() -> URLSessionTaskMetrics? {
         let response = response
-        return transfer.withLock { state -> URLSessionTaskMetrics? in
+        return withTransfer { state -> URLSessionTaskMetrics? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
                   let request = state.hop.request else { return nil }
             var transactions = state.transactions

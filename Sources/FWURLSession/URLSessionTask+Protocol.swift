@@ -45,7 +45,7 @@ extension URLSessionTask {
     /// The request a URL protocol made for this task loads: the current request, with an upload task's body
     /// as its `httpBody` (data) or `httpBodyStream` (a file).
     var requestForProtocol: URLRequest {
-        let (current, upload) = transfer.withLock { ($0.hop.request, $0.upload) }
+        let (current, upload) = withTransfer { ($0.hop.request, $0.upload) }
         var request = current ?? originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
         switch upload {
         case .data(let data): request.httpBody = data
@@ -57,7 +57,7 @@ extension URLSessionTask {
 
     /// Stops the current protocol load, if any (the task ends, or a redirect leaves it).
     func stopProtocolLoad() {
-        transfer.withLock { $0.hop.protocolLoad }?.stop()
+        withTransfer { $0.hop.protocolLoad }?.stop()
     }
 
     // MARK: Handling its events (delegate queue)
@@ -65,10 +65,10 @@ extension URLSessionTask {
     /// Handles what the protocol of `load` reported; ignored unless `load` is the task's current load and
     /// still running.
     func handleProtocolEvent(_ event: URLProtocolEvent, from load: ProtocolLoad) {
-        guard transfer.withLock({ $0.hop.protocolLoad === load }), !load.isStopped else { return }
+        guard withTransfer({ $0.hop.protocolLoad === load }), !load.isStopped else { return }
         switch event {
         case .response(let response, let policy):
-            if let response = response as? HTTPURLResponse { transfer.withLock { $0.hop.response = response } }
+            if let response = response as? HTTPURLResponse { withTransfer { $0.hop.response = response } }
             load.received(response, storagePolicy: policy, cacheLimit: session.sessionConfiguration.urlCache.map {
                 max($0.memoryCapacity, $0.diskCapacity)
             })
@@ -107,10 +107,10 @@ extension URLSessionTask {
     private func protocolRedirected(to request: URLRequest, response: URLResponse, load: ProtocolLoad) {
         end(load, response: response)
         guard let redirect = response as? HTTPURLResponse else {
-            transfer.withLock { $0.hop.next = NextHop(request: request, reason: .redirect) }
+            withTransfer { $0.hop.next = NextHop(request: request, reason: .redirect) }
             return sendNextHop()
         }
-        let decision = RedirectHopPolicy.offer(request, response: redirect, transfer.withLock { $0.policies })
+        let decision = RedirectHopPolicy.offer(request, response: redirect, withTransfer { $0.policies })
         execute((.redirect, decision), stage: .protocolRedirect(redirect))
     }
 
@@ -120,7 +120,7 @@ extension URLSessionTask {
                      response: URLResponse? = nil, bytes: Int64? = nil) {
         load.stop()
         let outcome = load.outcome
-        transfer.withLock { state in
+        withTransfer { state in
             guard let clock = state.metricsClock else { return }
             state.transactions.append(URLSessionTaskTransactionMetrics(
                 request: load.request, response: response ?? outcome.response,

@@ -18,7 +18,7 @@ extension URLSessionTask {
     /// The first `resume()`: the task begins at once, or, with an earliest begin date, waits for it and for
     /// its delegate (`URLSessionTask+Scheduling.swift`).
     final func start() {
-        let startFailure = transfer.withLock { transfer in
+        let startFailure = withTransfer { transfer in
             transfer.metricsClock = session.clock
             transfer.fetchStart = session.clock.date()
             return transfer.startFailure
@@ -40,7 +40,7 @@ extension URLSessionTask {
         if let request {
             var hop = Hop(request: request)
             hop.reason = .delayedBegin
-            transfer.withLock { $0.hop = hop }
+            withTransfer { $0.hop = hop }
         }
         guard currentRequest != nil else {
             enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
@@ -53,7 +53,7 @@ extension URLSessionTask {
 
     /// Ends the task with `timedOut` at `deadline` unless it completes first.
     final func armResourceTimer(deadline: Deadline) {
-        transfer.withLock { $0.resourceDeadline = deadline }
+        withTransfer { $0.resourceDeadline = deadline }
         session.taskDeadlines.add(taskIdentifier, .resource, at: deadline)
     }
 
@@ -91,7 +91,7 @@ extension URLSessionTask {
             return
         }
         let proxy = transportRequest.key.proxy
-        let answer = transfer.withLock { state -> String? in
+        let answer = withTransfer { state -> String? in
             state.hop.proxy = proxy
             return ProxyAuthenticationHopPolicy.authorization(for: proxy, state.policies)
         }
@@ -105,7 +105,7 @@ extension URLSessionTask {
 
     /// The body for sending `request` now, or nil to send the request's own `httpBody`.
     final func uploadBody(for request: URLRequest) throws(URLError) -> TransportRequestBody? {
-        let (upload, originalStream) = transfer.withLock { state -> (UploadBody?, InputStream?) in
+        let (upload, originalStream) = withTransfer { state -> (UploadBody?, InputStream?) in
             guard case .stream = state.upload, !state.usedOriginalBodyStream else { return (state.upload, nil) }
             state.usedOriginalBodyStream = true
             return (state.upload, originalRequest?.httpBodyStream)

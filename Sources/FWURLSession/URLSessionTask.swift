@@ -10,11 +10,12 @@ import FWTransport
 /// invalidation and the delegate router. What it does with the response is decided once, when it is made:
 /// its `ResponseSink` (the data delegate, a collected body, a file, or an `AsyncBytes` sequence).
 ///
-/// Thread-safe: the lifecycle, deliveries and counts are a `TaskStateMachine` which, with the caller's
-/// properties, sits in one `LockedBox` (`core`); the task is the machine's executor
-/// (`URLSessionTask+Executor.swift`). `transfer` holds the request being loaded, hops, metrics and the upload
-/// body; everything else is immutable. No two boxes are ever held at once.
-open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: LockedBoxes (see above)
+/// Thread-safe: all its mutable state is in one `LockedBox` (`core`, `TaskCore`): the `TaskStateMachine`
+/// (lifecycle, deliveries, transport request, reading pause, counts), the transfer (the current `Hop`, what
+/// the policies keep, metrics, the upload body) and the caller's properties; the task is the machine's
+/// executor (`URLSessionTask+Executor.swift`). Everything else is immutable. The lock is a leaf: nothing else
+/// is called while it is held.
+open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the one LockedBox `core`
     /// The state of a task.
     public enum State: Int, Sendable {
         /// Running, delivering messages.
@@ -37,7 +38,6 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: Loc
     let session: URLSession
     let sink: any ResponseSink
     let core: LockedBox<TaskCore>
-    let transfer: LockedBox<TaskTransfer>
 
     /// The task's identifier, unique within its session.
     public let taskIdentifier: Int
@@ -55,15 +55,14 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: Loc
             transfer.upload = .stream
             counts.expectedToSend = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
-        self.core = LockedBox(TaskCore(machine: TaskStateMachine(counts: counts)))
-        self.transfer = LockedBox(transfer)
+        self.core = LockedBox(TaskCore(machine: TaskStateMachine(counts: counts), transfer: transfer))
         super.init()
     }
 
     // MARK: Public state
 
     /// The request being loaded now (differs from `originalRequest` after a redirect).
-    public var currentRequest: URLRequest? { transfer.withLock { $0.hop.request } }
+    public var currentRequest: URLRequest? { core.withLock { $0.transfer.hop.request } }
     /// The response, once its head arrived.
     public var response: URLResponse? { core.withLock { $0.machine.response } }
     /// The error the task completed with, if any.
@@ -203,9 +202,10 @@ open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {} // s
 
 // MARK: - The task's state
 
-/// What the task's one lock guards besides the transfer: the machine and the caller's properties.
+/// Everything the task's one lock guards: the machine, the transfer and the caller's properties.
 struct TaskCore {
     var machine: TaskStateMachine
+    var transfer: TaskTransfer
     var properties = TaskProperties()
 }
 

@@ -21,8 +21,6 @@ extension URLSession {
             taskDidComplete(stream) // cancelled meanwhile: the unannounced stream task goes with it
             return nil
         }
-        let currentRequest = dataTask.currentRequest
-        stream.transfer.withLock { $0.currentRequest = currentRequest }
         taskDeadlines.remove(dataTask.taskIdentifier)
         return stream
     }
