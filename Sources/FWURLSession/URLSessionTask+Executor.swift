@@ -12,13 +12,13 @@ import FWTransport
 extension URLSessionTask: TransportTaskDelegate {
     /// Called by the transport on a loop thread.
     public func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
-        enqueue(.transport(event))
+        run(core.withLock { $0.machine.received(CollectionOfOne(.transport(event)), from: id) })
     }
 
     /// Called by the transport on a loop thread: one loop iteration's events, queued under one lock and
     /// drained by one hop to the delegate queue.
     public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
-        run(core.withLock { $0.machine.enqueue(events.lazy.map(TaskEvent.transport)) })
+        run(core.withLock { $0.machine.received(events.lazy.map(TaskEvent.transport), from: id) })
     }
 
     /// Runs what an input of the machine asked for, in `TaskActions`' order.

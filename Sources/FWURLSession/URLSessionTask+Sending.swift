@@ -96,8 +96,7 @@ extension URLSessionTask {
             return ProxyAuthenticationHopPolicy.authorization(for: proxy, state.policies)
         }
         if let answer { transportRequest.key.proxy?.authorization = answer }
-        // Each request sends its body from the first byte (a redirect hop replays it).
-        core.withLock { $0.machine.counts.reportedBodyBytesSent = 0 }
+        core.withLock { $0.machine.transmitting() }
         accepted(transport.execute(transportRequest, delegate: self))
     }
 

@@ -11,8 +11,8 @@ import Testing
 @Suite struct TaskStateMachineTests {
     enum Input: Sendable {
         case resume, resumeHeard, suspend, suspendHeard, cancel, finish, finishFailing
-        case accepted(UInt64)
-        case head, body(Int), end
+        case accepted(UInt64), transmitting
+        case head, headFrom(UInt64), body(Int), end
         case hold, release
         case drain
     }
@@ -125,6 +125,25 @@ import Testing
             step(.accepted(4), "pause(R4 paused v1)", .suspended),
             step(.resume, "pause(R4 reading v2)", .running),
             step(.accepted(5), "-", .running),
+        ]),
+        Case(name: "events that come before execute returned make the request known", steps: [
+            step(.resume, "start", .running),
+            step(.headFrom(6), "drain", .running),
+            step(.suspend, "pause(R6 paused v1)", .suspended),
+            step(.accepted(6), "pause(R6 paused v2)", .suspended),
+        ]),
+        Case(name: "a request accepted after the task ended (a timeout or local failure raced it) is cancelled",
+             steps: [
+                step(.resume, "start", .running),
+                step(.finishFailing, "completes -1005", .completed),
+                step(.accepted(8), "cancel(R8)", .completed),
+             ]),
+        Case(name: "the next hop's request is unknown until accepted: nothing goes to the last one", steps: [
+            step(.resume, "start", .running),
+            step(.accepted(1), "-", .running),
+            step(.transmitting, "-", .running),
+            step(.suspend, "-", .suspended),
+            step(.accepted(2), "pause(R2 paused v1)", .suspended),
         ]),
         Case(name: "events are drained in order, one drain at a time", steps: [
             step(.resume, "start", .running),
@@ -251,8 +270,15 @@ import Testing
             guard completes else { return "-" }
             machine.completed(with: decided)
             guard let decided else { return "completes" }
-            return (decided as? URLError)?.code == .cancelled ? "completes cancelled" : "completes \(decided)"
+            let code = (decided as? URLError)?.code
+            return code == .cancelled ? "completes cancelled" : "completes \(code.map { "\($0.rawValue)" } ?? "\(decided)")"
         case .accepted(let number): return summary(machine.accepted(RequestID(number)))
+        case .transmitting:
+            machine.transmitting()
+            return "-"
+        case .headFrom(let number):
+            let head = HTTPResponseHead(version: .http1_1, status: 200, reason: "OK", headers: HTTPHeaders())
+            return summary(machine.received(CollectionOfOne(.transport(.head(head))), from: RequestID(number)))
         case .head:
             let head = HTTPResponseHead(version: .http1_1, status: 200, reason: "OK", headers: HTTPHeaders())
             return summary(machine.enqueue(CollectionOfOne(.transport(.head(head)))))

@@ -153,14 +153,33 @@ struct TaskStateMachine {
 
     // MARK: The transport's inputs
 
-    /// The transport accepted the current hop's request as `id`: cancelled at once when `cancel()` came
-    /// first; told to hold its response when the task is suspended or behind.
+    /// A hop's request is about to go to the transport: until the transport accepts it (`accepted`, or its
+    /// first events, `received`) the task has no request to cancel or pause, and the delegate has heard of
+    /// none of its body bytes.
+    mutating func transmitting() {
+        requestID = nil
+        counts.reportedBodyBytesSent = 0
+    }
+
+    /// The transport accepted the current hop's request as `id`: cancelled at once when the task was cancelled
+    /// or ended first (a cancel, a timeout or a local failure that raced the send); told to hold its response
+    /// when the task is suspended or behind.
     mutating func accepted(_ id: RequestID) -> TaskActions {
         requestID = id
         var actions = TaskActions()
-        if case .canceling = state { actions.cancelRequest = id }
-        actions.readingPause = pauseDecision(onlyIfPaused: true)
+        switch state {
+        case .canceling, .completed: actions.cancelRequest = id
+        case .created, .running, .handedOver: actions.readingPause = pauseDecision(onlyIfPaused: true)
+        }
         return actions
+    }
+
+    /// The transport's `events` for request `id`: queued for the drain. Events can come before `execute`
+    /// returned the id to the task (a fast response on another thread): the first ones make it known, so that
+    /// a delegate that answers the response at once (`.becomeStream`, a cancel) finds the request.
+    mutating func received(_ events: some Sequence<TaskEvent>, from id: RequestID) -> TaskActions {
+        if requestID == nil, case .running = state { requestID = id }
+        return enqueue(events)
     }
 
     /// Queues `events` for the drain.
