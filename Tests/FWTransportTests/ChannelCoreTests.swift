@@ -120,13 +120,18 @@ import TestSupport
         }
     }
 
+    /// The peer sends `text` and ends its side; returns once the driver heard the end.
+    private static func peerSendsAndEnds(_ text: String, to fixture: Fixture) -> RecordingDriver.Seen {
+        fixture.onLoop { $0.start() }
+        LoopbackConnection.send(Array(text.utf8), to: fixture.peer)
+        shutdown(fixture.peer, Int32(SHUT_WR))
+        return fixture.wait { $0.peerEnds > 0 }
+    }
+
     @Test func underEndsChannelThePeersEndUnwatchesTheSocket() throws {
         let fixture = try Fixture(hangUp: .endsChannel)
         defer { fixture.stop() }
-        fixture.onLoop { $0.start() }
-        LoopbackConnection.send(Array("hello".utf8), to: fixture.peer)
-        shutdown(fixture.peer, Int32(SHUT_WR))
-        let seen = fixture.wait { $0.peerEnds > 0 }
+        let seen = Self.peerSendsAndEnds("hello", to: fixture)
         #expect(seen.bytes == Array("hello".utf8))
         #expect(seen.peerEnds == 1)
         #expect(!seen.watched, "nothing more to read: the end would be reported again and again")
@@ -136,10 +141,7 @@ import TestSupport
     @Test func underClosesReadHalfThePeersEndLeavesTheWriteHalfWorking() throws {
         let fixture = try Fixture(hangUp: .closesReadHalf)
         defer { fixture.stop() }
-        fixture.onLoop { $0.start() }
-        LoopbackConnection.send(Array("ping".utf8), to: fixture.peer)
-        shutdown(fixture.peer, Int32(SHUT_WR))
-        let seen = fixture.wait { $0.peerEnds > 0 }
+        let seen = Self.peerSendsAndEnds("ping", to: fixture)
         #expect(seen.bytes == Array("ping".utf8))
         #expect(seen.watched, "still watched: writes go on")
         let written = fixture.onLoop { driver in
