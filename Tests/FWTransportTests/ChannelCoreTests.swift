@@ -168,10 +168,12 @@ import TestSupport
             return driver.seen.withLock { $0.bytes.isEmpty && $0.peerEnds == 0 }
         }
         #expect(heldBack == true, "held back: a readable report reads nothing")
-        // Reported as long as it lasts (level-triggered): the first read takes the byte, the next the end.
-        fixture.onLoop { driver in
-            driver.handleIO(.hangup)
-            driver.handleIO(.hangup)
+        // Reported as long as it lasts (level-triggered): the first read takes the byte, a later one the end.
+        _ = waitUntil(timeout: 10) {
+            fixture.onLoop { driver in
+                driver.handleIO(.hangup)
+                return driver.seen.withLock { $0.peerEnds > 0 }
+            } == true
         }
         let ended = fixture.wait { $0.peerEnds > 0 }
         #expect(ended.bytes == Array("x".utf8))
