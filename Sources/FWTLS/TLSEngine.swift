@@ -54,7 +54,8 @@ public final class TLSEngine {
         case failed(TLSError)
     }
 
-    private enum IdentityAnswer {
+    /// The answer to a client-certificate request (loop thread only, like the engine).
+    enum IdentityAnswer {
         case undecided
         case answered(TLSIdentity?)
     }
@@ -75,10 +76,10 @@ public final class TLSEngine {
     /// Where `readPlaintext(_:)` decrypts to; allocated on its first use.
     private var scratch: UnsafeMutableRawBufferPointer?
     private var state: State = .handshaking
-    private var identityAnswer: IdentityAnswer = .undecided
-    private var certificateWasRequested = false
-    private var sentCertificate = false
-    private var storesSessions = true
+    var identityAnswer: IdentityAnswer = .undecided
+    var certificateWasRequested = false
+    var sentCertificate = false
+    var storesSessions = true
 
     /// A connection to `serverName`:`port`: SNI for host names (not for IP literals), the stored session
     /// for that host and port if any, OCSP stapling if configured.
@@ -365,57 +366,5 @@ public final class TLSEngine {
             context: context, duringHandshake: duringHandshake,
             sentNoCertificateAfterRequest: certificateWasRequested && !sentCertificate
         )
-    }
-
-    // MARK: Callbacks from OpenSSL (same thread, inside SSL_do_handshake / SSL_read)
-
-    /// The engine an SSL belongs to.
-    static func owner(of ssl: OpaquePointer) -> TLSEngine? {
-        guard let pointer = fw_ssl_get_app_data(ssl) else { return nil }
-        return Unmanaged<TLSEngine>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    var sessionKey: TLSSessionKey {
-        TLSSessionKey(host: serverName, port: port)
-    }
-
-    /// OpenSSL made a resumable session: keep it for the next connection. True when it was taken.
-    func storeSession(_ session: OpaquePointer) -> Bool {
-        guard storesSessions, let store = context.sessionStore, SSL_SESSION_is_resumable(session) == 1 else {
-            return false
-        }
-        store.store(TLSSession(taking: session), for: sessionKey)
-        return true
-    }
-
-    /// The server asked for a client certificate: 1 to continue, -1 to pause the handshake until the
-    /// owner answers, 0 to fail it.
-    func clientCertificateRequested() -> Int32 {
-        certificateWasRequested = true
-        if context.configuration.clientIdentity != nil {
-            sentCertificate = true
-            return 1
-        }
-        switch identityAnswer {
-        case .undecided:
-            return -1
-        case .answered(nil):
-            return 1
-        case .answered(let identity?):
-            let installed = withX509Stack(identity.intermediates) { chain in
-                SSL_use_cert_and_key(
-                    sslPointer, identity.certificate.handle.pointer, identity.privateKey.pointer, chain, 1
-                )
-            }
-            sentCertificate = installed == 1
-            return installed == 1 ? 1 : 0
-        }
-    }
-
-    /// Stops caching this connection's sessions and forgets the one cached for its host and port: call
-    /// it when the server failed trust evaluation.
-    public func discardSession() {
-        storesSessions = false
-        context.sessionStore?.removeSession(for: sessionKey)
     }
 }

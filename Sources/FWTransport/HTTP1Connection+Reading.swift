@@ -4,87 +4,54 @@ import FWWire
 
 // MARK: - HTTP1Connection: reading the response
 //
-// Plaintext is read straight into the parser's buffer (the read is the only copy); HTTPS ciphertext is read
-// straight into the engine's inbound buffer, and the engine decrypts straight into the parser's buffer. Every complete parser event becomes an
-// input of the machine, whose action `run` carries out. A decoded body whose piece inflates to more than
+// The channel core's read loop (ChannelDriver.swift) reads plaintext straight into the parser's buffer (the
+// read is the only copy) and HTTPS ciphertext straight into the engine's inbound buffer; the engine decrypts
+// straight into the parser's buffer. Every complete parser event becomes an input of the machine, whose
+// action `run` carries out. A decoded body whose piece inflates to more than
 // one slice stops reading and parsing: the rest comes out one slice per loop iteration while the task
 // wants the response read (`decodeNextSlice`), then parsing and reading go on. Loop thread only.
 
 extension HTTP1Connection {
-    // MARK: IOHandler
+    // MARK: IOHandler and ChannelDriver
 
     func handleIO(_ events: IOEvents) {
         loop.preconditionInEventLoop()
-        if socket == nil { return }
-        if events.contains(.writable) { flush() }
-        // A hang-up or error is read at once, even while decoded output waits (it would be reported again and
-        // again otherwise): the read fails, or finds the end of the stream.
-        let broken = events.contains(.hangup) || events.contains(.error)
-        if events.contains(.readable) || broken { readAvailable(evenWhileDecoding: broken) }
+        handleChannelIO(events)
     }
 
-    /// Reads what the socket holds now (a few reads at most) and feeds it on; nothing while a decoded body
-    /// still has slices to come out, unless `evenWhileDecoding`.
-    func readAvailable(evenWhileDecoding: Bool = false) {
-        // A few reads per wake-up, so one busy connection cannot starve the others on this loop.
-        for _ in 0..<4 {
-            guard let socket, !peerEnded else { return }
-            if decodedOutputPending, !evenWhileDecoding { return }
-            let result: IOResult<Int>
-            do throws(IOError) {
-                result = try read(from: socket)
-            } catch {
-                run(machine.connectionLost(socketFailure("the connection was reset", error)))
-                return
-            }
-            switch result {
-            case .wouldBlock:
-                return
-            case .processed(0):
-                endOfStream()
-                return
-            case .processed(let count):
-                if let tls {
-                    if machine.isConnecting { advanceHandshake() } else { decryptAvailable(tls) }
-                }
-                drainParser()
-                // Only bytes that moved the response on reset the idle timeout: interim responses do not.
-                if machine.inFlight?.readsCountAsActivity ?? true { lastActivity = loop.now() }
-                if count < Self.readSize { return }
-            }
+    /// Not while the task paused reading or a decoded body still has slices to come out.
+    var wantsBytes: Bool { !machine.isReadingPaused && !decodedOutputPending }
+
+    /// Plaintext goes to the proxy's exchange while tunnelling, else straight into the parser's buffer.
+    func receivePlaintext(upTo maxLength: Int,
+                          using read: (UnsafeMutableRawBufferPointer) throws(IOError) -> Int) throws(IOError) {
+        if machine.establishment == .tunnelling { return try readFromProxy(using: read) }
+        try parser.feed(upTo: maxLength) { (room) throws(IOError) -> Int in
+            let count = try read(room)
+            noteReceived(UnsafeRawBufferPointer(rebasing: room[..<count]))
+            return count
         }
     }
 
-    /// One read: ciphertext into the engine, or plaintext straight into the parser.
-    private func read(from socket: Socket) throws(IOError) -> IOResult<Int> {
-        var result = IOResult<Int>.wouldBlock
-        if machine.establishment == .tunnelling {
-            result = try readFromProxy(socket)
-        } else if let tls {
-            try tls.receiveCiphertext(upTo: Self.readSize) { (room) throws(IOError) -> Int in
-                result = try socket.read(into: room)
-                guard case .processed(let count) = result else { return 0 }
-                return count
-            }
-        } else {
-            try parser.feed(upTo: Self.readSize) { (room) throws(IOError) -> Int in
-                result = try socket.read(into: room)
-                guard case .processed(let count) = result else { return 0 }
-                noteReceived(UnsafeRawBufferPointer(rebasing: room[..<count]))
-                return count
-            }
+    func channelReceived() {
+        if let tls = core.tls {
+            if machine.isConnecting { advanceHandshake() } else { decryptAvailable(tls) }
         }
-        return result
+        drainParser()
+        // Only bytes that moved the response on reset the idle timeout: interim responses do not.
+        if machine.inFlight?.readsCountAsActivity ?? true { lastActivity = loop.now() }
     }
 
-    /// The socket reached end of stream.
-    private func endOfStream() {
+    func channelReadingStopped() {}
+
+    /// The peer ended its side (TCP EOF, or TLS close_notify).
+    func channelPeerEnded() {
         if machine.establishment == .tunnelling {
             run(machine.tunnelEndOfStream())
-        } else if tls != nil, machine.isConnecting {
+        } else if core.tls != nil, machine.isConnecting {
             run(machine.connectFailed(.secureConnectionFailed(
                 .handshakeFailed(reason: "the server closed the connection during the TLS handshake"))))
-        } else if let tls, !tls.receivedCloseNotify, machine.activeRequest != nil {
+        } else if let tls = core.tls, !tls.receivedCloseNotify, machine.activeRequest != nil {
             // Without close_notify the end of a TLS stream may be an attacker's: never a clean end.
             run(machine.connectionLost(.connectionLost("the TLS connection closed without close_notify")))
         } else {
@@ -92,10 +59,21 @@ extension HTTP1Connection {
         }
     }
 
+    func channelFailed(_ error: IOError, in operation: ChannelOperation) {
+        switch operation {
+        case .reading: run(machine.connectionLost(socketFailure("the connection was reset", error)))
+        case .writing: run(machine.connectionLost(socketFailure("writing the request failed", error)))
+        case .watching:
+            run(machine.connectionLost(.connectionLost("the connection failed: \(error)", underlying: error)))
+        }
+    }
+
     /// A failed read or write: during the TLS handshake it fails the handshake (as an end of stream there
     /// does); otherwise the connection is lost.
-    func socketFailure(_ what: String, _ error: IOError) -> TransportError {
-        guard tls != nil, machine.isConnecting else { return .connectionLost("\(what): \(error)", underlying: error) }
+    private func socketFailure(_ what: String, _ error: IOError) -> TransportError {
+        guard core.tls != nil, machine.isConnecting else {
+            return .connectionLost("\(what): \(error)", underlying: error)
+        }
         return .secureConnectionFailed(.handshakeFailed(reason: "\(what) during the TLS handshake: \(error)"))
     }
 
@@ -107,22 +85,18 @@ extension HTTP1Connection {
         if request.request.tracesBytes { post([.wireRead(Array(bytes))], to: request) }
     }
 
-    /// The peer ended its side (TCP EOF, or TLS close_notify): a close-delimited body ends here, anything
-    /// else in flight is cut short; the connection closes — once decoded output that waits is out.
-    func peerFinishedSending() {
+    /// The peer's end is a clean one: a close-delimited body ends here, anything else in flight is cut short;
+    /// the connection closes — once decoded output that waits is out.
+    private func peerFinishedSending() {
         parser.feedEndOfStream()
-        peerEnded = true
         finishAfterPeerEnded()
     }
 
-    /// Parses what is left after the peer's end, then closes (or waits, unwatched, for decoded output).
+    /// Parses what is left after the peer's end, then closes (or waits, unwatched since the peer's end, for
+    /// decoded output).
     private func finishAfterPeerEnded() {
         drainParser()
-        guard !decodedOutputPending else {
-            // Nothing more will be read: stop watching the socket, whose end would be reported forever.
-            stopWatchingSocket()
-            return
-        }
+        guard !decodedOutputPending else { return }
         run(machine.connectionLost(.connectionLost("the server closed the connection")))
     }
 
@@ -148,7 +122,7 @@ extension HTTP1Connection {
         run(machine.nextDecodedSlice())
         if decodedOutputPending {
             scheduleDecoding()
-        } else if peerEnded {
+        } else if core.peerEnded {
             finishAfterPeerEnded()
         } else {
             drainParser()
@@ -193,7 +167,7 @@ extension HTTP1Connection {
                 metrics.responseEnd = loop.now().uptimeNanoseconds
                 metrics.responseBodyBytes = bytesRead - Int64(parser.bufferedByteCount) - metrics.responseHeaderBytes
                 // A connection whose peer already ended its side is never kept for another request.
-                run(machine.receivedEnd(trailers: trailers, keepAlive: keepAlive && !peerEnded,
+                run(machine.receivedEnd(trailers: trailers, keepAlive: keepAlive && !core.peerEnded,
                                         hasUnreadBytes: parser.bufferedByteCount > 0))
             }
         }

@@ -12,7 +12,7 @@ import FWWire
 extension HTTP1Connection {
     func startTLS() {
         do throws(TLSError) {
-            tls = try TLSEngine(context: transport.tlsContext().get(), serverName: key.host, port: key.port)
+            try core.startTLS(context: transport.tlsContext().get(), host: key.host, port: key.port)
         } catch {
             run(machine.connectFailed(.secureConnectionFailed(error)))
             return
@@ -27,38 +27,32 @@ extension HTTP1Connection {
 
     /// Runs the handshake as far as the bytes received allow (only while the machine says it runs).
     func advanceHandshake() {
-        guard let tls, machine.establishment == .handshaking else { return }
+        guard let tls = core.tls, machine.establishment == .handshaking else { return }
+        let progress: TLSEngine.HandshakeState
         do throws(TLSError) {
-            let progress = try tls.handshake()
-            queueCiphertext()
-            if progress == .complete {
-                establishment.secureConnectionEnd = loop.now().uptimeNanoseconds
-                establishment.tls = TLSConnectionMetrics(tls)
-            }
-            run(machine.handshakeAdvanced(progress))
+            progress = try core.handshake(.ask)
         } catch {
-            queueCiphertext()
+            flush()
             run(machine.connectFailed(.secureConnectionFailed(error)))
+            return
         }
+        flush()
+        if progress == .complete {
+            establishment.secureConnectionEnd = loop.now().uptimeNanoseconds
+            establishment.tls = TLSConnectionMetrics(tls)
+        }
+        run(machine.handshakeAdvanced(progress))
     }
 
     func askForServerTrust() {
-        guard let tls else { return }
-        let connection = self
-        let trust = tls.makeServerTrust()
-        transport.evaluateServerTrust(trust, for: self) { decision in
-            connection.loop.execute { connection.trustDecided(decision, about: trust) }
-        }
-    }
-
-    private func trustDecided(_ decision: ServerTrustDecision, about trust: ServerTrust) {
-        loop.preconditionInEventLoop()
-        guard socket != nil else { return }
-        run(machine.trustDecided(decision, peerTrust: trust))
+        askServerTrust({ trust, decide in transport.evaluateServerTrust(trust, for: self, decide: decide) },
+                       decided: { connection, decision, trust in
+                           connection.run(connection.machine.trustDecided(decision, peerTrust: trust))
+                       })
     }
 
     func askForClientIdentity() {
-        guard let tls else { return }
+        guard let tls = core.tls else { return }
         let connection = self
         transport.chooseClientIdentity(for: self, acceptableAuthorities: tls.acceptableClientCertificateAuthorities) {
             decision in connection.loop.execute { connection.clientIdentityChosen(decision) }
@@ -67,14 +61,14 @@ extension HTTP1Connection {
 
     private func clientIdentityChosen(_ decision: ClientIdentityDecision) {
         loop.preconditionInEventLoop()
-        guard socket != nil, tls?.isAwaitingClientIdentity == true else { return }
+        guard core.isOpen, core.tls?.isAwaitingClientIdentity == true else { return }
         run(machine.clientIdentityChosen(decision))
     }
 
     /// Moves whatever the TLS engine produced to the socket.
     func queueCiphertext() {
-        guard let tls, tls.hasPendingCiphertext else { return }
-        writes.append(tls.pendingCiphertext())
+        guard core.tls?.hasPendingCiphertext == true else { return }
+        core.queueCiphertext()
         flush()
     }
 
@@ -82,9 +76,9 @@ extension HTTP1Connection {
     /// covering a whole slice hands that buffer on without another copy).
     func decryptAvailable(_ tls: TLSEngine) {
         do throws(TLSError) {
-            var filled = Self.readSize
-            while filled == Self.readSize {
-                filled = try parser.feed(upTo: Self.readSize) { (room) throws(TLSError) -> Int in
+            var filled = ChannelCore.readSize
+            while filled == ChannelCore.readSize {
+                filled = try parser.feed(upTo: ChannelCore.readSize) { (room) throws(TLSError) -> Int in
                     let count = try tls.readPlaintext(into: room)
                     noteReceived(UnsafeRawBufferPointer(rebasing: room[..<count]))
                     return count
@@ -92,7 +86,7 @@ extension HTTP1Connection {
             }
             queueCiphertext()
             // close_notify is the end of the stream (the server may wait for ours before closing TCP).
-            if tls.receivedCloseNotify { peerFinishedSending() }
+            if tls.receivedCloseNotify { notePeerEnded() }
         } catch {
             queueCiphertext()
             run(machine.connectionLost(.secureConnectionFailed(error)))

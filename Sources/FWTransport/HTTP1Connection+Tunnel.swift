@@ -34,7 +34,7 @@ extension HTTP1Connection {
     }
 
     private func originResolved(_ result: Result<[SocketAddress], ResolverError>, credentials: ProxyCredentials?) {
-        guard socket != nil, machine.establishment == .tcp else { return }
+        guard core.isOpen, machine.establishment == .tcp else { return }
         switch result {
         case .success(let addresses):
             guard let address = addresses.first else {
@@ -54,18 +54,15 @@ extension HTTP1Connection {
 
     /// Writes bytes of the exchange with the proxy (never traced as a request's: no request runs yet).
     func writeToProxy(_ bytes: [UInt8]) {
-        writes.append(bytes)
+        core.queue(wire: bytes)
         flush()
     }
 
     /// One read while tunnelling: the proxy's bytes go to the machine.
-    func readFromProxy(_ socket: Socket) throws(IOError) -> IOResult<Int> {
-        let result = try cipherBuffer.withUnsafeMutableBytes { buffer in
-            Result { () throws(IOError) in try socket.read(into: buffer) }
+    func readFromProxy(using read: (UnsafeMutableRawBufferPointer) throws(IOError) -> Int) throws(IOError) {
+        let count = try cipherBuffer.withUnsafeMutableBytes { buffer in
+            Result { () throws(IOError) in try read(buffer) }
         }.get()
-        if case .processed(let count) = result, count > 0 {
-            run(machine.tunnelReceived(Array(cipherBuffer[..<count])))
-        }
-        return result
+        if count > 0 { run(machine.tunnelReceived(Array(cipherBuffer[..<count]))) }
     }
 }

@@ -70,13 +70,8 @@ extension HTTP1Connection {
         guard !bytes.isEmpty else { return }
         bytesWritten += Int64(bytes.count)
         if let request = machine.activeRequest, request.request.tracesBytes { post([.wireWrite(bytes)], to: request) }
-        guard let tls else {
-            writes.append(bytes, payload: payload)
-            return
-        }
         do throws(TLSError) {
-            try tls.send(plaintext: bytes)
-            writes.append(tls.pendingCiphertext(), payload: payload)
+            try core.queue(bytes, payload: payload)
         } catch {
             run(machine.failActiveRequest(.secureConnectionFailed(error)))
         }
@@ -87,9 +82,9 @@ extension HTTP1Connection {
     /// written.
     func flush() {
         do throws(IOError) {
-            while let socket {
-                if !writes.isEmpty {
-                    let result = try writes.flush(to: socket) { _ in
+            while core.isOpen {
+                if core.hasQueuedWrites {
+                    let result = try core.flush { _ in
                         machine.withRequest { $0.wroteBytes() }
                         lastActivity = loop.now()
                     }
@@ -97,23 +92,25 @@ extension HTTP1Connection {
                 }
                 run(machine.nextBodyPiece())
                 // Nothing queued: the body waits (for its producer, or for `100 Continue`) or is done.
-                if writes.isEmpty { break }
-            }
-            // A failure while queueing (TLS, producer) closed the connection.
-            guard socket != nil else { return }
-            reportBodyBytesSent()
-            try updateInterest()
-            if writes.isEmpty, machine.inFlight?.bodyIsComplete == true, machine.inFlight?.writeDone == false {
-                if metrics.requestEnd == nil { metrics.requestEnd = loop.now().uptimeNanoseconds }
-                machine.withRequest { $0.writeFinished() }
+                if !core.hasQueuedWrites { break }
             }
         } catch {
-            run(machine.connectionLost(socketFailure("writing the request failed", error)))
+            channelFailed(error, in: .writing)
+            return
+        }
+        // A failure while queueing (TLS, producer) closed the connection.
+        guard core.isOpen else { return }
+        reportBodyBytesSent()
+        refreshInterest()
+        guard core.isOpen else { return }
+        if !core.hasQueuedWrites, machine.inFlight?.bodyIsComplete == true, machine.inFlight?.writeDone == false {
+            if metrics.requestEnd == nil { metrics.requestEnd = loop.now().uptimeNanoseconds }
+            machine.withRequest { $0.writeFinished() }
         }
     }
 
     private func reportBodyBytesSent() {
-        let sent = writes.takeSentPayload()
+        let sent = core.takeSentPayload()
         guard let request = machine.activeRequest,
               let total = machine.withRequest({ $0.bodyBytesWritten(sent) }) ?? nil else { return }
         post([.bodyBytesSent(total)], to: request)

@@ -4,16 +4,16 @@ import FWWire
 
 // MARK: - HTTP1Connection
 
-/// One HTTP/1.1 connection: the executor of its `HTTP1ConnectionStateMachine`. It owns the socket (to the
-/// origin, or to its proxy), the TLS engine (for HTTPS), the response parser, the write queue, the timers
-/// and the metering, feeds what happens on them into the machine, and runs the machine's actions in one
-/// place (`run`). Every rule (establishment, tunnels, keep-alive, retry safety, the request in flight and
-/// its body) lives in the machine.
+/// One HTTP/1.1 connection: the executor of its `HTTP1ConnectionStateMachine`, and the HTTP/1.1 driver of its
+/// `ChannelCore` (the socket to the origin or to its proxy, the TLS engine for HTTPS, the write queue). It
+/// owns the response parser, the timers and the metering, feeds what happens on them into the machine, and
+/// runs the machine's actions in one place (`run`). Every rule (establishment, tunnels, keep-alive, retry
+/// safety, the request in flight and its body) lives in the machine.
 ///
 /// Sendable because it only crosses threads as a reference handed to `loop.execute`: every mutable
 /// stored property below is touched on `loop`'s thread only (checked with `preconditionInEventLoop`
 /// at every entry point).
-final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-only state (see above)
+final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread-only state (see above)
     let id: ConnectionID
     let key: ConnectionKey
     let loop: EventLoop
@@ -29,19 +29,11 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
 
     /// The connection's rules and the request in flight. Loop thread only.
     var machine: HTTP1ConnectionStateMachine
-    /// Loop thread only.
-    var socket: Socket?
-    /// Loop thread only.
-    private var registration: RegistrationID?
-    /// Loop thread only.
-    private var interest: IOInterest = []
+    /// Loop thread only: the socket, the TLS engine of an HTTPS connection (records that arrive while a decision
+    /// is pending, trust or client identity, wait in it) and the write queue. The peer's end ends the connection.
+    var core: ChannelCore
     /// Loop thread only.
     var parser: HTTPResponseParser
-    /// Loop thread only.
-    var writes = PendingWrites()
-    /// Loop thread only: the TLS engine of an HTTPS connection; records that arrive while a decision is
-    /// pending (trust, client identity) wait in it.
-    var tls: TLSEngine?
     /// Loop thread only: the connection's one deadline — the handshake timeout while connecting, the
     /// request's idle timeout while active, the idle-connection timeout while idle.
     private var timer: TimerID?
@@ -53,17 +45,13 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     var establishmentDeadline = Deadline.distantFuture
     /// Loop thread only: the next decoded slice is scheduled (`scheduleDecoding`).
     var decodingScheduled = false
-    /// Loop thread only: the peer ended its side; nothing more is read.
-    var peerEnded = false
 
     /// Whether the request in flight has decoded slices still to come out (nothing else is read or parsed
     /// meanwhile: see `scheduleDecoding`).
     var decodedOutputPending: Bool { machine.hasDecodedOutputPending }
     /// Loop thread only: the buffer a proxy's replies are read into while tunnelling (HTTPS ciphertext is
     /// read straight into the TLS engine, plaintext straight into the parser).
-    lazy var cipherBuffer = [UInt8](repeating: 0, count: Self.readSize)
-    /// How much one read takes at most.
-    static let readSize = 64 * 1024
+    lazy var cipherBuffer = [UInt8](repeating: 0, count: ChannelCore.readSize)
     /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
     var establishment = TransportMetrics()
     /// Loop thread only: the socket's local and peer addresses as text, read once when it connected (for
@@ -90,6 +78,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         self.parser = HTTPResponseParser(limits: limits)
         self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests)
         self.lastActivity = loop.now()
+        self.core = ChannelCore(loop: loop, hangUp: .endsChannel)
     }
 
     // MARK: Entry points (loop thread)
@@ -116,7 +105,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         // pool, for a new one. Input reported in an earlier iteration was read by `handleIO` then, so only this
         // iteration's events ask for the read (no EAGAIN read otherwise). (A new connection goes ahead: what
         // its server says comes as the response, and a failure there cannot send the request round.)
-        if machine.isIdle, machine.isReused, registration.map(loop.reportedInput(for:)) ?? true { readAvailable() }
+        if machine.isIdle, machine.isReused, core.reportedInput { readAvailable() }
         run(machine.startRequest(request, readingPaused: transport.isReadingPaused(request.id)))
     }
 
@@ -163,14 +152,14 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         case .askClientIdentity:
             askForClientIdentity()
         case .provideClientIdentity(let identity):
-            tls?.provideClientIdentity(identity)
+            core.tls?.provideClientIdentity(identity)
             advanceHandshake()
         case .reportEstablished:
             armIdleConnectionTimer()
             transport.connectionEstablished(self)
         case .reportConnectFailed(let error, let discardTLSSession):
             // A session cached during the handshake must not let a later connection skip the decision.
-            if discardTLSSession { tls?.discardSession() }
+            if discardTLSSession { core.tls?.discardSession() }
             cancelTimer()
             closeSocket()
             transport.connectionFailed(self, error: error)
@@ -199,9 +188,9 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
             complete(request, trailers: trailers, reusable: reusable, stopping: producer)
         case .failRequest(let request, let error, let retry, let producer):
             fail(request, error: error, retry: retry, stopping: producer)
-        case .handOver(let request, let head, let producer):
+        case .handOver(let request, let target, let producer):
             producer?.producer.stop()
-            handOver(request, head: head)
+            handOver(request, to: target)
         case .closeIdle:
             cancelTimer()
             closeSocket()
@@ -276,7 +265,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
     // MARK: Socket
 
     private func adopt(_ socket: Socket, times: TransportMetrics) {
-        self.socket = socket
+        core.adopt(socket)
         establishment = times
         let local = socket.localAddress()
         let remote = socket.remoteAddress()
@@ -284,8 +273,7 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         establishment.remoteAddress = remote.map(SocketAddressInfo.init)
         addresses = (local?.description, remote?.description)
         do throws(IOError) {
-            registration = try loop.register(fd: socket.fd, interest: .readable, handler: self)
-            interest = .readable
+            try core.watch(for: self, readable: true)
         } catch {
             run(machine.connectFailed(.cannotConnect(error)))
             return
@@ -297,43 +285,10 @@ final class HTTP1Connection: IOHandler, @unchecked Sendable { // loop-thread-onl
         }
     }
 
-    /// Readable unless the task paused reading or decoded output waits; writable while bytes wait to be
-    /// written.
-    func updateInterest() throws(IOError) {
-        var wanted: IOInterest = machine.isReadingPaused || decodedOutputPending ? [] : .readable
-        if !writes.isEmpty { wanted.insert(.writable) }
-        guard let registration, wanted != interest else { return }
-        try loop.setInterest(wanted, for: registration)
-        interest = wanted
-    }
-
-    /// Updates the interest (an idle connection reads again, to notice the server closing it); a failure
-    /// loses the connection.
-    func refreshInterest() {
-        do throws(IOError) {
-            try updateInterest()
-        } catch {
-            run(machine.connectionLost(.connectionLost("the connection failed: \(error)", underlying: error)))
-        }
-    }
-
-    /// Stops watching the socket (its end was read); it stays open until the connection closes.
-    func stopWatchingSocket() {
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        interest = []
-    }
-
     /// Closes the socket: gracefully, announcing the end of a TLS stream; or, while request bytes still wait
-    /// to be written, with RST (see `Socket.close(announcingEndOf:abandoningWrites:)`).
+    /// to be written, with RST.
     func closeSocket() {
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        interest = []
-        socket?.close(announcingEndOf: tls, abandoningWrites: !writes.isEmpty)
-        socket = nil
-        tls = nil
-        writes.removeAll()
+        core.close()
     }
 
     // MARK: Timers

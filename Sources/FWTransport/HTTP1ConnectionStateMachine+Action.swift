@@ -43,13 +43,21 @@ extension HTTP1ConnectionStateMachine {
         case finishBody([UInt8], stop: BodyProducer?)
         /// The request succeeded: deliver its end, release the connection to the pool (or close it).
         case completeRequest(PreparedRequest, trailers: HTTPHeaders, reusable: Bool, stop: BodyProducer?)
-        /// A WebSocket handshake got its 101: check it, then hand the socket (and TLS engine, and the bytes
-        /// read after the head) to a WebSocket channel; the connection leaves the pool without closing.
-        case handOver(PreparedRequest, head: HTTPResponseHead, stop: BodyProducer?)
+        /// Hand the channel's core (socket, TLS engine, the bytes read past the response's head) to `target`;
+        /// the request ends, and the connection leaves the pool without closing.
+        case handOver(PreparedRequest, to: HandOverTarget, stop: BodyProducer?)
         /// End the request with an error (or retry it) and close the connection.
         case failRequest(PreparedRequest, TransportError, retry: Bool, stop: BodyProducer?)
         /// Close the connection and tell the pool it is gone.
         case closeIdle
+    }
+
+    /// Who takes the connection out of HTTP.
+    enum HandOverTarget {
+        /// A WebSocket handshake got its 101 (this head): check it, then a WebSocket channel.
+        case webSocket(HTTPResponseHead)
+        /// The task turned its response into a stream: a stream channel, given to `deliver`.
+        case stream(deliver: @Sendable (StreamChannel?) -> Void)
     }
 
     /// Where establishing the connection is.

@@ -18,6 +18,7 @@ import FWWire
 //
 //   idle ──startRequest──▶ active(request) ──(write done ∧ response ended ∧ reusable)──▶ idle
 //   active(WebSocket handshake) ──its 101 ended──▶ closed, the connection handed over (never back to the pool)
+//   active ──detachStream (the task took the response as a stream)──▶ closed, handed over the same way
 //
 //   any state ──failure, reject, cancel, peer close, not reusable──▶ closed
 //
@@ -51,22 +52,23 @@ import FWWire
 
 /// The state machine of one HTTP/1.1 connection.
 struct HTTP1ConnectionStateMachine {
-    private enum State {
+    /// Where the connection is (written only by this machine's inputs, here and in `+Establishment.swift`).
+    enum State {
         case connecting(Establishment)
         case idle
         case active(HTTP1RequestStateMachine)
         case closed
     }
 
-    private var state = State.connecting(.tcp)
+    var state = State.connecting(.tcp)
     /// The tunnel's exchange with the proxy, while tunnelling.
-    private var tunnel: ProxyTunnel?
+    var tunnel: ProxyTunnel?
     /// TLS with the origin follows the TCP connection (or the tunnel).
-    private var secure = false
+    var secure = false
     private var completedRequests = 0
     private let maxRequests: Int
     /// The server's trust was decided during this handshake (it asked for a client certificate).
-    private var trustDecidedEarly = false
+    var trustDecidedEarly = false
 
     /// A machine for a new connection that carries at most `maxRequests` requests (nil: no limit).
     init(maxRequests: Int? = nil) {
@@ -121,125 +123,6 @@ struct HTTP1ConnectionStateMachine {
     var hasDecodedOutputPending: Bool {
         guard case .active(let request) = state else { return false }
         return request.hasDecodedOutputPending
-    }
-
-    // MARK: Establishment
-
-    /// The socket connected (to the origin, or to the proxy when there is a `tunnel` to open first);
-    /// `secure` for HTTPS.
-    mutating func tcpConnected(secure: Bool, tunnel: ProxyTunnel? = nil) -> Action {
-        guard case .connecting(.tcp) = state else { preconditionFailure("tcpConnected in state \(state)") }
-        self.secure = secure
-        guard var tunnel else { return afterTransport() }
-        state = .connecting(.tunnelling)
-        let action = tunnel.start()
-        self.tunnel = tunnel
-        return run(action)
-    }
-
-    /// Bytes from the proxy while the tunnel opens (ignored otherwise).
-    mutating func tunnelReceived(_ bytes: [UInt8]) -> Action {
-        guard case .connecting(.tunnelling) = state, var tunnel else { return .none }
-        let action = tunnel.receive(bytes)
-        self.tunnel = tunnel
-        return run(action)
-    }
-
-    /// The proxy closed the connection while the tunnel opens (ignored otherwise).
-    mutating func tunnelEndOfStream() -> Action {
-        guard case .connecting(.tunnelling) = state, var tunnel else { return .none }
-        let action = tunnel.receiveEndOfStream()
-        self.tunnel = tunnel
-        return run(action)
-    }
-
-    private mutating func run(_ action: ProxyTunnelAction) -> Action {
-        switch action {
-        case .write(let bytes):
-            return .writeToProxy(bytes)
-        case .waitForMore:
-            return .none
-        case .established(let leftover) where leftover.isEmpty:
-            tunnel = nil
-            return afterTransport()
-        case .established:
-            return connectFailed(.proxyFailed(.malformedReply("the proxy sent bytes before the origin was spoken to")))
-        case .failed(let error):
-            return connectFailed(.proxyFailed(error))
-        }
-    }
-
-    /// The way to the origin is open: TLS for HTTPS, else the connection is established.
-    private mutating func afterTransport() -> Action {
-        guard secure else { return established() }
-        state = .connecting(.handshaking)
-        return .startTLS
-    }
-
-    /// The handshake moved on: `inProgress` waits for bytes; a client-certificate request or the
-    /// completed handshake need the trust decision, unless it was made already.
-    mutating func handshakeAdvanced(_ progress: TLSEngine.HandshakeState) -> Action {
-        guard case .connecting(.handshaking) = state else { return .none }
-        switch progress {
-        case .inProgress:
-            return .none
-        case .clientIdentityRequested:
-            state = .connecting(.awaitingTrust(thenIdentity: true))
-            return .askServerTrust
-        case .complete where trustDecidedEarly:
-            return established()
-        case .complete:
-            state = .connecting(.awaitingTrust(thenIdentity: false))
-            return .askServerTrust
-        }
-    }
-
-    /// The trust decision about `peerTrust` arrived (ignored unless one is awaited); a refusal carries the trust.
-    mutating func trustDecided(_ decision: ServerTrustDecision, peerTrust: ServerTrust) -> Action {
-        guard case .connecting(.awaitingTrust(let thenIdentity)) = state else { return .none }
-        switch decision {
-        case .trust where thenIdentity:
-            trustDecidedEarly = true
-            state = .connecting(.awaitingIdentity)
-            return .askClientIdentity
-        case .trust:
-            return established()
-        case .reject(let error):
-            state = .closed
-            return .reportConnectFailed(.serverTrustRejected(error, peerTrust: peerTrust), discardTLSSession: true)
-        case .cancel:
-            state = .closed
-            return .reportConnectFailed(.cancelled, discardTLSSession: true)
-        }
-    }
-
-    /// The client identity was chosen (ignored unless one is awaited).
-    mutating func clientIdentityChosen(_ decision: ClientIdentityDecision) -> Action {
-        guard case .connecting(.awaitingIdentity) = state else { return .none }
-        switch decision {
-        case .use(let identity):
-            state = .connecting(.handshaking)
-            return .provideClientIdentity(identity)
-        case .continueWithoutIdentity:
-            state = .connecting(.handshaking)
-            return .provideClientIdentity(nil)
-        case .cancel:
-            state = .closed
-            return .reportConnectFailed(.cancelled, discardTLSSession: true)
-        }
-    }
-
-    /// Establishing the connection failed (resolution, connect, handshake, timeout, EOF).
-    mutating func connectFailed(_ error: TransportError) -> Action {
-        guard case .connecting = state else { preconditionFailure("connectFailed(\(error)) in state \(state)") }
-        state = .closed
-        tunnel = nil
-        return .reportConnectFailed(error, discardTLSSession: false)
-    }
-
-    private mutating func established() -> Action {
-        state = .idle
-        return .reportEstablished
     }
 
     // MARK: Requests
@@ -358,13 +241,21 @@ struct HTTP1ConnectionStateMachine {
         completedRequests += 1
         if let head = request.switchingProtocolsHead {
             state = .closed
-            return .handOver(request.request, head: head, stop: request.stopBody())
+            return .handOver(request.request, to: .webSocket(head), stop: request.stopBody())
         }
         let reusable = keepAlive && request.writeDone && !request.request.forbidsReuse && !hasUnreadBytes
             && completedRequests < maxRequests
         let producer = request.stopBody()
         state = reusable ? .idle : .closed
         return .completeRequest(request.request, trailers: trailers, reusable: reusable, stop: producer)
+    }
+
+    /// The task of the request in flight took its response as a stream (`.becomeStream`): the connection
+    /// leaves HTTP for good (ignored without a request in flight).
+    mutating func detachStream(deliver: @escaping @Sendable (StreamChannel?) -> Void) -> Action {
+        guard case .active(var request) = state else { return .none }
+        state = .closed
+        return .handOver(request.request, to: .stream(deliver: deliver), stop: request.stopBody())
     }
 
     /// Bytes arrived while no request was active.

@@ -17,8 +17,8 @@ extension HTTPTransport {
             let key = ConnectionKey(scheme: "tcp", host: host, port: port)
             let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: connectTimeout) { result, _ in
                 completion(result.map { socket in
-                    StreamChannel(socket: socket, tls: nil, loop: loop, transport: self, host: host, port: port,
-                                  received: [])
+                    StreamChannel(core: ChannelCore(socket: socket, loop: loop, hangUp: .closesReadHalf), received: [],
+                                  transport: self, host: host, port: port)
                 })
             }
             establisher.start()
@@ -27,7 +27,7 @@ extension HTTPTransport {
 
     /// Takes the connection of request `id` out of the pool as a stream, if the request still runs on one;
     /// `completion` runs on a loop thread (or at once) with the channel (not started), or nil. The events the
-    /// request posted before go to its delegate first; its `.failed(cancelled)` follows.
+    /// request posted before go to its delegate first; the request then ends without a further event.
     public func detachStream(_ id: RequestID, completion: @escaping @Sendable (StreamChannel?) -> Void) {
         let connection: HTTP1Connection? = state.withLock { state in
             guard let key = state.entries[id]?.prepared.request.key,
@@ -35,6 +35,6 @@ extension HTTPTransport {
             return state.connections[connectionID]
         }
         guard let connection else { return completion(nil) }
-        connection.loop.execute { connection.detachStream(id, completion: completion) }
+        connection.loop.execute { connection.detachStream(id, deliver: completion) }
     }
 }

@@ -92,11 +92,11 @@ public final class HTTPTransport: Sendable {
     }
 
     let group: EventLoopGroup
-    private let configuration: Configuration
+    let configuration: Configuration
     /// The loop whose timer ends the waits that outlast their request's timeout.
     let sweepLoop: EventLoop
     /// The TLS context, made on the first HTTPS connection (it loads trust roots, so only once).
-    private let tlsContextBox = LockedBox<Result<TLSContext, TLSError>?>(nil)
+    let tlsContextBox = LockedBox<Result<TLSContext, TLSError>?>(nil)
     /// The pool, the request table and the connection table.
     let state: LockedBox<State>
 
@@ -228,129 +228,9 @@ public final class HTTPTransport: Sendable {
         state.withLock { $0.entries[id]?.prepared.delegate }
     }
 
-    // MARK: TLS (loop thread)
-
-    /// The transport's TLS context, made on first use.
-    func tlsContext() -> Result<TLSContext, TLSError> {
-        tlsContextBox.withLock { box in
-            if let box { return box }
-            let made = Result { () throws(TLSError) in
-                try TLSContext(configuration: configuration.tls, sessionStore: TLSSessionCache<TLSSession>())
-            }
-            box = made
-            return made
-        }
-    }
-
-    /// Asks the configured handler (or the default evaluator) whether to trust the server of
-    /// `connection`; `decide` may be called on any thread, later.
-    func evaluateServerTrust(_ trust: ServerTrust, for connection: HTTP1Connection,
-                             decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
-        if let handler = configuration.serverTrustHandler {
-            handler(trust, connection.key, awaitingRequest(of: connection), decide)
-            return
-        }
-        do throws(TrustError) {
-            try DefaultTrustEvaluator().evaluate(trust)
-            decide(.trust)
-        } catch {
-            decide(.reject(error))
-        }
-    }
-
-    /// Asks the configured handler for the certificate to send to the server of `connection`, which
-    /// accepts certificates issued by `acceptableAuthorities` (DER names); without a handler none is
-    /// sent. `decide` may be called on any thread, later.
-    func chooseClientIdentity(for connection: HTTP1Connection, acceptableAuthorities: [[UInt8]],
-                              decide: @escaping @Sendable (ClientIdentityDecision) -> Void) {
-        guard let handler = configuration.clientIdentityHandler else {
-            decide(.continueWithoutIdentity)
-            return
-        }
-        handler(connection.key, awaitingRequest(of: connection), acceptableAuthorities, decide)
-    }
-
-    /// The request a connecting connection is being made for (see `ConnectionPoolStateMachine.waiter(for:)`).
-    private func awaitingRequest(of connection: HTTP1Connection) -> RequestID? {
-        state.withLock { $0.pool.waiter(for: connection.id) }
-    }
-
-    // MARK: Connection callbacks (loop thread)
-
-    func connectionEstablished(_ connection: HTTP1Connection) {
-        perform(state.withLock { state in
-            resolveLocked(state.pool.connectionEstablished(connection.id), in: &state, failure: .shutDown)
-        })
-    }
-
-    func connectionFailed(_ connection: HTTP1Connection, error: TransportError) {
-        perform(state.withLock { state in
-            state.connections[connection.id] = nil
-            let action = state.pool.connectionFailed(connection.id)
-            // Out of a time shortened for the request it was made for (see makeConnection): others wait on.
-            if error.isTimedOut, connection.connectTimeout < configuration.connectTimeout {
-                return keepWaitingLocked(after: action, in: &state, failure: error)
-            }
-            return resolveLocked(action, in: &state, failure: error)
-        })
-    }
-
-    /// The connection finished `request`; returns the request the pool leased the connection to next, for
-    /// the connection to start once it is done with this one (other work is done here).
-    func requestFinished(_ request: PreparedRequest, on connection: HTTP1Connection,
-                         reusable: Bool) -> PreparedRequest? {
-        let work = state.withLock { state in
-            state.entries[request.id] = nil
-            if !reusable { state.connections[connection.id] = nil }
-            let action = state.pool.requestFinished(on: connection.id, reusable: reusable)
-            return resolveLocked(action, in: &state, failure: .shutDown)
-        }
-        var next: PreparedRequest?
-        let others = work.filter { item in
-            guard case .execute(let request, let target) = item, target === connection else { return true }
-            next = request
-            return false
-        }
-        perform(others)
-        return next
-    }
-
-    func requestFailed(_ request: PreparedRequest, on connection: HTTP1Connection, error: TransportError,
-                       retry: Bool) {
-        perform(state.withLock { state in
-            state.connections[connection.id] = nil
-            var work = resolveLocked(state.pool.requestFinished(on: connection.id, reusable: false),
-                                     in: &state, failure: .shutDown)
-            work += requeueOrFailLocked(request, error: error, retry: retry, in: &state)
-            return work
-        })
-    }
-
-    /// The request reached a connection that had closed in the meantime: no byte was written, so it
-    /// goes back to the pool (this does not use up its one retry).
-    func retry(afterStaleConnection request: PreparedRequest) {
-        perform(state.withLock { state in
-            requeueOrFailLocked(request, error: .connectionLost("stale connection"), retry: true,
-                                countsAsRetry: false, in: &state)
-        })
-    }
-
-    func connectionClosed(_ connection: HTTP1Connection) {
-        perform(state.withLock { state in
-            state.connections[connection.id] = nil
-            return resolveLocked(state.pool.connectionClosed(connection.id), in: &state, failure: .shutDown)
-        })
-    }
-
-    func idleTimeoutFired(_ connection: HTTP1Connection) {
-        perform(state.withLock { state in
-            resolveLocked(state.pool.idleTimeoutFired(connection.id), in: &state, failure: .shutDown)
-        })
-    }
-
     // MARK: Under the lock
 
-    private func requeueOrFailLocked(_ request: PreparedRequest, error: TransportError, retry: Bool,
+    func requeueOrFailLocked(_ request: PreparedRequest, error: TransportError, retry: Bool,
                                      countsAsRetry: Bool = true, in state: inout State) -> [Work] {
         guard var entry = state.entries[request.id] else { return [] }
         if let cancel = entry.pendingCancel {
@@ -453,45 +333,3 @@ public final class HTTPTransport: Sendable {
         }
     }
 }
-
-// MARK: - Server trust
-
-/// The outcome of a server-trust evaluation.
-public enum ServerTrustDecision: Sendable {
-    /// Go on with the connection.
-    case trust
-    /// Refuse the server; requests waiting for the connection fail with this reason.
-    case reject(TrustError)
-    /// The evaluation was cancelled (`cancelAuthenticationChallenge`).
-    case cancel
-}
-
-/// Decides whether to trust the server of a connection (`key`) once its chain is known: after the TLS
-/// handshake, or earlier when the server asks for a client certificate (trust comes first). The request
-/// id is the request the connection is being made for (nil when none waits for it any more). Called on
-/// a loop thread; call `decide` exactly once, on any thread, possibly later (after asking a delegate).
-public typealias ServerTrustHandler = @Sendable (
-    ServerTrust, ConnectionKey, RequestID?, _ decide: @escaping @Sendable (ServerTrustDecision) -> Void
-) -> Void
-
-// MARK: - Client identity
-
-/// The answer to a server's request for a client certificate.
-public enum ClientIdentityDecision: Sendable {
-    /// Send this identity (its certificate, its intermediates, and a signature with its key).
-    case use(TLSIdentity)
-    /// Send no certificate; the server decides whether to go on.
-    case continueWithoutIdentity
-    /// Stop: the connection fails with `TransportError.cancelled` (`cancelAuthenticationChallenge`).
-    case cancel
-}
-
-/// Chooses the client certificate for a connection (`key`) whose server asked for one, after the
-/// server's trust was accepted. The request id is the request the connection is being made for (nil
-/// when none waits for it any more); the DER names are the certificate authorities the server accepts
-/// (URLProtectionSpace's `distinguishedNames`; possibly empty). Called on a loop thread; call `decide`
-/// exactly once, on any thread, possibly later. The handshake (and the connect timeout) waits for it.
-public typealias ClientIdentityHandler = @Sendable (
-    ConnectionKey, RequestID?, _ acceptableAuthorities: [[UInt8]],
-    _ decide: @escaping @Sendable (ClientIdentityDecision) -> Void
-) -> Void

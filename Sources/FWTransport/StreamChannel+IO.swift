@@ -13,47 +13,26 @@ extension StreamChannel {
 
     func begin(_ delegate: any StreamChannelDelegate, prefix: [UInt8]) {
         guard self.delegate == nil else { return }
-        if let outcome {
-            delegate.streamChannel(self, didFinishWith: outcome)
-            return
-        }
-        guard let socket else { return }
+        if let outcome { return delegate.streamChannel(self, didFinishWith: outcome) }
         self.delegate = delegate
         if !prefix.isEmpty { received.insert(contentsOf: prefix, at: 0) }
-        do throws(IOError) {
-            registration = try loop.register(fd: socket.fd, interest: [], handler: self)
-        } catch {
-            run(machine.fail(.connectionLost("cannot watch the socket: \(error)", underlying: error)))
-            return
-        }
+        guard startWatching() else { return }
         serveReads()
-        refreshInterest()
+        updateInterest()
     }
 
-    // MARK: IOHandler
+    // MARK: IOHandler and ChannelDriver
 
     /// Called by the loop with the socket's readiness.
     public func handleIO(_ events: IOEvents) {
         loop.preconditionInEventLoop()
-        guard socket != nil else { return }
-        if events.contains(.writable) { flush() }
-        let broken = events.contains(.hangup) || events.contains(.error)
-        if peerEnded, broken, let registration {
-            // Nothing more can be read and the kernel keeps reporting it: stop watching (a write fails at once).
-            loop.deregister(registration)
-            self.registration = nil
-            interest = []
-            return
-        }
-        if events.contains(.readable) || broken { readAvailable() }
+        handleChannelIO(events)
     }
-
-    // MARK: Reading
 
     /// Whether the socket must be read now: a read waits for bytes the buffer lacks, or the security layer
     /// is exchanging records.
-    private var wantsBytes: Bool {
-        guard !peerEnded, machine.readsOpen || machine.holdsWrites else { return false }
+    var wantsBytes: Bool {
+        guard !core.peerEnded, machine.readsOpen || machine.holdsWrites else { return false }
         switch machine.security {
         case .handshaking?, .awaitingTrust?, .closingTLS?: return true
         default: break
@@ -62,72 +41,65 @@ extension StreamChannel {
         return received.count < max(first.minLength, 1)
     }
 
-    private func readAvailable() {
-        for _ in 0..<4 {
-            guard let socket, !machine.isFinished, !peerEnded else { break }
-            let result: IOResult<Int>
-            do throws(IOError) {
-                result = try readBuffer.withUnsafeMutableBytes { buffer in
-                    Result { () throws(IOError) in try socket.read(into: buffer) }
-                }.get()
-            } catch {
-                run(machine.fail(.connectionLost("the connection was reset: \(error)", underlying: error)))
-                return
-            }
-            guard case .processed(let count) = result else { break }
-            if count == 0 {
-                peerFinished()
-                break
-            }
-            readBuffer.withUnsafeBytes { bytes in
-                let piece = UnsafeRawBufferPointer(rebasing: bytes[..<count])
-                if let tls { tls.receive(ciphertext: piece) } else { received.append(contentsOf: piece) }
-            }
-            if tls != nil { processTLS() }
-            if count < HTTP1Connection.readSize || !wantsBytes { break }
-        }
-        serveReads()
-        refreshInterest()
+    func receivePlaintext(upTo maxLength: Int,
+                          using read: (UnsafeMutableRawBufferPointer) throws(IOError) -> Int) throws(IOError) {
+        let count = try readBuffer.withUnsafeMutableBytes { buffer in
+            Result { () throws(IOError) in try read(UnsafeMutableRawBufferPointer(rebasing: buffer[..<maxLength])) }
+        }.get()
+        received.append(contentsOf: readBuffer[..<count])
     }
+
+    func channelReceived() {
+        if core.tls != nil { processTLS() }
+    }
+
+    func channelReadingStopped() {
+        serveReads()
+        updateInterest()
+    }
+
+    /// The peer ended its side: nothing more is read. Its end reaches the machine (and the reads) once the
+    /// bytes before it were read; at once while the security layer changes (there it is a failure).
+    func channelPeerEnded() {
+        let settled = machine.security == .plain || machine.security == .secure
+        if received.isEmpty || !settled { run(machine.endOfStream()) }
+    }
+
+    func channelFailed(_ error: IOError, in operation: ChannelOperation) {
+        let what = switch operation {
+        case .reading: "the connection was reset"
+        case .writing: "writing failed"
+        case .watching: "cannot watch the socket"
+        }
+        run(machine.fail(.connectionLost("\(what): \(error)", underlying: error)))
+    }
+
+    // MARK: Reading
 
     /// Runs what the engine can with the ciphertext received: the handshake, or decrypting.
     func processTLS() {
-        guard let tls, let security = machine.security else { return }
+        guard let tls = core.tls, let security = machine.security else { return }
         do throws(TLSError) {
             switch security {
             case .handshaking:
-                var progress = try tls.handshake()
                 // A server asking for a certificate gets none: stream tasks present no client identity.
-                if progress == .clientIdentityRequested {
-                    tls.provideClientIdentity(nil)
-                    progress = try tls.handshake()
-                }
-                queue(tls.pendingCiphertext())
+                let progress = try core.handshake(.sendNone)
                 flush()
                 run(machine.handshakeAdvanced(complete: progress == .complete))
             case .awaitingTrust, .drainingForTLS, .plain:
                 return
             case .secure, .drainingForPlain, .closingTLS:
                 _ = try tls.readPlaintext { received.append(contentsOf: $0) }
-                queue(tls.pendingCiphertext())
+                core.queueCiphertext()
                 if tls.receivedCloseNotify {
-                    if security == .closingTLS { run(machine.closeNotifyReceived()) } else { peerFinished() }
+                    if security == .closingTLS { run(machine.closeNotifyReceived()) } else { notePeerEnded() }
                 }
             }
         } catch {
-            queue(tls.pendingCiphertext())
+            core.queueCiphertext()
             flush()
             run(machine.fail(.secureConnectionFailed(error)))
         }
-    }
-
-    /// The peer ended its side: nothing more is read. Its end reaches the machine (and the reads) once the
-    /// bytes before it were read; at once while the security layer changes (there it is a failure).
-    func peerFinished() {
-        guard !peerEnded else { return }
-        peerEnded = true
-        let settled = machine.security == .plain || machine.security == .secure
-        if received.isEmpty || !settled { run(machine.endOfStream()) }
     }
 
     func enqueueRead(minLength: Int, maxLength: Int, timeout: Duration?, completion: @escaping ReadCompletion) {
@@ -145,22 +117,22 @@ extension StreamChannel {
                 guard let index = reads.firstIndex(where: { $0.id == id }) else { return }
                 let timedOut = reads.remove(at: index)
                 timedOut.completion(.failure(.timedOut("no \(timedOut.minLength) bytes to read within \(timeout)")))
-                refreshInterest()
+                updateInterest()
             }
         }
         reads.append(read)
         guard delegate != nil else { return }
         serveReads()
-        refreshInterest()
+        updateInterest()
     }
 
     /// Completes the reads the buffer (or the end of the stream) can answer, oldest first.
     func serveReads() {
         guard delegate != nil, machine.servesReads || !machine.readsOpen else { return }
         // The peer's end waited for the bytes before it to be read.
-        if peerEnded, received.isEmpty, machine.readsOpen { return run(machine.endOfStream()) }
+        if core.peerEnded, received.isEmpty, machine.readsOpen { return run(machine.endOfStream()) }
         while let first = reads.first {
-            let ended = !machine.readsOpen || peerEnded
+            let ended = !machine.readsOpen || core.peerEnded
             guard received.count >= first.minLength && (!received.isEmpty || first.minLength == 0) || ended else {
                 return
             }
@@ -170,14 +142,14 @@ extension StreamChannel {
             let bytes = Array(received[0..<count])
             received.removeFirst(count)
             first.completion(.success(StreamReadResult(bytes: bytes, atEOF: ended && received.isEmpty)))
-            if peerEnded, received.isEmpty, machine.readsOpen { return run(machine.endOfStream()) }
+            if core.peerEnded, received.isEmpty, machine.readsOpen { return run(machine.endOfStream()) }
         }
     }
 
     func shutReading() {
         run(machine.closeRead())
         serveReads()
-        refreshInterest()
+        updateInterest()
     }
 
     // MARK: Writing
@@ -205,101 +177,73 @@ extension StreamChannel {
     /// Queues (encrypting on TLS) every write not queued yet.
     func sendHeldWrites() {
         for index in pendingWrites.indices where pendingWrites[index].end == nil {
-            queue(pendingWrites[index].bytes, plaintext: true)
-            pendingWrites[index].end = bytesQueued
+            queue(pendingWrites[index].bytes)
+            pendingWrites[index].end = core.bytesQueued
             pendingWrites[index].bytes = []
             if machine.isFinished { return }
         }
         flush()
     }
 
-    /// Queues wire bytes; `plaintext` ones are encrypted first when TLS is on.
-    func queue(_ bytes: [UInt8], plaintext: Bool = false) {
+    /// Queues plaintext, encrypted first when TLS is on.
+    func queue(_ bytes: [UInt8]) {
         guard !bytes.isEmpty, !machine.isFinished else { return }
-        var wire = bytes
-        if plaintext, let tls {
-            do throws(TLSError) {
-                try tls.send(plaintext: bytes)
-                wire = tls.pendingCiphertext()
-            } catch {
-                run(machine.fail(.secureConnectionFailed(error)))
-                return
-            }
+        do throws(TLSError) {
+            try core.queue(bytes)
+        } catch {
+            run(machine.fail(.secureConnectionFailed(error)))
         }
-        bytesQueued += wire.count
-        writes.append(wire)
     }
 
     /// Writes what the socket takes, completes the writes it took whole, and tells the machine when the
     /// queue drained.
     func flush() {
-        guard let socket, !machine.isFinished else { return }
-        do throws(IOError) {
-            if !writes.isEmpty {
-                _ = try writes.flush(to: socket) { written in bytesWritten += written.count }
-            }
-        } catch {
-            run(machine.fail(.connectionLost("writing failed: \(error)", underlying: error)))
-            return
-        }
-        while let first = pendingWrites.first, let end = first.end, end <= bytesWritten {
+        guard !machine.isFinished, writeQueued() else { return }
+        while let first = pendingWrites.first, let end = first.end, end <= core.bytesWritten {
             pendingWrites.removeFirst()
             if let timer = first.timer { loop.cancelTimer(timer) }
             first.completion(nil)
         }
-        if writes.isEmpty, pendingWrites.allSatisfy({ $0.end == nil }) { run(machine.writesDrained()) }
-        refreshInterest()
+        if !core.hasQueuedWrites, pendingWrites.allSatisfy({ $0.end == nil }) { run(machine.writesDrained()) }
+        updateInterest()
     }
 
     func shutWriting() {
         guard machine.acceptsWrites else { return }
         run(machine.closeWrite())
         // On TLS, close_notify announces the end first (queued after the writes before it).
-        if machine.security == .secure, let tls {
+        if machine.security == .secure, let tls = core.tls {
             tls.close()
-            queue(tls.pendingCiphertext())
+            core.queueCiphertext()
         }
         flush()
     }
 
-    /// Readable while bytes are wanted; writable while bytes wait.
-    func refreshInterest() {
-        guard let registration, !machine.isFinished else { return }
-        // Both directions ended (the peer's, and ours with its bytes written): nothing left to watch, and the
-        // hang-up the kernel keeps reporting must not spin the loop.
-        if peerEnded, !machine.acceptsWrites, writes.isEmpty {
-            loop.deregister(registration)
-            self.registration = nil
-            interest = []
-            return
-        }
-        var wanted: IOInterest = wantsBytes ? .readable : []
-        if !writes.isEmpty { wanted.insert(.writable) }
-        guard wanted != interest else { return }
-        do throws(IOError) {
-            try loop.setInterest(wanted, for: registration)
-            interest = wanted
-        } catch {
-            run(machine.fail(.connectionLost("cannot watch the socket: \(error)", underlying: error)))
-        }
+    /// Readable while bytes are wanted; writable while bytes wait. Both directions ended (the peer's, and ours
+    /// with its bytes written): nothing left to watch, and the hang-up the kernel keeps reporting must not spin
+    /// the loop.
+    func updateInterest() {
+        guard !machine.isFinished else { return }
+        if core.peerEnded, !machine.acceptsWrites, !core.hasQueuedWrites { return core.stopWatching() }
+        refreshInterest()
     }
 
     // MARK: TLS
 
     func beginTLS(trust: @escaping StreamTrustHandler) {
-        let pending = !writes.isEmpty || pendingWrites.contains { $0.end != nil }
+        let pending = core.hasQueuedWrites || pendingWrites.contains { $0.end != nil }
         trustHandler = trust
         run(machine.startTLS(writesPending: pending))
     }
 
     func endTLS() {
-        let pending = !writes.isEmpty || pendingWrites.contains { $0.end != nil }
+        let pending = core.hasQueuedWrites || pendingWrites.contains { $0.end != nil }
         run(machine.stopTLS(writesPending: pending))
     }
 
     private func makeEngine() {
         do throws(TLSError) {
-            tls = try TLSEngine(context: transport.tlsContext().get(), serverName: host, port: port)
+            try core.startTLS(context: transport.tlsContext().get(), host: host, port: port)
         } catch {
             run(machine.fail(.secureConnectionFailed(error)))
             return
@@ -309,15 +253,9 @@ extension StreamChannel {
     }
 
     private func askTrust() {
-        guard let tls, let trustHandler else { return }
+        guard let trustHandler else { return }
         self.trustHandler = nil
-        let trust = tls.makeServerTrust()
-        let channel = self
-        trustHandler(trust) { refusal in
-            channel.loop.execute {
-                channel.run(channel.machine.trustDecided(refusal: refusal))
-            }
-        }
+        askServerTrust(trustHandler) { channel, refusal, _ in channel.run(channel.machine.trustDecided(refusal: refusal)) }
     }
 
     // MARK: Actions
@@ -336,17 +274,15 @@ extension StreamChannel {
             sendHeldWrites()
             serveReads()
         case .sendCloseNotify:
-            tls?.close()
-            if let notify = tls?.pendingCiphertext() { queue(notify) }
+            core.tls?.close()
+            core.queueCiphertext()
             flush()
         case .unwrapped:
-            let after = tls?.takeBytesAfterCloseNotify() ?? []
-            tls = nil
-            received.append(contentsOf: after)
+            received.append(contentsOf: core.removeTLS())
             sendHeldWrites()
             serveReads()
         case .shutDownWrite(let thenFinish):
-            socket?.shutdownWrite()
+            core.shutdownWrite()
             delegate?.streamChannelWriteClosed(self)
             if thenFinish { finish(nil) }
         case .readClosed(let thenFinish):
@@ -356,7 +292,7 @@ extension StreamChannel {
         case .finish(let error):
             finish(error)
         }
-        refreshInterest()
+        updateInterest()
     }
 
     /// Ends the channel (once): the socket closes, reads and writes waiting complete, the delegate hears
@@ -364,13 +300,7 @@ extension StreamChannel {
     private func finish(_ error: TransportError?) {
         guard outcome == nil else { return }
         outcome = .some(error)
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        interest = []
-        socket?.close(announcingEndOf: error == nil ? tls : nil, abandoningWrites: !writes.isEmpty)
-        socket = nil
-        tls = nil
-        writes.removeAll()
+        core.close(announcingEnd: error == nil)
         let waitingReads = reads
         let waitingWrites = pendingWrites
         reads = []

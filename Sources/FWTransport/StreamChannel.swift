@@ -5,8 +5,9 @@ import FWTLS
 //
 // The executor of one raw byte stream: a TCP connection opened for a stream task
 // (`HTTPTransport.openStream`), or an HTTP connection taken out of the pool after its response head
-// (`HTTPTransport.detachStream`). It owns the socket (and the TLS engine while TLS is on), and runs
-// `StreamChannelStateMachine`'s actions (`StreamChannel+IO.swift`).
+// (`HTTPTransport.detachStream`). It is the stream driver of that `ChannelCore` (the socket, the TLS engine
+// while TLS is on), and runs `StreamChannelStateMachine`'s actions (`StreamChannel+IO.swift`). The peer's end
+// closes only the read half: writes go on.
 //
 // Reads are served in order from one buffer of received plaintext; the socket is read only while a read
 // waits for bytes (backpressure: a stream nobody reads holds the peer back through TCP). Writes are queued
@@ -48,7 +49,7 @@ public typealias StreamTrustHandler = @Sendable (
 ) -> Void
 
 /// One raw byte stream over a socket. Thread-safe: every method hops onto the channel's loop.
-public final class StreamChannel: IOHandler, @unchecked Sendable { // loop-thread-only state (see above)
+public final class StreamChannel: ChannelDriver, @unchecked Sendable { // loop-thread-only state (see above)
     /// A completed read: the bytes, or why the read failed.
     public typealias ReadCompletion = @Sendable (Result<StreamReadResult, TransportError>) -> Void
     /// A completed write: nil once the socket took every byte, else why it failed.
@@ -83,21 +84,11 @@ public final class StreamChannel: IOHandler, @unchecked Sendable { // loop-threa
 
     /// Loop thread only: the rules.
     var machine = StreamChannelStateMachine()
-    /// Loop thread only.
-    var socket: Socket?
-    /// Loop thread only: the engine while TLS is on (or being started or stopped).
-    var tls: TLSEngine?
+    /// Loop thread only: the socket, the engine while TLS is on (or being started or stopped), wire bytes
+    /// waiting for the socket.
+    var core: ChannelCore
     /// Loop thread only: decides the trust of the TLS handshake under way.
     var trustHandler: StreamTrustHandler?
-    /// Loop thread only.
-    var registration: RegistrationID?
-    /// Loop thread only.
-    var interest: IOInterest = []
-    /// Loop thread only: wire bytes waiting for the socket.
-    var writes = PendingWrites()
-    /// Loop thread only: wire bytes written so far, and queued so far.
-    var bytesWritten = 0
-    var bytesQueued = 0
     /// Loop thread only: plaintext received and not read yet.
     var received: [UInt8]
     /// Loop thread only: reads waiting, oldest first.
@@ -108,23 +99,20 @@ public final class StreamChannel: IOHandler, @unchecked Sendable { // loop-threa
     var nextID: UInt64 = 1
     /// Loop thread only: set by `start`, dropped when the channel finishes.
     var delegate: (any StreamChannelDelegate)?
-    /// Loop thread only: the peer ended its side (end of stream, or close_notify); nothing more is read.
-    var peerEnded = false
     /// Loop thread only: the outcome once finished (nil inside: a clean end).
     var outcome: TransportError??
-    /// Loop thread only: the buffer the socket is read into.
-    lazy var readBuffer = [UInt8](repeating: 0, count: HTTP1Connection.readSize)
+    /// Loop thread only: the buffer plaintext is read into (ciphertext is read into the engine).
+    lazy var readBuffer = [UInt8](repeating: 0, count: ChannelCore.readSize)
 
-    init(socket: Socket, tls: TLSEngine?, loop: EventLoop, transport: HTTPTransport, host: String, port: Int,
-         received: [UInt8]) {
-        self.socket = socket
-        self.tls = tls
-        self.loop = loop
+    /// A channel over `core` (new, or handed over by an HTTP connection), whose first bytes are `received`.
+    init(core: ChannelCore, received: [UInt8], transport: HTTPTransport, host: String, port: Int) {
+        self.core = core
+        self.loop = core.loop
         self.transport = transport
         self.host = host
         self.port = port
         self.received = received
-        machine = StreamChannelStateMachine(secure: tls != nil)
+        machine = StreamChannelStateMachine(secure: core.tls != nil)
     }
 
     // MARK: Public API (any thread)

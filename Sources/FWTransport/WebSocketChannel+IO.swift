@@ -16,95 +16,81 @@ extension WebSocketChannel {
 
     func begin(_ delegate: any WebSocketChannelDelegate) {
         guard self.delegate == nil else { return }
-        if let outcome {
-            // Aborted before it started: the delegate still hears the end.
-            delegate.webSocketChannel(self, didFinish: outcome)
-            return
-        }
-        guard let socket else { return }
+        // Aborted before it started: the delegate still hears the end.
+        if let outcome { return delegate.webSocketChannel(self, didFinish: outcome) }
         self.delegate = delegate
-        do throws(IOError) {
-            registration = try loop.register(fd: socket.fd, interest: .readable, handler: self)
-            interest = .readable
-        } catch {
-            finish(WebSocketClosure(received: nil, error: .connectionLost("cannot watch the socket: \(error)",
-                                                                           underlying: error)))
-            return
-        }
+        guard startWatching() else { return }
         // Records that came with the handshake's response may wait in the engine.
-        if let tls { decrypt(tls) }
+        if let tls = core.tls { decrypt(tls) }
         pump()
         flush()
     }
 
-    // MARK: IOHandler
+    // MARK: IOHandler and ChannelDriver
 
     /// Called by the loop with the socket's readiness.
     public func handleIO(_ events: IOEvents) {
         loop.preconditionInEventLoop()
-        guard socket != nil else { return }
-        if events.contains(.writable) { flush() }
-        let broken = events.contains(.hangup) || events.contains(.error)
-        if events.contains(.readable) || broken { readAvailable(evenWhileParked: broken) }
+        handleChannelIO(events)
     }
-
-    // MARK: Reading
 
     /// Whether decoding waits for the receiver: parked messages reached the limit and the connection is open.
     private var waitsForDemand: Bool { parkedBytes >= parkLimit && machine.isOpen }
 
-    /// Reads what the socket holds (a few reads at most), then decodes it. A hang-up or error is read even
-    /// while a message is parked (the kernel reports it whatever the interest).
-    private func readAvailable(evenWhileParked: Bool) {
-        for _ in 0..<4 {
-            guard let socket, !finished, !peerEnded else { break }
-            if waitsForDemand, !evenWhileParked { break }
-            let result: IOResult<Int>
-            do throws(IOError) {
-                result = try readBuffer.withUnsafeMutableBytes { buffer in
-                    Result { () throws(IOError) in try socket.read(into: buffer) }
-                }.get()
-            } catch {
-                let lost = TransportError.connectionLost("the connection was reset: \(error)", underlying: error)
-                finish(WebSocketClosure(received: receivedClose, error: lost))
-                return
-            }
-            guard case .processed(let count) = result else { break }
-            if count == 0 {
-                endOfStream()
-                break
-            }
-            readBuffer.withUnsafeBytes { bytes in
-                let piece = UnsafeRawBufferPointer(rebasing: bytes[..<count])
-                if let tls { tls.receive(ciphertext: piece) } else { machine.feed(piece) }
-            }
-            if let tls { decrypt(tls) }
-            pump()
-            if count < HTTP1Connection.readSize { break }
-        }
+    /// Not while parked messages wait for demand (a hang-up is read even then: the kernel reports it whatever
+    /// the interest).
+    var wantsBytes: Bool { !waitsForDemand }
+
+    func receivePlaintext(upTo maxLength: Int,
+                          using read: (UnsafeMutableRawBufferPointer) throws(IOError) -> Int) throws(IOError) {
+        let count = try readBuffer.withUnsafeMutableBytes { buffer in
+            Result { () throws(IOError) in try read(UnsafeMutableRawBufferPointer(rebasing: buffer[..<maxLength])) }
+        }.get()
+        readBuffer.withUnsafeBytes { machine.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    func channelReceived() {
+        if let tls = core.tls { decrypt(tls) }
+        pump()
+    }
+
+    func channelReadingStopped() {
         flush()
     }
+
+    /// The peer ended its side: what was read is still decoded.
+    func channelPeerEnded() {
+        machine.feedEndOfStream()
+        pump()
+    }
+
+    func channelFailed(_ error: IOError, in operation: ChannelOperation) {
+        switch operation {
+        case .reading:
+            let lost = TransportError.connectionLost("the connection was reset: \(error)", underlying: error)
+            finish(WebSocketClosure(received: receivedClose, error: lost))
+        case .writing:
+            // While closing (a protocol error, the peer's close) that reason stands; a peer gone meanwhile
+            // only cut the close short.
+            let lost = TransportError.connectionLost("writing failed: \(error)", underlying: error)
+            finish(pendingClosure ?? WebSocketClosure(received: receivedClose, error: lost))
+        case .watching:
+            finish(WebSocketClosure(received: receivedClose,
+                                    error: .connectionLost("cannot watch the socket: \(error)", underlying: error)))
+        }
+    }
+
+    // MARK: Reading
 
     /// Moves the engine's plaintext into the machine; a close_notify is the end of the stream.
     private func decrypt(_ tls: TLSEngine) {
         do throws(TLSError) {
             _ = try tls.readPlaintext { plaintext in machine.feed(plaintext) }
-            queue(tls.pendingCiphertext())
-            if tls.receivedCloseNotify { endOfStream() }
+            core.queueCiphertext()
+            if tls.receivedCloseNotify { notePeerEnded() }
         } catch {
             finish(WebSocketClosure(received: receivedClose, error: .secureConnectionFailed(error)))
         }
-    }
-
-    /// The peer ended its side: nothing more is read or watched; what was read is still decoded.
-    private func endOfStream() {
-        guard !peerEnded else { return }
-        peerEnded = true
-        machine.feedEndOfStream()
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        interest = []
-        pump()
     }
 
     /// Pulls the machine's events until it needs more bytes, a message waits for demand, or the channel
@@ -120,7 +106,7 @@ extension WebSocketChannel {
             }
             guard let event else {
                 // Nothing more will come: after the peer's close that is the end, else the stream was cut.
-                if peerEnded { finish(WebSocketClosure(received: receivedClose, error: receivedClose == nil
+                if core.peerEnded { finish(WebSocketClosure(received: receivedClose, error: receivedClose == nil
                     ? .connectionLost("the WebSocket connection closed without a close frame") : nil)) }
                 return
             }
@@ -221,7 +207,7 @@ extension WebSocketChannel {
         }
         queue(frames)
         guard !finished else { return }
-        sendCompletions.append((bytesQueued, completion))
+        sendCompletions.append((core.bytesQueued, completion))
         flush()
     }
 
@@ -260,61 +246,28 @@ extension WebSocketChannel {
         queue(bytes)
     }
 
-    /// Queues wire bytes, encrypting them first on TLS.
+    /// Queues frames, encrypting them first on TLS.
     private func queue(_ bytes: [UInt8]) {
         guard !bytes.isEmpty, !finished else { return }
-        var wire = bytes
-        if let tls {
-            do throws(TLSError) {
-                try tls.send(plaintext: bytes)
-                wire = tls.pendingCiphertext()
-            } catch {
-                finish(WebSocketClosure(received: receivedClose, error: .secureConnectionFailed(error)))
-                return
-            }
+        do throws(TLSError) {
+            try core.queue(bytes)
+        } catch {
+            finish(WebSocketClosure(received: receivedClose, error: .secureConnectionFailed(error)))
         }
-        bytesQueued += wire.count
-        writes.append(wire)
     }
 
     /// Writes what the socket takes, completes the sends it took whole, and closes once drained when asked.
     func flush() {
-        guard let socket, !finished else { return }
-        do throws(IOError) {
-            if !writes.isEmpty {
-                _ = try writes.flush(to: socket) { written in bytesWritten += written.count }
-            }
-        } catch {
-            // While closing (a protocol error, the peer's close) that reason stands; a peer gone meanwhile
-            // only cut the close short.
-            let lost = TransportError.connectionLost("writing failed: \(error)", underlying: error)
-            finish(pendingClosure ?? WebSocketClosure(received: receivedClose, error: lost))
-            return
-        }
-        while let first = sendCompletions.first, first.end <= bytesWritten {
+        guard !finished, writeQueued() else { return }
+        while let first = sendCompletions.first, first.end <= core.bytesWritten {
             sendCompletions.removeFirst()
             first.completion(nil)
         }
-        if writes.isEmpty, closesWhenFlushed, let closure = pendingClosure {
+        if !core.hasQueuedWrites, closesWhenFlushed, let closure = pendingClosure {
             finish(closure)
             return
         }
         refreshInterest()
-    }
-
-    /// Readable unless a message waits for demand or the peer ended; writable while bytes wait.
-    private func refreshInterest() {
-        guard let registration else { return }
-        var wanted: IOInterest = waitsForDemand || peerEnded ? [] : .readable
-        if !writes.isEmpty { wanted.insert(.writable) }
-        guard wanted != interest else { return }
-        do throws(IOError) {
-            try loop.setInterest(wanted, for: registration)
-            interest = wanted
-        } catch {
-            finish(WebSocketClosure(received: receivedClose,
-                                    error: .connectionLost("cannot watch the socket: \(error)", underlying: error)))
-        }
     }
 
     // MARK: Ending
@@ -341,7 +294,7 @@ extension WebSocketChannel {
         outcome = closure
         if let closeTimer { loop.cancelTimer(closeTimer) }
         closeTimer = nil
-        closeSocket()
+        core.close()
         let error = closure.error ?? .connectionLost("the WebSocket connection closed")
         let sends = sendCompletions
         let pings = pongWaiters
@@ -374,17 +327,5 @@ extension WebSocketChannel {
         parkedBytes = 0
         finish(WebSocketClosure(received: receivedClose, error: error))
         reportEndIfDrained()
-    }
-
-    /// Closes the socket: announcing the end of a TLS stream when the socket takes it at once; with RST
-    /// when bytes were left unwritten.
-    private func closeSocket() {
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        interest = []
-        socket?.close(announcingEndOf: tls, abandoningWrites: !writes.isEmpty)
-        socket = nil
-        tls = nil
-        writes.removeAll()
     }
 }

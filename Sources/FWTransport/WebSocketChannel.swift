@@ -4,10 +4,10 @@ import FWWire
 
 // MARK: - WebSocketChannel
 //
-// The executor of one WebSocket connection after its handshake: it owns the socket (and the TLS engine)
-// that the HTTP/1.1 connection handed over, and drives FWWire's `WebSocketConnectionStateMachine` with
-// what it reads; frames go out through `WebSocketFrameEncoder`, masked with a fresh key from the system
-// CSPRNG for every frame, compressed when permessage-deflate was agreed.
+// The executor of one WebSocket connection after its handshake, and the WebSocket driver of the
+// `ChannelCore` (socket, TLS engine) that the HTTP/1.1 connection handed over: it drives FWWire's
+// `WebSocketConnectionStateMachine` with what it reads; frames go out through `WebSocketFrameEncoder`, masked
+// with a fresh key from the system CSPRNG for every frame, compressed when permessage-deflate was agreed.
 //
 //   created ──start──▶ open ──close(_:) sent, or the peer's close answered──▶ closing ──▶ finished
 //                       │ the peer's close arrives after ours: finished (clean)
@@ -60,7 +60,7 @@ public protocol WebSocketChannelDelegate: AnyObject, Sendable {
 
 /// One WebSocket connection, handed out of the pool by `TransportEvent.upgraded`. Thread-safe: every method
 /// hops onto the connection's loop.
-public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-thread-only state (see above)
+public final class WebSocketChannel: ChannelDriver, @unchecked Sendable { // loop-thread-only state (see above)
     /// A completion of a send or a ping: nil on success.
     public typealias Completion = @Sendable (TransportError?) -> Void
 
@@ -73,16 +73,8 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
 
     // MARK: Loop-thread state
 
-    /// Loop thread only.
-    var socket: Socket?
-    /// Loop thread only.
-    var tls: TLSEngine?
-    /// Loop thread only.
-    var registration: RegistrationID?
-    /// Loop thread only.
-    var interest: IOInterest = []
-    /// Loop thread only.
-    var writes = PendingWrites()
+    /// Loop thread only: the socket, the TLS engine, the write queue. The peer's end ends the channel.
+    var core: ChannelCore
     /// Loop thread only: the protocol rules.
     var machine: WebSocketConnectionStateMachine
     /// Loop thread only.
@@ -100,10 +92,7 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
     let parkLimit: Int
     /// The default `parkLimit`: 1 MiB.
     static let defaultParkLimit = 1024 * 1024
-    /// Loop thread only: bytes written to the socket so far, and those queued so far (wire bytes).
-    var bytesWritten = 0
-    var bytesQueued = 0
-    /// Loop thread only: sends that complete once `bytesWritten` reaches their end.
+    /// Loop thread only: sends that complete once the core's `bytesWritten` reaches their end.
     var sendCompletions: [(end: Int, completion: Completion)] = []
     /// Loop thread only: pings waiting for their pong, oldest first.
     var pongWaiters: [Completion] = []
@@ -117,21 +106,19 @@ public final class WebSocketChannel: IOHandler, @unchecked Sendable { // loop-th
     var pendingClosure: WebSocketClosure?
     /// Loop thread only: the peer's close frame, once it arrived.
     var receivedClose: WebSocketCloseFrame?
-    /// Loop thread only: the peer ended its side; nothing more is read.
-    var peerEnded = false
     /// Loop thread only: how the channel ended, once it did.
     var outcome: WebSocketClosure?
     /// Loop thread only: the channel has finished.
     var finished: Bool { outcome != nil }
-    /// Loop thread only: the buffer ciphertext (or plaintext) is read into.
-    lazy var readBuffer = [UInt8](repeating: 0, count: HTTP1Connection.readSize)
+    /// Loop thread only: the buffer plaintext is read into (ciphertext is read into the engine).
+    lazy var readBuffer = [UInt8](repeating: 0, count: ChannelCore.readSize)
 
-    init(socket: Socket, tls: TLSEngine?, loop: EventLoop, upgrade: WebSocketUpgrade,
-         agreement: WebSocketHandshake.Agreement, received: [UInt8], parkLimit: Int = defaultParkLimit) {
+    /// A channel over `core` (handed over after the handshake), whose first bytes are `received`.
+    init(core: ChannelCore, received: [UInt8], upgrade: WebSocketUpgrade, agreement: WebSocketHandshake.Agreement,
+         parkLimit: Int = defaultParkLimit) {
         self.parkLimit = parkLimit
-        self.socket = socket
-        self.tls = tls
-        self.loop = loop
+        self.core = core
+        self.loop = core.loop
         self.closeTimeout = upgrade.closeTimeout
         subprotocol = agreement.subprotocol
         isCompressed = agreement.deflate != nil

@@ -373,6 +373,18 @@ import TestSupport
                     == "complete(R1, reusable: false, stop: false)")
     }
 
+    @Test func aStreamTakesTheConnectionOverOnlyWhileItsRequestRuns() {
+        var machine = Machine()
+        _ = machine.tcpConnected(secure: false)
+        #expect(machine.detachStream(deliver: { _ in }).summary == "none", "idle: no request to take over")
+        _ = machine.startRequest(Self.get, readingPaused: false)
+        _ = machine.nextBodyPiece()
+        _ = machine.receivedHead(Self.head(200))
+        #expect(machine.detachStream(deliver: { _ in }).summary == "handOver(R1, stream, stop: false)")
+        #expect(machine.isClosed, "handed over: never back to the pool")
+        #expect(machine.detachStream(deliver: { _ in }).summary == "none")
+    }
+
     @Test func aWebSocketHandshakes101HandsTheConnectionOverAndNeverBackToThePool() {
         let handshake = StubRequests.prepared(1, webSocket: true)
         let (machine, actions) = Self.run([

@@ -67,8 +67,10 @@ extension HTTP1ConnectionStateMachine.Action {
             return "complete(\(request.id), reusable: \(reusable), stop: \(producer != nil))"
         case .failRequest(let request, let error, let retry, let producer):
             return "fail(\(request.id), \(error.kind), retry: \(retry), stop: \(producer != nil))"
-        case .handOver(let request, let head, let producer):
+        case .handOver(let request, .webSocket(let head), let producer):
             return "handOver(\(request.id), \(head.status), stop: \(producer != nil))"
+        case .handOver(let request, .stream, let producer):
+            return "handOver(\(request.id), stream, stop: \(producer != nil))"
         case .closeIdle: return "closeIdle"
         }
     }

@@ -36,61 +36,30 @@ import FWWire
 
         init(closeTimeout: Duration = .seconds(5), parkLimit: Int = WebSocketChannel.defaultParkLimit) throws {
             group = try EventLoopGroup(loopCount: 1, namePrefix: "fw-ws-test")
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(listener) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = in_addr_t(INADDR_LOOPBACK).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            try withUnsafeMutablePointer(to: &address) { pointer in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                    guard bind(listener, raw, length) == 0, listen(listener, 1) == 0,
-                          getsockname(listener, raw, &length) == 0 else {
-                        throw TestSupportError.systemCall("listen", errno: errno)
-                    }
-                }
-            }
-            let client = try Socket(family: .ipv4)
-            guard let target = SocketAddress(numericHost: "127.0.0.1", port: Int(UInt16(bigEndian: address.sin_port)))
-            else { throw TestSupportError.systemCall("address", errno: 0) }
-            let connected = try client.connect(to: target)
-            peer = accept(listener, nil, nil)
-            if !connected {
-                var entry = pollfd(fd: client.fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&entry, 1, 5000)
-                try client.finishConnect()
-            }
+            let connection = try LoopbackConnection()
+            peer = connection.peer
             var upgrade = try WebSocketUpgrade()
             upgrade.closeTimeout = closeTimeout
-            channel = WebSocketChannel(socket: client, tls: nil, loop: group.next(), upgrade: upgrade,
-                                       agreement: .init(subprotocol: nil, deflate: nil), received: [],
-                                       parkLimit: parkLimit)
+            let core = ChannelCore(socket: connection.client, loop: group.next(), hangUp: .endsChannel)
+            channel = WebSocketChannel(core: core, received: [], upgrade: upgrade,
+                                       agreement: .init(subprotocol: nil, deflate: nil), parkLimit: parkLimit)
         }
 
         /// Writes `bytes` to the channel (blocking).
         func send(_ bytes: [UInt8]) {
-            #expect(write(peer, bytes, bytes.count) == bytes.count)
+            LoopbackConnection.send(bytes, to: peer)
         }
 
         /// Reads exactly `count` bytes the channel wrote (bounded wait).
         func receive(_ count: Int) -> [UInt8] {
-            var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: count)
-            while received.count < count {
-                var entry = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
-                guard poll(&entry, 1, 10_000) > 0 else { break }
-                let got = read(peer, &buffer, count - received.count)
-                guard got > 0 else { break }
-                received += buffer[..<got]
-            }
-            return received
+            LoopbackConnection.receive(count, from: peer)
         }
 
         /// The channel's oldest parked message and whether it watches its socket for reading, read on its loop.
         func readingState() -> (parked: WebSocketMessage?, reading: Bool) {
             let answer = LockedBox<(WebSocketMessage?, Bool)?>(nil)
             channel.loop.execute { [channel] in
-                answer.withLock { $0 = (channel.parked.first, channel.interest.contains(.readable)) }
+                answer.withLock { $0 = (channel.parked.first, channel.core.interest.contains(.readable)) }
             }
             _ = waitUntil(timeout: 10) { answer.withLock { $0 != nil } }
             return answer.withLock { $0 } ?? (nil, true)

@@ -21,6 +21,10 @@ struct PendingWrites {
     private var offset = 0
     /// Payload of the buffers written whole since the last `takeSentPayload`.
     private var sentPayload = 0
+    /// Every byte queued so far, and every byte the socket took so far (a write completes once
+    /// `writtenBytes` reaches the `queuedBytes` it was queued at).
+    private(set) var queuedBytes = 0
+    private(set) var writtenBytes = 0
 
     /// True when nothing waits to be written.
     var isEmpty: Bool { buffers.isEmpty }
@@ -28,11 +32,13 @@ struct PendingWrites {
     /// Queues bytes, `payload` of which are request-body bytes (empty input is ignored).
     mutating func append(_ bytes: [UInt8], payload: Int = 0) {
         guard !bytes.isEmpty else { return }
+        queuedBytes += bytes.count
         buffers.append((bytes, payload))
     }
 
-    /// Drops everything queued (what was not written whole is not counted as sent).
+    /// Drops everything queued (what was not written whole is not counted as sent, nor as written).
     mutating func removeAll() {
+        queuedBytes = writtenBytes
         buffers.removeAll()
         offset = 0
         sentPayload = 0
@@ -55,6 +61,7 @@ struct PendingWrites {
                 return .wouldBlock
             case .processed(let count):
                 wrote(first.bytes[offset..<offset + count])
+                writtenBytes += count
                 offset += count
                 if offset == first.bytes.count {
                     sentPayload += first.payload
