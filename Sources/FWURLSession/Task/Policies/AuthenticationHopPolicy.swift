@@ -74,10 +74,18 @@ enum AuthenticationHopPolicy {
     /// A response to a request that carried a credential arrived: a success keeps the credential.
     static func observe(_ response: HTTPURLResponse, _ state: inout TaskPolicyState,
                         _ configuration: URLSessionConfiguration) {
-        guard response.statusCode != 401, let current = state.authentication,
-              let credential = current.credential else { return }
-        state.authentication = nil
-        configuration.urlCredentialStorage?.set(credential, for: current.space)
+        keepCredential(after: response, challengedBy: 401, &state.authentication, configuration)
+    }
+
+    /// A response other than `status` (401, or a proxy's 407) after the task answered `current` with a
+    /// credential: the credential worked, so it is stored and the challenge is over (policies 4 and 5).
+    static func keepCredential(after response: HTTPURLResponse, challengedBy status: Int,
+                               _ current: inout TaskAuthentication?, _ configuration: URLSessionConfiguration) {
+        guard response.statusCode != status, let answered = current, let credential = answered.credential else {
+            return
+        }
+        current = nil
+        configuration.urlCredentialStorage?.set(credential, for: answered.space)
     }
 
     /// A 401 with a challenge this client can answer asks for a credential (or answers it at once).

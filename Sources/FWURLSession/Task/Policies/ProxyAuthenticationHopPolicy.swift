@@ -58,10 +58,8 @@ enum ProxyAuthenticationHopPolicy {
     /// A response came through the proxy: a credential that got it through is kept.
     static func observe(_ response: HTTPURLResponse, _ state: inout TaskPolicyState,
                         _ configuration: URLSessionConfiguration) {
-        guard response.statusCode != 407, let current = state.proxyAuthentication,
-              let credential = current.credential else { return }
-        state.proxyAuthentication = nil
-        configuration.urlCredentialStorage?.set(credential, for: current.space)
+        AuthenticationHopPolicy.keepCredential(after: response, challengedBy: 407, &state.proxyAuthentication,
+                                               configuration)
     }
 
     /// A 407 response to a plain request sent through an HTTP proxy.
