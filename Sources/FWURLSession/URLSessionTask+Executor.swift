@@ -7,7 +7,9 @@ import FWTransport
 // under the task's lock (`core`); what the input returns (`TaskActions`) runs here, after the lock. Inputs
 // come from any thread: the caller (`resume`, `suspend`, `cancel`), a loop thread (the transport's events), a
 // URL protocol's thread, the delegate queue (the drain, a delegate's answer). No delegate, sink or transport
-// is ever called with the lock held.
+// is ever called with the lock held. The transfer (the hop and what the policies keep) sits in the same lock
+// and is read and changed through `withTransfer`, by the policy walks and their executors; those changes are
+// not machine inputs yet.
 
 extension URLSessionTask: TransportTaskDelegate {
     /// Called by the transport on a loop thread.
