@@ -3,7 +3,7 @@ import FWTransport
 
 // MARK: - URLSessionTask
 
-/// One load in a session: a request, its response and its lifecycle (`TaskLifecycle`).
+/// One load in a session: a request, its response and its lifecycle (`TaskStateMachine`).
 ///
 /// A task drives its own loads (`start`, `send`, its resource timeout: `URLSessionTask+Sending.swift`) and
 /// delivers its own events (`URLSessionTask+Delivery.swift`); the session keeps the registry, the
