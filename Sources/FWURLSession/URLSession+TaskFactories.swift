@@ -11,9 +11,9 @@ extension URLSession {
         }
         let task = register { URLSessionUploadTask(session: self, identifier: $0, request: request, sink: sink) }
         task.withTransfer { $0.upload = body }
-        task.core.withLock { core in
-            core.machine.counts.expectedToSend = expected
-            core.machine.counts.tracksSending = true
+        task.update { machine in
+            machine.counts.expectedToSend = expected
+            machine.counts.tracksSending = true
         }
         return task
     }

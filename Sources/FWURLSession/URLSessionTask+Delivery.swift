@@ -80,9 +80,9 @@ extension URLSessionTask {
             cacheBody(bytes)
             deliverBody(bytes)
         case .encodedBodyBytes(let count):
-            core.withLock { core in
-                core.machine.counts.received += Int64(count)
-                core.machine.counts.bodyIsEncoded = true
+            update { machine in
+                machine.counts.received += Int64(count)
+                machine.counts.bodyIsEncoded = true
             }
         case .end(let trailers):
             if !trailers.isEmpty {
@@ -99,7 +99,7 @@ extension URLSessionTask {
     /// Makes `response` the task's response and hands it to the sink (a URL protocol's response may be
     /// of another protocol than HTTP).
     func deliverResponse(_ response: URLResponse) {
-        core.withLock { $0.machine.responseDelivered(response) }
+        update { $0.responseDelivered(response) }
         updateProgress()
         do throws(URLError) {
             if let response = response as? HTTPURLResponse {
@@ -116,7 +116,7 @@ extension URLSessionTask {
     /// then handed to the sink.
     func deliverBody(_ bytes: [UInt8]) {
         // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
-        let encoded = core.withLock { $0.machine.counts.bodyArrived(bytes.count) }
+        let encoded = update { $0.counts.bodyArrived(bytes.count) }
         updateProgress()
         do throws(URLError) {
             if let encoded { try checkDecodedGrowth(encoded.decoded, received: encoded.received) }
@@ -136,7 +136,7 @@ extension URLSessionTask {
     }
 
     private func reportBodyBytesSent(_ total: Int64) {
-        let (sent, expected) = core.withLock { $0.machine.counts.bodyBytesSent(total) }
+        let (sent, expected) = update { $0.counts.bodyBytesSent(total) }
         guard sent > 0 else { return }
         updateProgress()
         DelegateRouter.didSendBodyData(task: self, sent, total: total, expected: expected)
@@ -158,10 +158,10 @@ extension URLSessionTask {
     func finish(error: (any Error)?) {
         let url = currentRequest?.url
         // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
-        let (completes, decidedError, response) = core.withLock { core in
-            let (completes, decided) = core.machine.finish(
+        let (completes, decidedError, response) = update { machine in
+            let (completes, decided) = machine.finish(
                 error: error, cancellation: URLError(.cancelled, url: url, description: "cancelled"))
-            return (completes, decided, core.machine.response)
+            return (completes, decided, machine.response)
         }
         guard completes else { return }
         // A finished task keeps its metadata, not its body, whoever holds on to it.
@@ -173,7 +173,7 @@ extension URLSessionTask {
         let error = settle(decidedError, response: response).map { error -> any Error in
             (error as? URLError)?.addingFailingURL(url ?? originalRequest?.url) ?? error
         }
-        core.withLock { $0.machine.completed(with: error) }
+        update { $0.completed(with: error) }
         updateProgress()
         if let metrics = collectMetrics() { DelegateRouter.didFinishCollecting(task: self, metrics) }
         sink.complete(with: error, response: response, for: self)

@@ -9,18 +9,18 @@ import FWTransport
 // URL protocol's thread, the delegate queue (the drain, a delegate's answer). No delegate, sink or transport
 // is ever called with the lock held. The transfer (the hop and what the policies keep) sits in the same lock
 // and is read and changed through `withTransfer`, by the policy walks and their executors; those changes are
-// not machine inputs yet.
+// not machine inputs yet. The doors to the lock are at the end of this file.
 
 extension URLSessionTask: TransportTaskDelegate {
     /// Called by the transport on a loop thread.
     public func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
-        run(core.withLock { $0.machine.received(CollectionOfOne(.transport(event)), from: id) })
+        apply { $0.received(CollectionOfOne(.transport(event)), from: id) }
     }
 
     /// Called by the transport on a loop thread: one loop iteration's events, queued under one lock and
     /// drained by one hop to the delegate queue.
     public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
-        run(core.withLock { $0.machine.received(events.lazy.map(TaskEvent.transport), from: id) })
+        apply { $0.received(events.lazy.map(TaskEvent.transport), from: id) }
     }
 
     /// Runs what an input of the machine asked for, in `TaskActions`' order.
@@ -36,29 +36,29 @@ extension URLSessionTask: TransportTaskDelegate {
 
     /// Queues `event` for the drain.
     final func enqueue(_ event: TaskEvent) {
-        run(core.withLock { $0.machine.enqueue(CollectionOfOne(event)) })
+        apply { $0.enqueue(CollectionOfOne(event)) }
     }
 
     /// Holds delivery while the delegate answers a question.
     final func hold(_ hold: DeliveryQueue.Hold) {
-        core.withLock { $0.machine.hold(hold) }
+        update { $0.hold(hold) }
     }
 
     /// Lifts `hold` and lets delivery go on.
     final func release(_ hold: DeliveryQueue.Hold) {
-        run(core.withLock { $0.machine.release(hold) })
+        apply { $0.release(hold) }
     }
 
     /// The transport accepted the current hop's request as `id`.
     final func accepted(_ id: RequestID) {
-        run(core.withLock { $0.machine.accepted(id) })
+        apply { $0.accepted(id) }
     }
 
     /// The transport request of the current hop, once accepted.
-    final var requestID: RequestID? { core.withLock { $0.machine.requestID } }
+    final var requestID: RequestID? { read(\.machine.requestID) }
 
     /// Whether the task was cancelled or completed (then only replies and the completion go out).
-    final var isEnding: Bool { core.withLock { $0.machine.isEnding } }
+    final var isEnding: Bool { read(\.machine.isEnding) }
 
     /// Delivers the queued events (delegate queue; `DeliveryPump` runs it).
     final func drain() {
@@ -105,9 +105,35 @@ extension URLSessionTask {
     }
 }
 
+// MARK: - The doors to the core
+//
+// The task's state is reached through these doors only (and the drain and the hand-over above): a machine
+// input (`update`, or `apply` when it returns actions), one field (`read`, `write`), or the transfer
+// (`withTransfer`). What runs under the lock is a machine input, a key path or a transfer edit; the lock is
+// a leaf, so none of them may call out.
+
 extension URLSessionTask {
-    /// Reads or changes the transfer (the hop, the policies' state, metrics, the upload body) under the task's
-    /// one lock.
+    /// Applies an input to the task's machine under the lock and returns what it returned.
+    final func update<Result>(_ input: (inout TaskStateMachine) -> Result) -> Result {
+        core.withLock { input(&$0.machine) }
+    }
+
+    /// Applies an input to the task's machine under the lock, then runs the actions it asked for.
+    final func apply(_ input: (inout TaskStateMachine) -> TaskActions) {
+        run(update(input))
+    }
+
+    /// One field of the task's state, read under the lock.
+    final func read<Value>(_ field: KeyPath<TaskCore, Value>) -> Value {
+        core.withLock { $0[keyPath: field] }
+    }
+
+    /// Sets one field of the task's state under the lock.
+    final func write<Value>(_ field: WritableKeyPath<TaskCore, Value>, _ value: Value) {
+        core.withLock { $0[keyPath: field] = value }
+    }
+
+    /// Reads or changes the transfer (the hop, the policies' state, metrics, the upload body) under the lock.
     final func withTransfer<Result>(_ body: (inout TaskTransfer) -> Result) -> Result {
         core.withLock { body(&$0.transfer) }
     }

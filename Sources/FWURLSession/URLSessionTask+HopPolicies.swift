@@ -18,9 +18,9 @@ import FWTransport
 // may answer on any thread, later, so the answer comes back to the delegate queue (`addOperation`) and goes
 // to the policy that asked (`resolve`): its `continue` lets the policies after it decide.
 //
-// Walks run on copies of the hop and the policy state, outside the task's lock (policies touch storages and
-// the disk), and what they changed is put back (`walkPolicies`). Walks run one at a time — on the delegate
-// queue, or in `resume()`/a route retry for a hop nothing else runs yet — so the copies are never stale.
+// Walks run on the hop and the policy state moved out of the task's lock (policies touch storages and the
+// disk), and moved back after (`walkPolicies`). Walks run one at a time — on the delegate queue, or in
+// `resume()`/a route retry for a hop nothing else runs yet — so nothing else changes them meanwhile.
 
 /// Where the hop was when a policy decided.
 enum HopStage: Sendable {
@@ -41,13 +41,22 @@ extension URLSessionTask {
                    now: session.clock.date())
     }
 
-    /// Runs `walk` over copies of the hop and the policy state, outside the lock, and keeps what it changed.
+    /// Runs `walk` over the hop and the policy state moved out of the lock, and moves them back. Moving (a
+    /// swap) costs no reference counting, where a copy in and out retained and released every request and
+    /// response the hop holds; while the walk runs, the task's own copy keeps only the hop's request, which is
+    /// all a reader on another thread looks at (`currentRequest`).
     func walkPolicies<Result>(_ walk: (inout Hop, inout TaskPolicyState) -> Result) -> Result {
-        var (hop, policies) = withTransfer { ($0.hop, $0.policies) }
+        var hop = Hop(request: nil)
+        var policies = TaskPolicyState()
+        withTransfer { state in
+            swap(&hop, &state.hop)
+            swap(&policies, &state.policies)
+            state.hop.request = hop.request
+        }
         let result = walk(&hop, &policies)
         withTransfer { state in
-            state.hop = hop
-            state.policies = policies
+            swap(&hop, &state.hop)
+            swap(&policies, &state.policies)
         }
         return result
     }

@@ -7,8 +7,8 @@ import Foundation
 extension URLSessionTask {
     /// Brings `progress` (when somebody asked for it) up to date.
     func updateProgress() {
-        guard let (progress, counts) = core.withLock({ core in
-            core.machine.counts.progress.map { ($0, core.machine.counts.progressCounts) }
+        guard let (progress, counts) = update({ machine in
+            machine.counts.progress.map { ($0, machine.counts.progressCounts) }
         })
         else { return }
         progress.totalUnitCount = counts.total

@@ -96,7 +96,7 @@ extension URLSessionTask {
             return ProxyAuthenticationHopPolicy.authorization(for: proxy, state.policies)
         }
         if let answer { transportRequest.key.proxy?.authorization = answer }
-        core.withLock { $0.machine.transmitting() }
+        update { $0.transmitting() }
         accepted(transport.execute(transportRequest, delegate: self))
     }
 

@@ -62,40 +62,40 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     // MARK: Public state
 
     /// The request being loaded now (differs from `originalRequest` after a redirect).
-    public var currentRequest: URLRequest? { core.withLock { $0.transfer.hop.request } }
+    public var currentRequest: URLRequest? { read(\.transfer.hop.request) }
     /// The response, once its head arrived.
-    public var response: URLResponse? { core.withLock { $0.machine.response } }
+    public var response: URLResponse? { read(\.machine.response) }
     /// The error the task completed with, if any.
-    public var error: (any Error)? { core.withLock { $0.machine.error } }
+    public var error: (any Error)? { read(\.machine.error) }
     /// The task's state.
-    public var state: URLSessionTask.State { core.withLock { $0.machine.publicState } }
+    public var state: URLSessionTask.State { read(\.machine.publicState) }
     /// Body bytes sent so far.
-    public var countOfBytesSent: Int64 { core.withLock { $0.machine.counts.sent } }
+    public var countOfBytesSent: Int64 { read(\.machine.counts.sent) }
     /// Body bytes received so far (as received on the wire).
-    public var countOfBytesReceived: Int64 { core.withLock { $0.machine.counts.received } }
+    public var countOfBytesReceived: Int64 { read(\.machine.counts.received) }
     /// Body bytes the task expects to send.
-    public var countOfBytesExpectedToSend: Int64 { core.withLock { $0.machine.counts.expectedToSend } }
+    public var countOfBytesExpectedToSend: Int64 { read(\.machine.counts.expectedToSend) }
     /// Body bytes the task expects to receive: the response's Content-Length, or -1 when unknown.
-    public var countOfBytesExpectedToReceive: Int64 { core.withLock { $0.machine.counts.expectedToReceive } }
+    public var countOfBytesExpectedToReceive: Int64 { read(\.machine.counts.expectedToReceive) }
 
     /// A description for the app's own use.
     public var taskDescription: String? {
-        get { core.withLock { $0.properties.taskDescription } }
-        set { core.withLock { $0.properties.taskDescription = newValue } }
+        get { read(\.properties.taskDescription) }
+        set { write(\.properties.taskDescription, newValue) }
     }
 
     /// The task's priority, 0.0 (lowest) to 1.0 (highest).
     public var priority: Float {
-        get { core.withLock { $0.properties.priority } }
-        set { core.withLock { $0.properties.priority = min(max(newValue, 0), 1) } }
+        get { read(\.properties.priority) }
+        set { write(\.properties.priority, min(max(newValue, 0), 1)) }
     }
 
     /// The task's progress: body bytes received (for uploads, sent) of the expected total.
     public var progress: Progress {
-        let (progress, made) = core.withLock { core -> (Progress, Bool) in
-            if let progress = core.machine.counts.progress { return (progress, false) }
+        let (progress, made) = update { machine -> (Progress, Bool) in
+            if let progress = machine.counts.progress { return (progress, false) }
             let progress = Progress(totalUnitCount: -1)
-            core.machine.counts.progress = progress
+            machine.counts.progress = progress
             return (progress, true)
         }
         if made { updateProgress() }
@@ -106,8 +106,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     /// protocol; a message it does not implement goes on to the session's delegate (Apple's rule; see
     /// `URLSession+DelegateRouter.swift`).
     public var delegate: (any URLSessionTaskDelegate)? {
-        get { core.withLock { $0.properties.delegate } }
-        set { core.withLock { $0.properties.delegate = newValue } }
+        get { read(\.properties.delegate) }
+        set { write(\.properties.delegate, newValue) }
     }
 
     // MARK: Scheduling hints
@@ -115,22 +115,22 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     /// The earliest time the task may begin loading: a task resumed before it waits, then asks its delegate
     /// (`willBeginDelayedRequest`) whether to go on. nil (the default) begins at once.
     open var earliestBeginDate: Date? {
-        get { core.withLock { $0.properties.earliestBeginDate } }
-        set { core.withLock { $0.properties.earliestBeginDate = newValue } }
+        get { read(\.properties.earliestBeginDate) }
+        set { write(\.properties.earliestBeginDate, newValue) }
     }
 
     /// An estimate of the body bytes the task will send, from the app (kept, not used on Linux);
     /// `NSURLSessionTransferSizeUnknown` by default.
     open var countOfBytesClientExpectsToSend: Int64 {
-        get { core.withLock { $0.properties.clientExpectsToSend } }
-        set { core.withLock { $0.properties.clientExpectsToSend = newValue } }
+        get { read(\.properties.clientExpectsToSend) }
+        set { write(\.properties.clientExpectsToSend, newValue) }
     }
 
     /// An estimate of the body bytes the task will receive, from the app (kept, not used on Linux);
     /// `NSURLSessionTransferSizeUnknown` by default.
     open var countOfBytesClientExpectsToReceive: Int64 {
-        get { core.withLock { $0.properties.clientExpectsToReceive } }
-        set { core.withLock { $0.properties.clientExpectsToReceive = newValue } }
+        get { read(\.properties.clientExpectsToReceive) }
+        set { write(\.properties.clientExpectsToReceive, newValue) }
     }
 
     // MARK: NSCopying (the conformance: URLSessionTask+Scheduling.swift)
@@ -152,7 +152,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     open func resume() {
         guard !session.isInvalidated else { return }
         let hearsState = DelegateRouter.hearsStateChanges(task: self)
-        run(core.withLock { $0.machine.resume(hearsState: hearsState) })
+        apply { $0.resume(hearsState: hearsState) }
     }
 
     /// Pauses the task until `resume()` (suspensions nest): the connection stops reading its response,
@@ -160,7 +160,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     /// running task, a state delegate hears `urlSession(_:taskDidSuspend:)` (FWNetworking addition).
     open func suspend() {
         let hearsState = DelegateRouter.hearsStateChanges(task: self)
-        run(core.withLock { $0.machine.suspend(hearsState: hearsState) })
+        apply { $0.suspend(hearsState: hearsState) }
     }
 
     /// Cancels the task; it completes with `URLError.cancelled` (once). The transport may already have
@@ -168,7 +168,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     /// are dropped (see `handle`).
     open func cancel() {
         let failure = URLError(.cancelled, url: currentRequest?.url, description: "cancelled")
-        run(core.withLock { $0.machine.cancel(failure: failure) })
+        apply { $0.cancel(failure: failure) }
     }
 
     /// Starts loading at the first `resume()`: the request (`URLSessionTask+Sending.swift`); a stream task

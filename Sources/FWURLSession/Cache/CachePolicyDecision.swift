@@ -73,6 +73,23 @@ enum CachePolicyDecision: Equatable, Sendable {
         }
     }
 
+    /// The decision when the session has no cache: nothing is stored, so `decide`'s outcome with no candidate,
+    /// found without reading the request's conditions (the small-request path pays for one field lookup at
+    /// most: `only-if-cached` can only come in `Cache-Control`).
+    static func decideWithoutCache(request: URLRequest, configurationPolicy: URLRequest.CachePolicy,
+                                   now: Date) -> CachePolicyDecision {
+        switch effectivePolicy(request: request, configurationPolicy: configurationPolicy) {
+        case .reloadIgnoringLocalAndRemoteCacheData:
+            return .load(requestingRevalidationFromIntermediaries(request))
+        case .returnCacheDataDontLoad:
+            return .fail(notCached(request))
+        case .useProtocolCachePolicy where request.value(forHTTPHeaderField: "Cache-Control") != nil:
+            return decide(request: request, configurationPolicy: configurationPolicy, now: now) { nil }
+        default:
+            return .load(request)
+        }
+    }
+
     /// The request's policy, or the configuration's when the request leaves it to the protocol.
     static func effectivePolicy(request: URLRequest,
                                 configurationPolicy: URLRequest.CachePolicy) -> URLRequest.CachePolicy {

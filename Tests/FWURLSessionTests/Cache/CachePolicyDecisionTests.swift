@@ -225,6 +225,23 @@ import TestSupport
         #expect(lookups.withLock { $0 } == 0)
     }
 
+    // MARK: No cache
+
+    /// Without a cache every row decides as it would with nothing stored, and the load sends the same fields.
+    @Test(arguments: policyMatrix + directiveRows + noLookupRows)
+    func withoutACacheTheDecisionIsTheOneWithNothingStored(_ row: Row) {
+        let request = CacheFixtures.request(method: row.method, row.requestFields, policy: row.policy)
+        let now = CacheFixtures.date(row.now)
+        let expected = CachePolicyDecision.decide(request: request, configurationPolicy: row.configurationPolicy,
+                                                  now: now) { nil }
+        let decided = CachePolicyDecision.decideWithoutCache(request: request,
+                                                             configurationPolicy: row.configurationPolicy, now: now)
+        #expect(Self.outcome(of: decided) == Self.outcome(of: expected))
+        if case .load(let sent) = decided, case .load(let wanted) = expected {
+            #expect(sent.allHTTPHeaderFields == wanted.allHTTPHeaderFields)
+        }
+    }
+
     // MARK: Helpers
 
     static func decide(_ row: Row) -> CachePolicyDecision {

@@ -25,9 +25,14 @@ enum CacheHopPolicy {
         guard hop.reason != .unconditional, let outgoing = hop.outgoing else { return .continue }
         let configuration = context.configuration
         let cache = configuration.urlCache
-        let decision = CachePolicyDecision.decide(request: outgoing,
-                                                  configurationPolicy: configuration.requestCachePolicy,
-                                                  now: context.now) { cache?.cachedResponse(for: outgoing) }
+        let decision = if let cache {
+            CachePolicyDecision.decide(request: outgoing, configurationPolicy: configuration.requestCachePolicy,
+                                       now: context.now) { cache.cachedResponse(for: outgoing) }
+        } else {
+            CachePolicyDecision.decideWithoutCache(request: outgoing,
+                                                   configurationPolicy: configuration.requestCachePolicy,
+                                                   now: context.now)
+        }
         switch decision {
         case .useStored(let cached):
             guard cached.response is HTTPURLResponse else {
