@@ -116,7 +116,7 @@ final class DataDelegateSink: ResponseSink {
         }
         task.hold(.awaitingDisposition)
         let asked = DelegateRouter.didReceive(response: response, dataTask: dataTask) { disposition in
-            dataTask.apply(disposition)
+            dataTask.answer(disposition)
         }
         if !asked { task.release(.awaitingDisposition) }
     }
@@ -211,7 +211,7 @@ final class CollectingSink: ResponseSink {
 
 extension URLSessionDataTask {
     /// The data delegate's answer to the response (any thread).
-    func apply(_ disposition: URLSession.ResponseDisposition) {
+    func answer(_ disposition: URLSession.ResponseDisposition) {
         switch disposition {
         case .allow:
             release(.awaitingDisposition)

@@ -50,7 +50,7 @@ final class TaskDelegateReportingSink: ResponseSink {
         let dataTask = task.asTask(URLSessionDataTask.self)
         task.hold(.awaitingDisposition)
         let asked = DelegateRouter.didReceive(response: response, collectingTask: dataTask) { disposition in
-            dataTask.apply([.becomeDownload, .becomeStream].contains(disposition) ? .allow : disposition)
+            dataTask.answer([.becomeDownload, .becomeStream].contains(disposition) ? .allow : disposition)
         }
         if !asked { task.release(.awaitingDisposition) }
     }

@@ -16,10 +16,10 @@ extension URLSessionTask {
     func serveFromCache(_ cached: CachedURLResponse, for outgoing: URLRequest?) {
         if let outgoing, let response = cached.response as? HTTPURLResponse {
             withTransfer { state in
-                guard let clock = state.metricsClock else { return }
-                state.transactions.append(URLSessionTaskTransactionMetrics(
-                    request: outgoing, response: response, fetchStart: state.hop.sentAt ?? state.fetchStart ?? Date(),
-                    transport: nil, clock: clock, decodedBodyBytes: Int64(cached.data.count), fetchType: .localCache))
+                guard let fetchStart = state.hop.sentAt ?? state.fetchStart else { return }
+                state.transactions.append(TransactionRecord(
+                    request: outgoing, response: response, fetchStart: fetchStart,
+                    decodedBodyBytes: Int64(cached.data.count), fetchType: .localCache))
             }
         }
         enqueue(.cached(.response(cached.response)))

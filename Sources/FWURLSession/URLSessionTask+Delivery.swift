@@ -175,7 +175,9 @@ extension URLSessionTask {
         }
         update { $0.completed(with: error) }
         updateProgress()
-        if let metrics = collectMetrics() { DelegateRouter.didFinishCollecting(task: self, metrics) }
+        if DelegateRouter.hearsMetrics(task: self), let metrics = collectMetrics() {
+            DelegateRouter.didFinishCollecting(task: self, metrics)
+        }
         sink.complete(with: error, response: response, for: self)
         session.taskDidComplete(self)
     }

@@ -3,18 +3,36 @@ import FWTransport
 
 // MARK: - Metrics
 //
-// One `URLSessionTaskTransactionMetrics` per request the task sent (per redirect hop), made from the
-// transport's metrics of that attempt; the task's `URLSessionTaskMetrics` gathers them when it completes.
+// One transaction per request the task sent (per redirect hop), recorded as it happened (`TransactionRecord`:
+// the request, the response, the transport's metrics of that attempt); the task's `URLSessionTaskMetrics` and
+// its `URLSessionTaskTransactionMetrics` objects are made from the records when the task completes, and only
+// when a delegate hears `didFinishCollecting` — a task with a completion handler and no delegate makes none.
+
+/// What one transaction's metrics are made from.
+struct TransactionRecord {
+    var request: URLRequest
+    var response: URLResponse?
+    var fetchStart: Date
+    var transport: TransportMetrics? = nil
+    var decodedBodyBytes: Int64
+    var fetchType: URLSessionTaskMetrics.ResourceFetchType? = nil
+
+    /// The transaction's metrics, its transport times dated on `clock`.
+    func metrics(clock: SessionClock) -> URLSessionTaskTransactionMetrics {
+        URLSessionTaskTransactionMetrics(request: request, response: response, fetchStart: fetchStart,
+                                         transport: transport, clock: clock, decodedBodyBytes: decodedBodyBytes,
+                                         fetchType: fetchType)
+    }
+}
 
 extension URLSessionTask {
     /// One transaction for the current hop, from its transport metrics.
     func recordTransaction(_ metrics: TransportMetrics) {
         withTransfer { state in
-            guard let request = state.hop.request, let clock = state.metricsClock else { return }
-            state.transactions.append(URLSessionTaskTransactionMetrics(
-                request: request, response: state.hop.response,
-                fetchStart: state.hop.sentAt ?? state.fetchStart ?? Date(),
-                transport: metrics, clock: clock, decodedBodyBytes: metrics.responseBodyBytes))
+            guard let request = state.hop.request, let fetchStart = state.hop.sentAt ?? state.fetchStart else { return }
+            state.transactions.append(TransactionRecord(
+                request: request, response: state.hop.response, fetchStart: fetchStart, transport: metrics,
+                decodedBodyBytes: metrics.responseBodyBytes))
         }
     }
 
@@ -22,20 +40,21 @@ extension URLSessionTask {
     /// still gets one, without network times); nil when the task never started.
     func collectMetrics() -> URLSessionTaskMetrics? {
         let response = response
-        return withTransfer { state -> URLSessionTaskMetrics? in
+        let collected = withTransfer { state -> ([TransactionRecord], Date, SessionClock, Int)? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
                   let request = state.hop.request else { return nil }
-            var transactions = state.transactions
-            if transactions.isEmpty {
-                transactions.append(URLSessionTaskTransactionMetrics(
-                    request: request, response: response, fetchStart: state.hop.sentAt ?? fetchStart,
-                    transport: nil, clock: clock, decodedBodyBytes: 0))
+            var records = state.transactions
+            if records.isEmpty {
+                records.append(TransactionRecord(request: request, response: response,
+                                                 fetchStart: state.hop.sentAt ?? fetchStart, decodedBodyBytes: 0))
             }
-            let end = max(fetchStart, clock.date())
-            return URLSessionTaskMetrics(transactionMetrics: transactions,
-                                         taskInterval: DateInterval(start: fetchStart, end: end),
-                                         redirectCount: state.policies.redirectCount)
+            return (records, fetchStart, clock, state.policies.redirectCount)
         }
+        guard let (records, fetchStart, clock, redirectCount) = collected else { return nil }
+        let end = max(fetchStart, clock.date())
+        return URLSessionTaskMetrics(transactionMetrics: records.map { $0.metrics(clock: clock) },
+                                     taskInterval: DateInterval(start: fetchStart, end: end),
+                                     redirectCount: redirectCount)
     }
 }
 

@@ -121,10 +121,9 @@ extension URLSessionTask {
         load.stop()
         let outcome = load.outcome
         withTransfer { state in
-            guard let clock = state.metricsClock else { return }
-            state.transactions.append(URLSessionTaskTransactionMetrics(
-                request: load.request, response: response ?? outcome.response,
-                fetchStart: state.hop.sentAt ?? state.fetchStart ?? Date(), transport: nil, clock: clock,
+            guard let fetchStart = state.hop.sentAt ?? state.fetchStart else { return }
+            state.transactions.append(TransactionRecord(
+                request: load.request, response: response ?? outcome.response, fetchStart: fetchStart,
                 decodedBodyBytes: bytes ?? outcome.bytes, fetchType: fetchType))
         }
     }

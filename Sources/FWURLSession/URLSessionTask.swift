@@ -237,7 +237,7 @@ struct TaskTransfer {
     var fetchStart: Date?
     var metricsClock: SessionClock?
     /// One entry per request sent (per redirect hop).
-    var transactions: [URLSessionTaskTransactionMetrics] = []
+    var transactions: [TransactionRecord] = []
     /// The request body of upload tasks (and of data tasks with an `httpBodyStream`).
     var upload: UploadBody?
     /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).

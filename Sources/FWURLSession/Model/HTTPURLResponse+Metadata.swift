@@ -10,58 +10,44 @@
 // - suggestedFilename: Content-Disposition `filename*` (RFC 8187), else `filename`, with every path
 //   component joined by "_" so no directory part survives ("/a/b" -> "_a_b"); else the URL's last path
 //   component; else "Unknown". Names that end up empty, "." or ".." are not used.
+// The expected length is derived when the response is made; the others are read from the fields when asked.
 
 import Foundation
 
 extension HTTPURLResponse {
-    /// Response metadata derived from header fields.
-    struct Metadata {
-        /// The body's MIME type, lower-cased, without parameters.
-        var mimeType: String?
-        /// The body's charset, lower-cased.
-        var textEncodingName: String?
-        /// The declared body length, or -1.
-        var expectedContentLength: Int64
-        /// A file name for saving the body; never empty.
-        var suggestedFilename: String
-
-        /// Derives the metadata for a response from `url` with `fields` (duplicates combined as
-        /// `value(forHTTPHeaderField:)` combines them; `namesAreASCII` as `HTTPURLResponse.allASCII` says).
-        init(url: URL, fields: [(name: String, value: String)], namesAreASCII: Bool) {
-            let read = Self.fieldsRead(fields, namesAreASCII: namesAreASCII)
-            let contentType = read.contentType.map(ParameterizedValue.init(parsing:))
-            mimeType = contentType.flatMap { $0.value.isEmpty ? nil : $0.value.lowercased() }
-            textEncodingName = contentType?.parameter(named: "charset").flatMap { $0.isEmpty ? nil : $0.lowercased() }
-            expectedContentLength = Self.contentLength(read.contentLength) ?? -1
-            suggestedFilename = Self.filename(contentDisposition: read.contentDisposition)
-                ?? URLResponse.suggestedFilename(fromLastPathComponentOf: url)
+    /// Response metadata derived from header fields. Only the expected length is derived when a response is
+    /// made; the MIME type, the text encoding and the file name are read from the fields when asked (most
+    /// callers never ask, and parsing Content-Type is a good part of what a response costs).
+    enum Metadata {
+        /// The declared body length of a response with `fields` (duplicates combined as
+        /// `value(forHTTPHeaderField:)` combines them; `namesAreASCII` as `HTTPURLResponse.allASCII` says), or -1.
+        static func expectedContentLength(_ fields: [(name: String, value: String)], namesAreASCII: Bool) -> Int64 {
+            contentLength(contentLengthValue(fields, namesAreASCII: namesAreASCII)) ?? -1
         }
 
-        /// The combined values of the three fields the metadata comes from, as `value(forHTTPHeaderField:)`
-        /// reads them; ASCII names in one pass that compares only names of the right length.
-        private static func fieldsRead(_ fields: [(name: String, value: String)], namesAreASCII: Bool)
-            -> (contentType: String?, contentLength: String?, contentDisposition: String?) {
+        /// The MIME type a Content-Type value names, lower-cased, without parameters; nil when absent or empty.
+        static func mimeType(_ contentType: ParameterizedValue?) -> String? {
+            contentType.flatMap { $0.value.isEmpty ? nil : $0.value.lowercased() }
+        }
+
+        /// The `charset` parameter of a Content-Type value, lower-cased; nil when absent or empty.
+        static func textEncodingName(_ contentType: ParameterizedValue?) -> String? {
+            contentType?.parameter(named: "charset").flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        }
+
+        /// The combined Content-Length value, as `value(forHTTPHeaderField:)` reads it; ASCII names in one pass
+        /// that compares only names of the right length.
+        private static func contentLengthValue(_ fields: [(name: String, value: String)], namesAreASCII: Bool)
+            -> String? {
             guard namesAreASCII else {
-                func value(_ name: String) -> String? {
-                    HTTPURLResponse.combinedValue(named: name, in: fields, namesAreASCII: false)
-                }
-                return (value("Content-Type"), value("Content-Length"), value("Content-Disposition"))
+                return HTTPURLResponse.combinedValue(named: "Content-Length", in: fields, namesAreASCII: false)
             }
-            func joined(_ combined: String?, _ value: String) -> String { combined.map { $0 + ", " + value } ?? value }
-            var read: (contentType: String?, contentLength: String?, contentDisposition: String?) = (nil, nil, nil)
-            for field in fields {
-                switch field.name.utf8.count {
-                case 12 where field.name.isEqualIgnoringASCIICase("Content-Type"):
-                    read.contentType = joined(read.contentType, field.value)
-                case 14 where field.name.isEqualIgnoringASCIICase("Content-Length"):
-                    read.contentLength = joined(read.contentLength, field.value)
-                case 19 where field.name.isEqualIgnoringASCIICase("Content-Disposition"):
-                    read.contentDisposition = joined(read.contentDisposition, field.value)
-                default:
-                    break
-                }
+            var combined: String?
+            for field in fields where field.name.utf8.count == 14 {
+                guard field.name.isEqualIgnoringASCIICase("Content-Length") else { continue }
+                combined = combined.map { $0 + ", " + field.value } ?? field.value
             }
-            return read
+            return combined
         }
 
         // MARK: Content-Length
@@ -84,7 +70,7 @@ extension HTTPURLResponse {
         // MARK: File name
 
         /// The file name a Content-Disposition value suggests, made safe, or `nil` when it names none.
-        private static func filename(contentDisposition: String?) -> String? {
+        static func filename(contentDisposition: String?) -> String? {
             guard let contentDisposition else { return nil }
             let disposition = ParameterizedValue(parsing: contentDisposition)
             let candidates = [

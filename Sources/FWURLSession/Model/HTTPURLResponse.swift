@@ -75,14 +75,9 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         self.httpVersion = httpVersion
         self.orderedHeaderFields = fields
         self.namesAreASCII = Self.allASCII(fields)
-        let metadata = Metadata(url: url, fields: fields, namesAreASCII: namesAreASCII)
-        super.init(
-            url: url,
-            mimeType: metadata.mimeType,
-            expectedContentLength: metadata.expectedContentLength,
-            textEncodingName: metadata.textEncodingName,
-            suggestedFilename: metadata.suggestedFilename
-        )
+        super.init(url: url, mimeType: nil,
+                   expectedContentLength: Metadata.expectedContentLength(fields, namesAreASCII: namesAreASCII),
+                   textEncodingName: nil, suggestedFilename: nil)
     }
 
     /// Creates a response from a parsed status line and the header fields in the order received; the
@@ -92,14 +87,9 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         self.httpVersion = httpVersion
         self.orderedHeaderFields = orderedHeaderFields
         self.namesAreASCII = Self.allASCII(orderedHeaderFields)
-        let metadata = Metadata(url: url, fields: orderedHeaderFields, namesAreASCII: namesAreASCII)
-        super.init(
-            url: url,
-            mimeType: metadata.mimeType,
-            expectedContentLength: metadata.expectedContentLength,
-            textEncodingName: metadata.textEncodingName,
-            suggestedFilename: metadata.suggestedFilename
-        )
+        super.init(url: url, mimeType: nil,
+                   expectedContentLength: Metadata.expectedContentLength(orderedHeaderFields, namesAreASCII: namesAreASCII),
+                   textEncodingName: nil, suggestedFilename: nil)
     }
 
     /// Reads a response `encode(with:)` wrote (see `HTTPURLResponse+Coding.swift`): the status line and every
@@ -111,9 +101,9 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         httpVersion = archived.httpVersion
         orderedHeaderFields = archived.fields
         namesAreASCII = Self.allASCII(archived.fields)
-        let metadata = Metadata(url: archived.url, fields: archived.fields, namesAreASCII: namesAreASCII)
-        super.init(url: archived.url, mimeType: metadata.mimeType, expectedContentLength: metadata.expectedContentLength,
-                   textEncodingName: metadata.textEncodingName, suggestedFilename: metadata.suggestedFilename)
+        super.init(url: archived.url, mimeType: nil,
+                   expectedContentLength: Metadata.expectedContentLength(archived.fields, namesAreASCII: namesAreASCII),
+                   textEncodingName: nil, suggestedFilename: nil)
     }
 
     /// Writes the response to a keyed `coder`: the metadata, the status line and every field in order.
@@ -121,6 +111,29 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         super.encode(with: coder)
         guard coder.allowsKeyedCoding else { return }
         encodeHead(with: coder)
+    }
+
+    // MARK: Metadata, read from the fields when asked (HTTPURLResponse+Metadata.swift)
+
+    /// The body's MIME type: the Content-Type value without parameters, lower-cased.
+    open override var mimeType: String? {
+        Metadata.mimeType(contentType)
+    }
+
+    /// The Content-Type `charset` parameter, lower-cased.
+    open override var textEncodingName: String? {
+        Metadata.textEncodingName(contentType)
+    }
+
+    /// Content-Disposition's `filename*` (RFC 8187), else its `filename`, made safe; else the URL's last path
+    /// component; else "Unknown".
+    open override var suggestedFilename: String? {
+        Metadata.filename(contentDisposition: combinedValue(named: "Content-Disposition")) ?? super.suggestedFilename
+    }
+
+    /// The Content-Type field, parsed.
+    private var contentType: ParameterizedValue? {
+        combinedValue(named: "Content-Type").map(ParameterizedValue.init(parsing:))
     }
 
     // MARK: Lookup

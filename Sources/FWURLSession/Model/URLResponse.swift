@@ -27,7 +27,13 @@ open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable
     open private(set) var textEncodingName: String?
 
     /// A file name to use if the body were saved to disk; never empty.
-    open private(set) var suggestedFilename: String?
+    open var suggestedFilename: String? {
+        namedFile ?? url.map(Self.suggestedFilename(fromLastPathComponentOf:))
+    }
+
+    /// The file name the response gave itself (an HTTP response's Content-Disposition, an archive's); nil: the
+    /// URL's last path component, found when somebody asks (most never do, and a URL's path is costly to split).
+    private let namedFile: String?
 
     // MARK: Initialisation
 
@@ -38,22 +44,23 @@ open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable
         self.mimeType = mimeType
         self.expectedContentLength = Int64(length)
         self.textEncodingName = name
-        self.suggestedFilename = Self.suggestedFilename(fromLastPathComponentOf: url)
+        self.namedFile = nil
     }
 
     /// Creates a response whose every property is given; subclasses that derive their metadata use this.
+    /// `suggestedFilename` nil: the URL's last path component.
     init(
         url: URL,
         mimeType: String?,
         expectedContentLength: Int64,
         textEncodingName: String?,
-        suggestedFilename: String
+        suggestedFilename: String?
     ) {
         self.url = url
         self.mimeType = mimeType
         self.expectedContentLength = expectedContentLength
         self.textEncodingName = textEncodingName
-        self.suggestedFilename = suggestedFilename
+        self.namedFile = suggestedFilename
     }
 
     /// Reads a response `encode(with:)` wrote (see `URLResponse+Coding.swift`); nil when `coder` is not
@@ -65,7 +72,7 @@ open class URLResponse: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable
         mimeType = archived.mimeType
         expectedContentLength = archived.expectedContentLength
         textEncodingName = archived.textEncodingName
-        suggestedFilename = archived.suggestedFilename
+        namedFile = archived.suggestedFilename
     }
 
     /// Writes the response to a keyed `coder` (a plain coder gets nothing: responses are archived keyed
