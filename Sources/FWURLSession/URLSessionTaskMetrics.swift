@@ -114,8 +114,8 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// selected none or the connection is plain HTTP.
     public let fwNegotiatedALPNProtocol: String?
     /// FWNetworking addition: the stable kebab-case names of the deviations from RFC 9112 the response
-    /// needed to be accepted (`"bare-lf"`, `"obs-fold"`, ...; the table is in the DocC article
-    /// <doc:Conformance>), in a fixed order; empty for a response that kept to the grammar, and for a
+    /// needed to be accepted (`"bare-lf"`, `"obs-fold"`, ...; the table is in FWNetworking's DocC article
+    /// Conformance), in a fixed order; empty for a response that kept to the grammar, and for a
     /// transaction without a response. `URLSessionConfiguration.httpRefusesDeviations` refuses them all.
     public let fwResponseDeviations: [String]
 

@@ -232,8 +232,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     }
 
     /// FWNetworking addition: strict mode. When true, a response that needs any named deviation from RFC 9112
-    /// (a bare LF line end, obs-fold, a missing reason phrase, ...; the table is in the DocC article
-    /// <doc:Conformance>) fails with `URLError.badServerResponse` whose description names the deviation;
+    /// (a bare LF line end, obs-fold, a missing reason phrase, ...; the table is in FWNetworking's DocC article
+    /// Conformance) fails with `URLError.badServerResponse` whose description names the deviation;
     /// when false (the default) such responses are accepted and the names are reported in
     /// `URLSessionTaskTransactionMetrics.fwResponseDeviations`. The same as setting
     /// `httpResponseLimits.refusedDeviations` to `HTTPDeviations.all` (true) or to none (false).
