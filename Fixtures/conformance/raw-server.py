@@ -1,15 +1,10 @@
 # A raw HTTP/1.1 test server for the conformance kit, Python standard library only: it answers with bytes
-# written by hand (each one needs a named deviation), records what it read, and can hold pipelined requests.
+# written by hand (each one needs a named deviation) and records what it read.
 # One thread per connection on 127.0.0.1; the first line on stdout is "PORTS <port>". Arguments (the
 # fixture chain and key, given to every port-announcing script) are not used.
 #
 #   GET /deviation/<name>   the canned response of RESPONSES[name], then the connection stays open for the
 #                           next request (unless the response is close-delimited)
-#   GET /hold/<n>           reads n request heads before answering any, then answers each in order with
-#                           "200 OK" and the request's target as the body (a pipelining client gets its
-#                           answers only once all n heads arrived)
-#   GET /hold-close/<n>     as /hold/<n> but answers only the first request, then closes (the others must
-#                           be replayed on a new connection; that connection is answered as /hold/1 per head)
 #   GET /recorded           the bytes the previous connection sent, all of them (as a 200 body), once that
 #                           connection ended
 #   anything else           "200 OK" with body "ok"
@@ -37,9 +32,8 @@ lock = threading.Condition()
 previous = {"bytes": None}
 
 
-def ok(body, close=False):
-    extra = b"Connection: close\r\n" if close else b""
-    return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s" % (len(body), extra, body)
+def ok(body):
+    return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
 class Connection:
@@ -83,19 +77,6 @@ def serve(conn):
                 conn.sendall(RESPONSES.get(name, ok(b"unknown")))
                 if name in CLOSE_AFTER:
                     break
-            elif target.startswith("/hold"):
-                count = int(target.rsplit("/", 1)[1])
-                targets = [target]
-                while len(targets) < count:
-                    more = connection.read_head()
-                    if more is None:
-                        break
-                    targets.append(more)
-                if target.startswith("/hold-close/"):
-                    conn.sendall(ok(targets[0].encode()))
-                    break
-                for each in targets:
-                    conn.sendall(ok(each.encode()))
             elif target == "/recorded":
                 with lock:
                     lock.wait_for(lambda: previous["bytes"] is not None, timeout=10)

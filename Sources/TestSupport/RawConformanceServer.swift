@@ -1,7 +1,6 @@
 // RawConformanceServer: Fixtures/conformance/raw-server.py, a raw HTTP/1.1 server on 127.0.0.1 for the
-// conformance kit: hand-written responses that each need one named deviation (`/deviation/<name>`), pipelined
-// requests held until all heads arrived (`/hold/<n>`), and the bytes the previous connection sent
-// (`/recorded`). See the script's opening comment.
+// conformance kit: hand-written responses that each need one named deviation (`/deviation/<name>`) and the
+// bytes the previous connection sent (`/recorded`). See the script's opening comment.
 
 import Foundation
 

@@ -48,4 +48,17 @@ import TestSupport
             #expect(run.json?["violations"] as? [String] == [])
         }
     }
+
+    @Test("-H fields reach the wire in the given order and case, right after Host")
+    func headerOrderAndCase() throws {
+        let server = try RawConformanceServer()
+        defer { server.stop() }
+        let sent = try Fwcurl.run(["-H", "zeta-LAST: 1", "-H", "X-mIxEd: 2", "-H", "alpha: 3", server.baseURL + "/any"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let recorded = try Fwcurl.run([server.baseURL + "/recorded"])
+        let lines = recorded.text.components(separatedBy: "\r\n")
+        #expect(lines.first == "GET /any HTTP/1.1", "\(recorded.text)")
+        #expect(lines.dropFirst().first == "Host: 127.0.0.1:\(server.port)")
+        #expect(Array(lines.dropFirst(2).prefix(3)) == ["zeta-LAST: 1", "X-mIxEd: 2", "alpha: 3"], "\(lines)")
+    }
 }
