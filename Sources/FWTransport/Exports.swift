@@ -6,6 +6,7 @@
 // their clock are re-exported so that a session runs on the engine it is given (`SessionEngine`): its
 // deadlines are timers on one of those loops, its times read the loops' clock.
 
+@_exported import struct FWWire.HTTPDeviations
 @_exported import struct FWWire.HTTPHeaders
 @_exported import struct FWWire.HTTPLimits
 @_exported import struct FWWire.HTTPParseError

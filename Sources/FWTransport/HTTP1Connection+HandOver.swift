@@ -45,6 +45,7 @@ extension HTTP1Connection {
                 return
             }
             metrics.responseEnd = loop.now().uptimeNanoseconds
+            metrics.responseDeviations = parser.responseDeviations
             let leftover = parser.takeBufferedBytes()
             let channel = WebSocketChannel(core: core.handOver(hangUp: .endsChannel), received: leftover,
                                            upgrade: upgrade, agreement: agreement)

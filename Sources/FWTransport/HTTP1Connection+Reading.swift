@@ -166,6 +166,7 @@ extension HTTP1Connection {
             case .end(let trailers, let keepAlive):
                 metrics.responseEnd = loop.now().uptimeNanoseconds
                 metrics.responseBodyBytes = bytesRead - Int64(parser.bufferedByteCount) - metrics.responseHeaderBytes
+                metrics.responseDeviations = parser.responseDeviations
                 // A connection whose peer already ended its side is never kept for another request.
                 run(machine.receivedEnd(trailers: trailers, keepAlive: keepAlive && !core.peerEnded,
                                         hasUnreadBytes: parser.bufferedByteCount > 0))

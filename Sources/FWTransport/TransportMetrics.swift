@@ -37,6 +37,8 @@ public struct TransportMetrics: Sendable {
     /// framing included, before any content decoding).
     public var responseHeaderBytes: Int64 = 0
     public var responseBodyBytes: Int64 = 0
+    /// The named deviations from RFC 9112 the response needed (CONFORMANCE.md; none for a strict one).
+    public var responseDeviations = HTTPDeviations()
     /// What the connection's TLS handshake negotiated; nil for plain HTTP (and for a request that
     /// failed on a TLS connection before any response byte arrived, when the connection was reused).
     public var tls: TLSConnectionMetrics?

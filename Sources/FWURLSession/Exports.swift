@@ -3,6 +3,7 @@
 
 @_exported import struct FWTransport.ConnectionPoolCounters
 @_exported import struct FWTransport.ContentCodings
+@_exported import struct FWTransport.HTTPDeviations
 @_exported import struct FWTransport.HTTPLimits
 @_exported import struct FWTransport.ResolverError
 @_exported import struct FWTLS.Certificate

@@ -113,6 +113,11 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// FWNetworking addition: the ALPN protocol the server selected ("http/1.1"), or nil when it
     /// selected none or the connection is plain HTTP.
     public let fwNegotiatedALPNProtocol: String?
+    /// FWNetworking addition: the stable kebab-case names of the deviations from RFC 9112 the response
+    /// needed to be accepted (`"bare-lf"`, `"obs-fold"`, ...; the table is in FWNetworking's DocC article
+    /// Conformance), in a fixed order; empty for a response that kept to the grammar, and for a
+    /// transaction without a response. `URLSessionConfiguration.httpRefusesDeviations` refuses them all.
+    public let fwResponseDeviations: [String]
 
     /// A transaction from the transport's metrics of one attempt (nil: the request never reached a
     /// connection). `fetchType` is `.localCache` for a response the cache served without the network.
@@ -151,6 +156,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         fwIsTLSSessionResumed = tls?.isResumed ?? false
         fwNegotiatedTLSCipherSuiteName = tls?.cipherSuite.name
         fwNegotiatedALPNProtocol = tls?.alpn
+        fwResponseDeviations = transport?.responseDeviations.names ?? []
         super.init()
     }
 }

@@ -22,6 +22,17 @@ public enum ResponseFramingRules {
     public static func framing(requestMethod: String, head: HTTPResponseHead) throws(HTTPParseError)
         -> (framing: BodyFraming, forbidsReuse: Bool)
     {
+        var deviations = HTTPDeviations()
+        return try framing(requestMethod: requestMethod, head: head, deviations: &deviations, refusing: [])
+    }
+
+    /// `framing(requestMethod:head:)`, adding the named deviations the framing tolerated to `deviations`
+    /// (`duplicate-identical-content-length`, `transfer-encoding-with-content-length`,
+    /// `transfer-encoding-in-http10`); one that `refused` holds throws `HTTPParseError.refused(_:)`.
+    public static func framing(
+        requestMethod: String, head: HTTPResponseHead, deviations: inout HTTPDeviations,
+        refusing refused: HTTPDeviations
+    ) throws(HTTPParseError) -> (framing: BodyFraming, forbidsReuse: Bool) {
         // Rule 1: no body whatever the headers say; a 2xx answer to CONNECT turns the connection into a
         // tunnel right after the head (RFC 9112 §6.3 rule 2). (Rule 2, interim 1xx, is the parser's loop.)
         if requestMethod == "HEAD" || (100..<200).contains(head.status) || head.status == 204
@@ -36,13 +47,21 @@ public enum ResponseFramingRules {
             // In HTTP/1.0 Transfer-Encoding is ignored for framing (RFC 9112 §6.1: probably forwarded
             // without decoding); a coding still applied to what we read could never be undone.
             if head.version == .http1_0, !codings.isEmpty { throw .unsupportedTransferCoding }
-            if head.version == .http1_0 || !finalCodingIsChunked(head.headers) {
+            let withLength = head.headers.contains(name: "Content-Length")
+            if withLength {
+                try deviations.record(.transferEncodingWithContentLength, refusing: refused)
+            }
+            if head.version == .http1_0 {
+                try deviations.record(.transferEncodingInHTTP10, refusing: refused)
                 return (.untilClose, true)
             }
-            return (.chunked, head.headers.contains(name: "Content-Length"))
+            if !finalCodingIsChunked(head.headers) {
+                return (.untilClose, true)
+            }
+            return (.chunked, withLength)
         }
         // Rule 4.
-        if let length = try contentLength(head.headers) {
+        if let length = try contentLength(head.headers, deviations: &deviations, refusing: refused) {
             return (.contentLength(length), false)
         }
         // Rule 5.
@@ -101,14 +120,22 @@ public enum ResponseFramingRules {
 
     /// The one value of every Content-Length element (repeated fields and lists collapse when all are
     /// equal), or nil when there is no Content-Length field.
-    private static func contentLength(_ headers: HTTPHeaders) throws(HTTPParseError) -> Int64? {
+    /// More than one element is the deviation `duplicate-identical-content-length`.
+    private static func contentLength(
+        _ headers: HTTPHeaders, deviations: inout HTTPDeviations, refusing refused: HTTPDeviations
+    ) throws(HTTPParseError) -> Int64? {
         var length: Int64?
+        var duplicated = false
         try headers.forEachElement(inField: "Content-Length") { (element) throws(HTTPParseError) in
             let value = try decimal(element)
-            if let length, length != value {
-                throw .conflictingContentLength
+            if let length {
+                guard length == value else { throw .conflictingContentLength }
+                duplicated = true
             }
             length = value
+        }
+        if duplicated {
+            try deviations.record(.duplicateIdenticalContentLength, refusing: refused)
         }
         return length
     }

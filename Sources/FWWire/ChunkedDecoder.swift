@@ -6,23 +6,26 @@
 //
 //   sizeStart ──hex──▶ sizeDigits ──hex──▶ sizeDigits
 //   sizeDigits ──SP/HTAB──▶ sizeSpace;  ──";"──▶ nameStart;  ──CR──▶ sizeLF;  ──LF──▶ end of line
-//   sizeSpace ──SP/HTAB──▶ sizeSpace;  ──";"──▶ nameStart      (whitespace only before an extension)
-//   nameStart ──SP/HTAB──▶ nameStart;  ──tchar──▶ name          (never an empty name)
+//   sizeSpace ──SP/HTAB──▶ sizeSpace;  ──";"──▶ nameStart;  ──CR/LF──▶ end (deviation)
+//   nameStart ──SP/HTAB──▶ nameStart;  ──tchar──▶ name;  ──";"──▶ nameStart, ──CR/LF──▶ end (deviation)
 //   name ──tchar──▶ name;  ──SP/HTAB──▶ nameSpace;  ──"="──▶ valueStart;  ──";"──▶ nameStart;  ──CR/LF──▶ end
-//   nameSpace ──SP/HTAB──▶ nameSpace;  ──"="──▶ valueStart;  ──";"──▶ nameStart
+//   nameSpace ──SP/HTAB──▶ nameSpace;  ──"="──▶ valueStart;  ──";"──▶ nameStart;  ──CR/LF──▶ end (deviation)
 //   valueStart ──SP/HTAB──▶ valueStart;  ──tchar──▶ token;  ──"\""──▶ quoted   (never an empty value)
 //   token ──tchar──▶ token;  ──SP/HTAB──▶ valueSpace;  ──";"──▶ nameStart;  ──CR/LF──▶ end
 //   quoted ──"\""──▶ valueEnd;  ──"\\"──▶ escape;  ──text──▶ quoted;   escape ──text──▶ quoted
 //   valueEnd ──SP/HTAB──▶ valueSpace;  ──";"──▶ nameStart;  ──CR/LF──▶ end
-//   valueSpace ──SP/HTAB──▶ valueSpace;  ──";"──▶ nameStart
+//   valueSpace ──SP/HTAB──▶ valueSpace;  ──";"──▶ nameStart;  ──CR/LF──▶ end (deviation)
 //   sizeLF ──LF──▶ end of line
 //   end of line: size > 0 ──▶ data(size);  size == 0 ──▶ trailers
 //   data ──all bytes──▶ dataCR ──CR──▶ dataLF ──LF──▶ sizeStart;  dataCR ──LF──▶ sizeStart
 //   trailers ──blank line──▶ done
 //
-// So the size line is `chunk-size [ chunk-ext ] CRLF` exactly: whitespace never comes right before the
-// line end, and no extension is empty. Every other byte is an error value. Size digits use checked
-// arithmetic and are capped at `maxChunkSizeDigits`; the bytes after the digits are capped at
+// So the size line is `chunk-size [ chunk-ext ] CRLF`; three leniencies are named deviations, recorded in
+// `deviations` (or errors when `HTTPLimits.refusedDeviations` refuses them): a line end after whitespace
+// (sizeSpace, nameSpace, valueSpace ──CR/LF──▶ end: `whitespace-before-chunk-crlf`), a `;` with no name after
+// it (nameStart ──";"──▶ nameStart, nameStart ──CR/LF──▶ end: `empty-chunk-extension`), and LF without CR
+// after the size line or the chunk data (`bare-lf`). Every other byte is an error value. Size digits use
+// checked arithmetic and are capped at `maxChunkSizeDigits`; the bytes after the digits are capped at
 // `maxChunkExtensionLength`, the whole line at `maxLineLength`; the trailer section follows the header
 // rules with `maxTrailerSize`. Extensions are checked and ignored. End of stream is the owner's business:
 // anywhere before `done` it is premature.
@@ -77,6 +80,8 @@ struct ChunkedDecoder {
     /// Reads the trailer section in state `trailers`; untouched before.
     private var trailers: FieldSectionReader
     private let limits: HTTPLimits
+    /// The named deviations the body needed so far (the trailer section's join them at its end).
+    private(set) var deviations = HTTPDeviations()
 
     /// A decoder at the start of a chunked body.
     init(limits: HTTPLimits) {
@@ -101,6 +106,7 @@ struct ChunkedDecoder {
                     return .needMoreInput(consumed: index + progress.consumed)
                 }
                 state = .done
+                deviations.formUnion(trailers.deviations)
                 return .end(trailers: trailers.fields, consumed: index + progress.consumed)
             case .done:
                 preconditionFailure("decode(_:) in state \(state)")
@@ -126,7 +132,7 @@ struct ChunkedDecoder {
             if let digit = ASCII.hexDigitValue(byte) {
                 try addDigit(digit, to: &line)
                 state = .sizeDigits(line)
-            } else if !endsLine(byte, line) {
+            } else if try !endsLine(byte, line) {
                 guard isWhitespace(byte) || byte == ASCII.semicolon else { throw .invalidChunkSize }
                 try extend(&line, then: byte == ASCII.semicolon ? State.nameStart : State.sizeSpace)
             }
@@ -157,7 +163,9 @@ struct ChunkedDecoder {
         case .dataCR:
             switch byte {
             case ASCII.cr: state = .dataLF
-            case ASCII.lf: state = .sizeStart
+            case ASCII.lf:
+                try deviations.record(.bareLF, refusing: limits.refusedDeviations)
+                state = .sizeStart
             default: throw .invalidChunkTerminator
             }
         case .dataLF:
@@ -171,10 +179,13 @@ struct ChunkedDecoder {
     // MARK: Extension bytes
 
     /// BWS after the size, a name or a value: more of it (`staying`), the `;` of an extension, or after a
-    /// name (`mayAssign`) its `=` — never the line end.
+    /// name (`mayAssign`) its `=`; the line end only as the deviation `whitespace-before-chunk-crlf`.
     private mutating func extensionSpace(_ byte: UInt8, line: inout SizeLine, staying: (SizeLine) -> State,
                                          mayAssign: Bool = false) throws(HTTPParseError) {
         switch byte {
+        case ASCII.cr, ASCII.lf:
+            try deviations.record(.whitespaceBeforeChunkCRLF, refusing: limits.refusedDeviations)
+            _ = try endsLine(byte, line)
         case ASCII.space, ASCII.tab: try extend(&line, then: staying)
         case ASCII.semicolon: try extend(&line, then: State.nameStart)
         case ASCII.equals where mayAssign: try extend(&line, then: State.valueStart)
@@ -182,14 +193,21 @@ struct ChunkedDecoder {
         }
     }
 
-    /// A byte of an extension's name, or right after `;` (BWS, then at least one tchar).
+    /// A byte of an extension's name, or right after `;` (BWS, then at least one tchar; another `;` or the
+    /// line end only as the deviation `empty-chunk-extension`).
     private mutating func extensionName(_ byte: UInt8, line: inout SizeLine) throws(HTTPParseError) {
         if case .nameStart = state {
             if isWhitespace(byte) { return try extend(&line, then: State.nameStart) }
+            if byte == ASCII.semicolon || byte == ASCII.cr || byte == ASCII.lf {
+                try deviations.record(.emptyChunkExtension, refusing: limits.refusedDeviations)
+                if byte == ASCII.semicolon { return try extend(&line, then: State.nameStart) }
+                _ = try endsLine(byte, line)
+                return
+            }
             guard ByteClass.token.contains(byte) else { throw .invalidChunkExtension }
             return try extend(&line, then: State.name)
         }
-        if endsLine(byte, line) { return }
+        if try endsLine(byte, line) { return }
         switch byte {
         case ASCII.space, ASCII.tab: try extend(&line, then: State.nameSpace)
         case ASCII.equals: try extend(&line, then: State.valueStart)
@@ -208,7 +226,7 @@ struct ChunkedDecoder {
             guard ByteClass.token.contains(byte) else { throw .invalidChunkExtension }
             return try extend(&line, then: State.token)
         }
-        if endsLine(byte, line) { return }
+        if try endsLine(byte, line) { return }
         switch byte {
         case ASCII.space, ASCII.tab: try extend(&line, then: State.valueSpace)
         case ASCII.semicolon: try extend(&line, then: State.nameStart)
@@ -218,11 +236,13 @@ struct ChunkedDecoder {
         }
     }
 
-    /// CR or LF where the line may end: the size line is over (true).
-    private mutating func endsLine(_ byte: UInt8, _ line: SizeLine) -> Bool {
+    /// CR or LF where the line may end: the size line is over (true); LF alone is the deviation `bare-lf`.
+    private mutating func endsLine(_ byte: UInt8, _ line: SizeLine) throws(HTTPParseError) -> Bool {
         switch byte {
         case ASCII.cr: state = .sizeLF(line)
-        case ASCII.lf: endOfSizeLine(line)
+        case ASCII.lf:
+            try deviations.record(.bareLF, refusing: limits.refusedDeviations)
+            endOfSizeLine(line)
         default: return false
         }
         return true

@@ -1,12 +1,17 @@
 // Reading a field section (the header fields of a head, or the trailer fields after the last chunk) line
 // by line into HTTPHeaders, with the header rules of CONFORMANCE.md: token names directly followed by a
 // colon, OWS around values trimmed, NUL in values rejected, obs-fold joined with one SP, and caps on line
-// length, section size and field count.
+// length, section size and field count. A bare-LF line end and an obs-fold line are named deviations: recorded
+// in `deviations`, or an error when `HTTPLimits.refusedDeviations` refuses them.
 
 /// Reads field lines until the blank line that ends the section; consumes whole lines only.
 struct FieldSectionReader {
     /// The fields read so far (all of them once `read` reported the section complete).
     private(set) var fields = HTTPHeaders()
+    /// The named deviations the lines read so far needed.
+    private(set) var deviations = HTTPDeviations()
+    /// The deviations to refuse.
+    private let refused: HTTPDeviations
     private var scanner = LineScanner()
     /// Bytes counted against `maxSize` so far.
     private var size: Int
@@ -24,20 +29,23 @@ struct FieldSectionReader {
     static func head(limits: HTTPLimits, statusLineLength: Int) -> FieldSectionReader {
         FieldSectionReader(
             size: statusLineLength, maxSize: limits.maxHeadSize, maxLineLength: limits.maxLineLength,
-            maxCount: limits.maxHeaderCount, tooLarge: .headTooLarge, expected: (16, 512))
+            maxCount: limits.maxHeaderCount, tooLarge: .headTooLarge, expected: (16, 512),
+            refused: limits.refusedDeviations)
     }
 
     /// A reader for the trailer section of a chunked body.
     static func trailers(limits: HTTPLimits) -> FieldSectionReader {
         FieldSectionReader(
             size: 0, maxSize: limits.maxTrailerSize, maxLineLength: limits.maxLineLength,
-            maxCount: limits.maxHeaderCount, tooLarge: .trailersTooLarge, expected: (4, 128))
+            maxCount: limits.maxHeaderCount, tooLarge: .trailersTooLarge, expected: (4, 128),
+            refused: limits.refusedDeviations)
     }
 
     private init(
         size: Int, maxSize: Int, maxLineLength: Int, maxCount: Int, tooLarge: HTTPParseError,
-        expected: (fields: Int, bytes: Int)
+        expected: (fields: Int, bytes: Int), refused: HTTPDeviations
     ) {
+        self.refused = refused
         self.size = size
         self.maxSize = maxSize
         self.maxLineLength = maxLineLength
@@ -53,6 +61,9 @@ struct FieldSectionReader {
         while let line = try scanner.nextLine(in: bytes.suffix(from: offset), maxLength: maxLineLength) {
             let content = bytes.suffix(from: offset).prefix(upTo: line.contentLength)
             offset += line.length
+            if line.length == line.contentLength + 1 {
+                try deviations.record(.bareLF, refusing: refused)
+            }
             if content.isEmpty {
                 return (offset, true)
             }
@@ -70,6 +81,7 @@ struct FieldSectionReader {
     private mutating func parseFieldLine(_ line: UnsafeRawBufferPointer, mayHoldNUL: Bool) throws(HTTPParseError) {
         if ASCII.isWhitespace(line[0]) {
             guard !fields.isEmpty else { throw .invalidHeaderName }
+            try deviations.record(.obsFold, refusing: refused)
             let continuation = line.trimmingWhitespace()
             if mayHoldNUL {
                 try Self.validateValue(continuation)

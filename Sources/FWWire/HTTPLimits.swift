@@ -30,6 +30,9 @@ public struct HTTPLimits: Sendable, Hashable {
     /// `URLError.dataLengthExceedsMaximum` — on every path: collected in memory (long before
     /// `maxCollectedBodySize`), streamed to a delegate or `bytes(for:)`, or written to a download's file.
     public var maxDecompressionRatio: Int
+    /// The named deviations the parser refuses instead of tolerating (none by default; strict mode:
+    /// `HTTPDeviations.all`). A refused one fails the response with `HTTPParseError.refused(_:)`.
+    public var refusedDeviations: HTTPDeviations
 
     /// The defaults above.
     public init() {
@@ -42,6 +45,7 @@ public struct HTTPLimits: Sendable, Hashable {
         maxInterimResponses = 16
         maxCollectedBodySize = 512 << 20
         maxDecompressionRatio = 100
+        refusedDeviations = []
     }
 
     /// What a decoded body may always reach, whatever its ratio (see `maxDecompressionRatio`).

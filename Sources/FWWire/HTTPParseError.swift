@@ -28,6 +28,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case unsolicitedSwitchingProtocols
         case tooManyInterimResponses
         case unexpectedEndOfStream
+        case refusedDeviation(UInt16)
     }
 
     private let code: Code
@@ -91,6 +92,19 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
     /// More interim (1xx) responses than `HTTPLimits.maxInterimResponses` before the final one.
     public static let tooManyInterimResponses = HTTPParseError(.tooManyInterimResponses)
 
+    // MARK: Strict mode
+
+    /// A named deviation that `HTTPLimits.refusedDeviations` refuses (strict mode): the description names it.
+    public static func refused(_ deviation: HTTPDeviations) -> HTTPParseError {
+        HTTPParseError(.refusedDeviation(deviation.rawValue))
+    }
+
+    /// The refused deviation, when strict mode refused one; nil for every other error.
+    public var refusedDeviation: HTTPDeviations? {
+        guard case .refusedDeviation(let bits) = code else { return nil }
+        return HTTPDeviations(rawValue: bits)
+    }
+
     // MARK: Premature close
 
     /// The peer closed before the message was complete.
@@ -134,6 +148,7 @@ public struct HTTPParseError: Error, Hashable, CustomStringConvertible {
         case .unsolicitedSwitchingProtocols: "unsolicited 101 Switching Protocols"
         case .tooManyInterimResponses: "too many interim (1xx) responses"
         case .unexpectedEndOfStream: "connection closed before the response was complete"
+        case .refusedDeviation(let bits): "strict mode refused the deviation \(HTTPDeviations(rawValue: bits))"
         }
     }
 }

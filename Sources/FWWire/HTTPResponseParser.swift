@@ -22,6 +22,11 @@
 // they are either the next response (after `expectResponse`) or unsolicited bytes the owner must treat as
 // a broken connection.
 //
+// Each response records the named deviations (HTTPDeviations.swift) it needed in `responseDeviations`, one
+// word reset by `expectResponse`: the status line's here, the field sections' and the chunked body's from
+// their readers when they finish, the framing's from ResponseFramingRules. A deviation that
+// `limits.refusedDeviations` holds is an error instead (strict mode).
+//
 // One `[UInt8]` buffer holds the received bytes; `readIndex` marks what events consumed. Consumed bytes
 // are dropped when the next feed arrives. Large reads move without copying: a fed `[UInt8]` becomes the
 // buffer when nothing is left unread, and a body event that is the whole buffer takes the buffer itself.
@@ -58,6 +63,8 @@ public struct HTTPResponseParser: Sendable {
     var readIndex = 0
     /// True once the peer closed its sending side.
     private var endOfStream = false
+    /// The named deviations the response in progress (or the last one) needed so far, interim heads included.
+    public private(set) var responseDeviations = HTTPDeviations()
 
     /// Reads and body events at least this large move between caller and parser without a copy.
     static let zeroCopyMinimum = 4096
@@ -82,6 +89,7 @@ public struct HTTPResponseParser: Sendable {
         self.requestMethod = requestMethod
         self.acceptsSwitchingProtocols = acceptsSwitchingProtocols
         interimCount = 0
+        responseDeviations = []
         state = .statusLine(LineScanner())
     }
 
@@ -212,16 +220,19 @@ public struct HTTPResponseParser: Sendable {
                 throw error
             case .statusLine(var scanner):
                 let maxLength = limits.maxLineLength
-                let parsed = try withUnreadBytes { (bytes) throws(HTTPParseError) -> (StatusLine, Int)? in
+                let parsed = try withUnreadBytes { (bytes) throws(HTTPParseError) -> (StatusLine, LineScanner.Line)? in
                     try StatusLine.checkStart(bytes)
                     guard let line = try scanner.nextLine(in: bytes, maxLength: maxLength) else { return nil }
-                    return (try StatusLine(parsing: bytes.prefix(upTo: line.contentLength)), line.length)
+                    return (try StatusLine(parsing: bytes.prefix(upTo: line.contentLength)), line)
                 }
-                guard let (statusLine, length) = parsed else {
+                guard let (statusLine, line) = parsed else {
                     state = .statusLine(scanner)
                     return try needMoreInput()
                 }
+                let length = line.length
                 guard length <= limits.maxHeadSize else { throw .headTooLarge }
+                if length == line.contentLength + 1 { try record(.bareLF) }
+                if statusLine.lacksReasonPhrase { try record(.missingReasonPhrase) }
                 consume(length)
                 state = .headerFields(statusLine, .head(limits: limits, statusLineLength: length))
             case .headerFields(let statusLine, var reader):
@@ -232,6 +243,7 @@ public struct HTTPResponseParser: Sendable {
                     state = .headerFields(statusLine, reader)
                     return try needMoreInput()
                 }
+                responseDeviations.formUnion(reader.deviations)
                 let head = HTTPResponseHead(
                     version: statusLine.version, status: statusLine.code, reason: statusLine.reason,
                     headers: reader.fields)
@@ -278,7 +290,9 @@ public struct HTTPResponseParser: Sendable {
             state = .statusLine(LineScanner())
             return .informational(head)
         }
-        let (framing, forbidsReuse) = try ResponseFramingRules.framing(requestMethod: requestMethod, head: head)
+        let (framing, forbidsReuse) = try ResponseFramingRules.framing(
+            requestMethod: requestMethod, head: head, deviations: &responseDeviations,
+            refusing: limits.refusedDeviations)
         let keepAlive = !forbidsReuse && framing != .untilClose && Self.versionAllowsKeepAlive(head)
         switch framing {
         case .none, .contentLength(0):
@@ -328,6 +342,7 @@ public struct HTTPResponseParser: Sendable {
                 }
             case .end(let trailers, let consumed):
                 consume(consumed)
+                responseDeviations.formUnion(decoder.deviations)
                 guard !body.isEmpty else {
                     state = .idle
                     return .end(trailers: trailers, keepAlive: keepAlive)
@@ -343,6 +358,11 @@ public struct HTTPResponseParser: Sendable {
         let headers = head.headers
         guard !headers.containsToken("close", inField: "Connection") else { return false }
         return head.version == .http1_1 || headers.containsToken("keep-alive", inField: "Connection")
+    }
+
+    /// Records a deviation of the response, or throws when strict mode refuses it.
+    private mutating func record(_ deviation: HTTPDeviations) throws(HTTPParseError) {
+        try responseDeviations.record(deviation, refusing: limits.refusedDeviations)
     }
 
     /// nil, to wait for input; or the premature-end error when no more input will come.

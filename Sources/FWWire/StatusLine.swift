@@ -7,6 +7,8 @@ struct StatusLine {
     var version: HTTPVersion
     var code: Int
     var reason: String
+    /// True when the line ends right after the status code, without the SP (`missing-reason-phrase`).
+    var lacksReasonPhrase: Bool
 
     /// Rejects a status line as soon as its first bytes show it cannot start with "HTTP/" (so garbage or an
     /// HTTP/0.9 body fails at once instead of waiting for a line end or reading as a premature close).
@@ -45,6 +47,7 @@ struct StatusLine {
         }
         guard code >= 100 else { throw .invalidStatusCode }
         self.code = code
+        lacksReasonPhrase = line.count == 12
 
         // reason-phrase = *( HTAB / SP / VCHAR / obs-text )
         let reason = line.count > 13 ? line.suffix(from: 13) : UnsafeRawBufferPointer(start: nil, count: 0)

@@ -97,6 +97,7 @@ private func sessionSetup(_ options: Options, cookies: [HTTPCookie]) -> (URLSess
         configuration.httpCookieStorage = nil
     }
     if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
+    options.conformance.apply(to: configuration)
     if let path = options.caCertificateFile {
         do {
             configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: path))

@@ -21,6 +21,7 @@ enum FetchResult: Sendable {
                 ("headers", pairs(response.orderedHeaderFields)),
                 ("body_base64", .string(body.base64EncodedString())),
                 ("trailers", pairs(record.trailers)),
+                ("violations", .array(record.violations.map(JSONValue.string))),
             ]
             if let tls = record.tls {
                 members.append(("tls", .object([
@@ -71,6 +72,8 @@ struct TransferRecord: Sendable {
     var tls: TLSSummary?
     /// Why the policy refused a server (a pin mismatch), if it did.
     var trustRejection: String?
+    /// The named deviations from RFC 9112 the last hop's response needed (`fwResponseDeviations`).
+    var violations: [String] = []
 }
 
 // MARK: - URLError

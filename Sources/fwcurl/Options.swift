@@ -45,6 +45,8 @@ struct Options {
     var retry = RetryOptions()
     /// `-b`, `-c`, `-j` (Options+Cookies.swift).
     var cookies = CookieOptions()
+    /// `--strict` (Options+Conformance.swift).
+    var conformance = ConformanceOptions()
     /// `-u USER:PASSWORD` (Options+Auth.swift).
     var user: String?
     /// `--basic` (the default), `--digest`, `--anyauth`.
@@ -84,7 +86,7 @@ struct Options {
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
                       [-b NAME=VALUE|FILE]... [-c FILE] [-j] [-u USER:PASSWORD] [--basic|--digest|--anyauth]
-                      [--proxy-basic|--proxy-digest|--proxy-anyauth] URL [URL...]
+                      [--proxy-basic|--proxy-digest|--proxy-anyauth] [--strict] URL [URL...]
                fwcurl demo
 
           -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
@@ -125,6 +127,7 @@ struct Options {
           -f, --fail       an HTTP status of 400 or more fails (exit 22) and writes no body
           --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
                            from Content-Length before the transfer, or while it runs
+        \(ConformanceOptions.usage)
         ws:// and wss:// URLs open a WebSocket: each line of standard input is sent as a text message, every
         message that arrives is printed (--json: one JSON object per message, with its type), and the end of
         standard input closes the connection with 1000
@@ -194,6 +197,7 @@ struct Options {
             default:
                 if try parseRetry(argument, value: value) { continue }
                 if try parseCookies(argument, value: value) { continue }
+                if try parseConformance(argument, value: value) { continue }
                 if try parseAuth(argument, value: value) { continue }
                 try parseTLSOrURL(argument, value: value)
             }

@@ -29,7 +29,11 @@ extension Transfer {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
         let summary = trace.collected(metrics)
-        if let summary { withState(session) { $0.record.tls = summary } }
+        let violations = metrics.transactionMetrics.last?.fwResponseDeviations ?? []
+        withState(session) {
+            if let summary { $0.record.tls = summary }
+            $0.record.violations = violations
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didUseConnectionTo remoteAddress: String?,

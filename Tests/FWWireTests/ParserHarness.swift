@@ -50,6 +50,8 @@ struct ParserCase: Sendable, CustomTestStringConvertible {
     var events: [HTTPResponseEvent]
     /// The error expected after `events`, or nil when the message must end cleanly.
     var error: HTTPParseError?
+    /// The named deviations the parser must record by a clean end; nil: not checked.
+    var deviations: HTTPDeviations?
 
     var testDescription: String {
         name
@@ -147,6 +149,9 @@ enum ParserHarness {
         sourceLocation: SourceLocation
     ) {
         guard testCase.error == nil else { return }
+        if let deviations = testCase.deviations {
+            #expect(parser.responseDeviations == deviations, "\(way): deviations", sourceLocation: sourceLocation)
+        }
         #expect(parser.isIdle, "\(way): not idle after the end", sourceLocation: sourceLocation)
         #expect(parser.bufferedByteCount == leftOver, "\(way): buffered bytes", sourceLocation: sourceLocation)
     }

@@ -231,6 +231,17 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         set { withStorage { $0.httpResponseLimits = newValue } }
     }
 
+    /// FWNetworking addition: strict mode. When true, a response that needs any named deviation from RFC 9112
+    /// (a bare LF line end, obs-fold, a missing reason phrase, ...; the table is in FWNetworking's DocC article
+    /// Conformance) fails with `URLError.badServerResponse` whose description names the deviation;
+    /// when false (the default) such responses are accepted and the names are reported in
+    /// `URLSessionTaskTransactionMetrics.fwResponseDeviations`. The same as setting
+    /// `httpResponseLimits.refusedDeviations` to `HTTPDeviations.all` (true) or to none (false).
+    open var httpRefusesDeviations: Bool {
+        get { withStorage { $0.httpResponseLimits.refusedDeviations == .all } }
+        set { withStorage { $0.httpResponseLimits.refusedDeviations = newValue ? .all : [] } }
+    }
+
     /// The oldest TLS version the session accepts; TLS 1.2 by default.
     open var tlsMinimumSupportedProtocolVersion: tls_protocol_version_t {
         get { withStorage { $0.tlsMinimumSupportedProtocolVersion } }
