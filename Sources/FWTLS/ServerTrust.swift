@@ -54,7 +54,7 @@ public struct ServerTrust: Sendable {
         }
         let stores = anchors.verificationStores
         guard !stores.isEmpty else {
-            throw TrustError.unknownRoot(reason: "no trust anchors (\(anchors))")
+            throw TrustError.unknownRoot(reason: anchors.missingAnchorsReason)
         }
         var firstFailure: (code: Int32, depth: Int32)?
         for entry in stores {
