@@ -9,7 +9,7 @@ import TestSupport
         let server = try OpenSSLServer.start()
         defer { server.stop() }
         let bundle = TLSFixtures.path("root-ca.pem")
-        let run = try Fwcurl.run(["-v", "-sS", "https://localhost:\(server.port)/"],
+        let run = try Fwcurl.run(["-v", "-s", "https://localhost:\(server.port)/"],
                                  environment: ["SSL_CERT_FILE": bundle, "SSL_CERT_DIR": ""])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.text.contains("s_server"))
@@ -22,7 +22,7 @@ import TestSupport
         try FileManager.default.copyItem(atPath: TLSFixtures.path("root-ca.pem"), toPath: directory.file("\(hash).0"))
         let server = try OpenSSLServer.start()
         defer { server.stop() }
-        let run = try Fwcurl.run(["-v", "-sS", "https://localhost:\(server.port)/"],
+        let run = try Fwcurl.run(["-v", "-s", "https://localhost:\(server.port)/"],
                                  environment: ["SSL_CERT_DIR": directory.path, "SSL_CERT_FILE": ""])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("* trust store: \(directory.path) (SSL_CERT_DIR directory)"))
@@ -31,7 +31,7 @@ import TestSupport
     @Test func anotherCAInSSLCertFileIsRefusedWithExit60() throws {
         let server = try OpenSSLServer.start()
         defer { server.stop() }
-        let run = try Fwcurl.run(["-sS", "https://localhost:\(server.port)/"],
+        let run = try Fwcurl.run(["-s", "https://localhost:\(server.port)/"],
                                  environment: ["SSL_CERT_FILE": TLSFixtures.path("unknown-root-ca.pem")])
         #expect(run.status == 60, "\(run.stderr)")
     }
