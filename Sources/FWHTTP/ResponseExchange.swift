@@ -75,6 +75,9 @@ final class ResponseExchange: TransportTaskDelegate {
         state.withLock { state in if case .success(let trailers)? = state.end { trailers } else { nil } }
     }
 
+    /// The bytes queued for the reader and whether the socket's reading is paused (tests watch them).
+    var queue: (bytes: Int, paused: Bool) { state.withLock { ($0.queuedBytes, $0.paused) } }
+
     /// True once the exchange ended or failed.
     var isFinished: Bool { state.withLock { $0.end != nil } }
 
