@@ -33,5 +33,6 @@ if [ "${1:-}" = "--tsan" ]; then
 fi
 Scripts/check-deps.sh
 Scripts/musl-shims.sh
+Scripts/size-check.sh
 Scripts/api-diff.sh
 Scripts/docs.sh
