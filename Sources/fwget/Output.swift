@@ -9,6 +9,7 @@ import Musl
 /// Where body bytes go: standard output, or a file made (truncated) on the first write, or nothing (the
 /// body is kept for `--json`). Writes everything or reports the failure.
 final class Output {
+    /// The open descriptor; nil before `open` (a file) or after `close`. Used by fwget's one task only.
     private var descriptor: Int32?
     private let path: String?
 
