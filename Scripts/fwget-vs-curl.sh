@@ -33,7 +33,7 @@ ca="$tls/root-ca.pem"
 declare -A command=(
     [curl]="curl -sS -o /dev/null --cacert $ca $url"
     [fwget]="$work/fwget -o /dev/null --cacert $ca $url"
-    [fwcurl]="$work/fwcurl -sS -o /dev/null --cacert $ca $url"
+    [fwcurl]="$work/fwcurl -s -o /dev/null --cacert $ca $url"
 )
 tools=(curl fwget fwcurl)
 for tool in "${tools[@]}"; do : >"$work/$tool.rss"; : >"$work/$tool.ms"; done
