@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "FWNetworking", targets: ["FWNetworking"]),
         .library(name: "FWWire", targets: ["FWWire"]),
         .executable(name: "fwcurl", targets: ["fwcurl"]),
+        .library(name: "FWHTTP", targets: ["FWHTTP"]),
+        .executable(name: "fwget", targets: ["fwget"]),
     ],
     targets: [
         // MARK: Product targets, bottom to top
@@ -31,6 +33,15 @@ let package = Package(
         .target(name: "FWURLSession", dependencies: ["FWTransport", "FWTLS"]),
         .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS", "FWLoop"]),
         .executableTarget(name: "fwcurl", dependencies: ["FWNetworking"]),
+        // The Foundation-free client (issue 24): FWHTTP over the transport, and the fwget tool on it alone.
+        .target(name: "FWHTTP", dependencies: ["FWTransport", "FWTLS", "FWWire", "FWLoop"]),
+        // Release links position-dependent and exports no symbols: -660 KB of relocations and -250 KB of
+        // dynamic symbols, which keeps the static, stripped fwget under 8 MB (Scripts/size-check.sh).
+        .executableTarget(
+            name: "fwget", dependencies: ["FWHTTP"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
+                                          .when(configuration: .release))]
+        ),
 
         // MARK: Test support and tests
 
@@ -41,6 +52,7 @@ let package = Package(
         .testTarget(name: "FWTransportTests", dependencies: ["FWTransport", "TestSupport"]),
         .testTarget(name: "FWURLSessionTests", dependencies: ["FWURLSession", "TestSupport"]),
         .testTarget(name: "FWNetworkingTests", dependencies: ["FWNetworking", "TestSupport"]),
+        .testTarget(name: "FWHTTPTests", dependencies: ["FWHTTP", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["FWNetworking", "TestSupport"]),
         // Run by IntegrationTests inside network namespaces they create: reports reachability transitions
         // and waitsForConnectivity outcomes as lines (Tests/ReachabilityProbe/main.swift).

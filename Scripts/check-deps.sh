@@ -23,6 +23,8 @@ declare -A MAY_IMPORT=(
     [FWURLSession]="FWTransport FWTLS Foundation Glibc Dispatch"
     [FWNetworking]="FWURLSession FWTLS FWLoop Foundation Dispatch Glibc"
     [fwcurl]="FWNetworking Foundation Dispatch Glibc"
+    [FWHTTP]="FWTransport FWTLS FWWire FWLoop"
+    [fwget]="FWHTTP Glibc"
     [TestSupport]="*"
 )
 # The third-party libraries each C target may include (its own headers and libc are always allowed).
@@ -78,9 +80,25 @@ for directory in Sources/*/; do
     [ "$allowed" = "*" ] && continue
     while read -r location module; do
         [[ " $allowed " == *" $module "* ]] && continue
+        [ "$module" = Musl ] && [[ " $allowed " == *" Glibc "* ]] && continue # Glibc's musl branch
         fail "$location: $target may not import $module (allowed: ${allowed:-the standard library only})"
     done < <(imports_in "$directory")
 done
+
+# MARK: - Portable imports
+
+# Every `import Glibc` sits in `#if canImport(Glibc)` and is followed by an `#elseif canImport(Musl)` branch
+# (the Swift static Linux SDK builds with musl); Musl may be imported wherever Glibc may.
+while IFS= read -r hit; do
+    fail "$hit: an unconditional import Glibc (write #if canImport(Glibc) / #elseif canImport(Musl) / #endif)"
+done < <(find Sources Tests -name '*.swift' -print0 | xargs -0 awk '
+    FNR == 1 { previous = ""; check = 0 }
+    /^[[:space:]]*import[[:space:]]+Glibc[[:space:]]*$/ {
+        pending = (previous ~ /^[[:space:]]*#if[[:space:]]+canImport\(Glibc\)/) ? FILENAME ":" FNR : "";
+        if (pending == "") print FILENAME ":" FNR; else { check = 1; previous = $0; next }
+    }
+    check == 1 { if ($0 !~ /^[[:space:]]*#elseif[[:space:]]+canImport\(Musl\)/) print pending; check = 0 }
+    { previous = $0 }')
 
 # MARK: - C includes
 

@@ -11,6 +11,7 @@
 #   python3-websockets        a WebSocket test peer (echo, compression, subprotocols, close codes)
 #   apache2-bin               a test peer for HTTP Digest
 #   faketime                  Scripts/time-travel.sh
+#   musl-tools                musl-gcc: Scripts/musl-shims.sh compiles the C shims with musl's headers
 #   iproute2, util-linux      ip, unshare and nsenter for the network-namespace tests of reachability
 #   squid, microsocks         HTTP/CONNECT (with basic_ncsa_auth) and SOCKS5 proxies for the proxy tests;
 #                             a temporary policy-rc.d keeps their packages from starting system daemons
@@ -28,6 +29,7 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+command -v musl-gcc >/dev/null 2>&1 || missing+=(musl-tools)
 [ -f /usr/share/publicsuffix/public_suffix_list.dat ] || missing+=(publicsuffix)
 [ -x /usr/sbin/apache2 ] || missing+=(apache2-bin)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)

@@ -32,5 +32,7 @@ if [ "${1:-}" = "--tsan" ]; then
     swift test --skip-build --sanitize=thread --scratch-path .build-tsan "${width[@]}" --filter 'FaultSuite|FaultProxyTests'
 fi
 Scripts/check-deps.sh
+Scripts/musl-shims.sh
+Scripts/size-check.sh
 Scripts/api-diff.sh
 Scripts/docs.sh

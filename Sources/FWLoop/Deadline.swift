@@ -1,6 +1,10 @@
 // Deadline: a point in time on CLOCK_MONOTONIC, the clock epoll timeouts use.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A point in time on the monotonic clock, in nanoseconds since an arbitrary origin (boot).
 ///

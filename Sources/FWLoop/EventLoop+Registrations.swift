@@ -7,7 +7,11 @@
 // EventLoop.swift.
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension EventLoop {
     /// One registered descriptor.

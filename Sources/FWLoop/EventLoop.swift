@@ -30,7 +30,11 @@
 // clock by default, a clock moved by hand in tests.
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Synchronization
 
 /// An event loop: one named thread running epoll, with cross-thread tasks, timers and IO handlers.

@@ -1,6 +1,10 @@
 // EventLoopGroup: a fixed set of event loops handed out round-robin.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Synchronization
 
 /// A fixed set of event loops; `next()` hands them out round-robin.

@@ -1,6 +1,10 @@
 // IOError and IOResult: what the syscall chokepoint (Syscall.swift) hands back to its callers.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - IOError
 

@@ -1,6 +1,10 @@
 // IPAddress: an IPv4 or IPv6 address as its network-order bytes, for matching against route prefixes.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// An IPv4 (4 bytes) or IPv6 (16 bytes) address in network byte order.
 struct IPAddress: Hashable, Sendable, CustomStringConvertible {

@@ -9,7 +9,11 @@
 // are inlinable, so callers get them specialised for their value (and the storage class's metadata as a
 // cached constant) instead of going through generic code.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A value behind a mutex, shareable across threads.
 ///

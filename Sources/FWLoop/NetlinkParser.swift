@@ -10,7 +10,11 @@
 // skipped.
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Decodes the messages of route-netlink datagrams.
 enum NetlinkParser {

@@ -1,7 +1,11 @@
 // NetlinkSocket: a non-blocking NETLINK_ROUTE socket, its receive buffer and its request numbers, plus the
 // synchronous dump that builds a NetworkView. Not Sendable: the monitor's loop owns its socket.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A route-netlink socket: sends requests to the kernel, receives its datagrams as messages.
 final class NetlinkSocket {

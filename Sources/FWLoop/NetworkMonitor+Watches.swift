@@ -8,7 +8,11 @@
 // last lookup failed (no network, no DNS). After the first answer a watch hears only changes of its path.
 // Answers run on the monitor's loop thread, never under the lock.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - NetworkWatch
 

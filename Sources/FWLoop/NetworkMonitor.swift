@@ -11,7 +11,11 @@
 // the socket; `shared` is never shut down.
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Watches the kernel's links, addresses and routes and tells subscribers when the way to a destination
 /// changes. Thread-safe.

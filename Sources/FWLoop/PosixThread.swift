@@ -1,7 +1,11 @@
 // PosixThread: the few pthread calls FWLoop needs (loop threads and resolver workers).
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 enum PosixThread {
     /// What the new thread needs; handed over retained through pthread_create's argument.

@@ -4,7 +4,11 @@
 // fed by a locked FIFO; the threads start on demand and live for the process. Numeric literals are
 // answered at once on the caller's thread.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - ResolverError
 

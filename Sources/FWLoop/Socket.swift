@@ -1,6 +1,10 @@
 // Socket: a non-blocking TCP socket owned by one event loop.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A non-blocking TCP socket. Owned by one loop (not Sendable).
 ///

@@ -1,6 +1,10 @@
 // SocketAddress: an IPv4 or IPv6 address with a port, as text and as a sockaddr for the kernel.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// An IPv4 or IPv6 socket address: numeric host text and a port.
 ///

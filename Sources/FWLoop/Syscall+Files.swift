@@ -1,7 +1,11 @@
 // Reading small files and symbolic links (the sysfs attributes of network interfaces), through the
 // chokepoint's rules (Syscall.swift).
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension Syscall {
     /// The first `limit` bytes of the file at `path` (all of it when shorter).

@@ -1,7 +1,11 @@
 // The netlink calls of the network-change monitor, through the chokepoint's rules (Syscall.swift).
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension Syscall {
     /// A non-blocking, close-on-exec `NETLINK_ROUTE` socket joined to the legacy multicast `groups`.

@@ -5,7 +5,11 @@
 // bug in our code, never the peer's doing), anything else is thrown as `IOError(errno:call:)`.
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 enum Syscall {
     // MARK: Core

@@ -11,7 +11,11 @@
 // to the characters a header value allows.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - Defaults
 

@@ -2,7 +2,11 @@
 // written to a file for servers (or upload tasks) that want a file rather than a stream.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - Multipart form requests
 

@@ -15,7 +15,11 @@
 // stream part is copied when its stream conforms to NSCopying, else the copy fails when it reaches it.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - MultipartSegment
 

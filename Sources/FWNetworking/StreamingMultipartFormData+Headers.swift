@@ -2,7 +2,11 @@
 // the fixed header order, and the checks finalizing makes (boundary, header names and values, streams).
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - Header values
 

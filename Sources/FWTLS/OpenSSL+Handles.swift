@@ -1,5 +1,9 @@
 import CFWOpenSSL
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // Reference-counted OpenSSL objects as Swift classes (freed on deinit), the error queue as text, and
 // the copy-out helpers every accessor uses. Nothing here is public.

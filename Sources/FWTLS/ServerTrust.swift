@@ -1,5 +1,9 @@
 import CFWOpenSSL
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - ServerTrust
 
@@ -54,7 +58,7 @@ public struct ServerTrust: Sendable {
         }
         let stores = anchors.verificationStores
         guard !stores.isEmpty else {
-            throw TrustError.unknownRoot(reason: "no trust anchors (\(anchors))")
+            throw TrustError.unknownRoot(reason: anchors.missingAnchorsReason)
         }
         var firstFailure: (code: Int32, depth: Int32)?
         for entry in stores {

@@ -26,7 +26,10 @@ public struct TLSIdentity: Sendable {
         }
         guard let key else {
             let errors = OpenSSLErrors.drain()
-            let encrypted = String(decoding: privateKeyPEM, as: UTF8.self).contains("ENCRYPTED")
+            // Bytes, not String.contains(String): that overload lives in _StringProcessing, which would
+            // add ~1 MB (and the regex parser) to every static binary that links FWTLS (issue 24).
+            let marker = Array("ENCRYPTED".utf8)
+            let encrypted = privateKeyPEM.indices.contains { privateKeyPEM[$0...].starts(with: marker) }
             if encrypted {
                 throw TLSError.wrongPassword(reason: "cannot decrypt the private key: \(errors.text)")
             }

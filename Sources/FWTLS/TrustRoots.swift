@@ -25,7 +25,8 @@ public struct TrustRoots: Sendable, CustomStringConvertible {
         self.customStore = customStore
     }
 
-    /// The system's trust store (OpenSSL's default paths, e.g. /etc/ssl/certs), loaded once per process.
+    /// The system's trust store, found at run time (`SSL_CERT_FILE`/`SSL_CERT_DIR`, the distributions'
+    /// locations, then OpenSSL's default; see ``SystemTrustStore``) and loaded once per process.
     public static let system = TrustRoots(certificates: [], includesSystemRoots: true, customStore: nil)
 
     /// Exactly these anchors ("anchor certificates only"), or these plus the system's.
@@ -67,12 +68,9 @@ public struct TrustRoots: Sendable, CustomStringConvertible {
         }
         return stores
     }
-}
 
-// MARK: - SystemTrustStore
-
-/// The process-wide system trust store, created on first use (a Swift global is initialised once,
-/// thread-safely).
-enum SystemTrustStore {
-    static let shared: X509StoreHandle? = fw_x509_store_new_system().map(X509StoreHandle.init(taking:))
+    /// Why there is no store to verify with, for the error: where the system store was looked for.
+    var missingAnchorsReason: String {
+        includesSystemRoots ? "no trust anchors: \(SystemTrustStore.missingReason)" : "no trust anchors (\(self))"
+    }
 }

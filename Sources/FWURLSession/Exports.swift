@@ -8,5 +8,6 @@
 @_exported import struct FWTransport.ResolverError
 @_exported import struct FWTLS.Certificate
 @_exported import struct FWTLS.ServerTrust
+@_exported import struct FWTLS.SystemTrustStore
 @_exported import struct FWTLS.TrustRoots
 @_exported import struct FWTLS.TrustError

@@ -1,7 +1,11 @@
 // FaultRelay: one connection of a FaultProxy, relayed on its own thread with non-blocking sockets and poll.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - FaultRelay
 

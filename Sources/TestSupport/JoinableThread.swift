@@ -1,6 +1,10 @@
 // JoinableThread: a POSIX thread that can be joined, for the servers' accept and connection threads.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - JoinableThread
 

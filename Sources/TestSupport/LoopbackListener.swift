@@ -2,7 +2,11 @@
 // accept thread, one thread per accepted connection, counters, and an orderly stop.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - LoopbackListener
 

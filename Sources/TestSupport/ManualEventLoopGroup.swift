@@ -12,7 +12,11 @@
 // one more round at the same time, so nothing due is left behind.
 
 import FWLoop
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - ManualEventLoopGroup
 

@@ -1,6 +1,10 @@
 // PosixSocket: the few blocking socket calls the loopback servers need, with errno turned into errors.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - PosixSocket
 

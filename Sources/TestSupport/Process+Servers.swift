@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension Process {
     /// Reads what the started process writes to `descriptor` (its stdout pipe) until `isComplete` holds for

@@ -2,7 +2,11 @@
 // independent server implementation to run the client against.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - PythonHTTPServer
 

@@ -3,7 +3,11 @@
 // the fixtures' valid-ecdsa chain), and an HTTP server whose response turns into an echo stream.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - PythonStreamPeer
 

@@ -3,7 +3,11 @@
 // with TLS (the fixtures' valid-ecdsa chain).
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - PythonWebSocketServer
 

@@ -1,7 +1,11 @@
 // ScriptedConnection: one accepted connection of a loopback server, driven by blocking calls.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - ScriptedConnection
 

@@ -1,6 +1,10 @@
 // TestSupportError: the one error type thrown by the loopback servers and their connections.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - TestSupportError
 

@@ -1,6 +1,10 @@
 // UnacceptedListener: a port on 127.0.0.1 whose connection attempts never complete.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - UnacceptedListener
 

@@ -1,6 +1,10 @@
 // waitUntil: bounded polling for conditions that other threads make true.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - waitUntil
 

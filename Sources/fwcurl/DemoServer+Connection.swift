@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - Connection
 

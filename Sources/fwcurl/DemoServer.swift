@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // DemoServer: `fwcurl demo`'s own loopback HTTP/1.1 server (fwcurl links no test code). Minimal on
 // purpose: it serves the demo's routes and nothing more, and says so (see DemoServer+HTTP.swift for what

@@ -1,6 +1,10 @@
 import Foundation
 import FWNetworking
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - DemoTLSServer
 //

@@ -13,6 +13,10 @@ func fetch(_ given: Options) async -> Int32 {
     guard let (configuration, identity) = sessionSetup(options, cookies: loaded.cookies) else { return ExitCode.usage }
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
                            showChain: options.showChain, identity: identity)
+    if options.verbose, options.urls.contains(where: { ["https", "wss"].contains($0.scheme?.lowercased()) }) {
+        // Which anchors verify servers: curl's "CAfile" line, or the system store found at run time.
+        Terminal.error("* " + (options.caCertificateFile.map { "CAfile: \($0)" } ?? "trust store: \(SystemTrustStore.current)"))
+    }
     // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
     // `--retry` the session manager is the session's delegate and hands them to the same place.
     let manager = options.retry.count > 0 ? RetriedFetch.manager(configuration, options: options) : nil

@@ -1,6 +1,10 @@
 import CAllocationCounter
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // MARK: - LoopbackResponder
 

@@ -1,7 +1,11 @@
 // EventLoop: wake-ups from other threads (the eventfd is written only while the loop may be asleep, after the
 // lock) and the input an iteration harvested (`reportedInput(for:)`).
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

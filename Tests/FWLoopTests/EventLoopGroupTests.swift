@@ -1,6 +1,10 @@
 // EventLoopGroup: round robin, naming, shutdown joining the threads.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

@@ -1,6 +1,10 @@
 // EventLoop: tasks, timers, registrations, shutdown.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

@@ -1,6 +1,10 @@
 // LockedBox: exclusive access from many threads, non-copyable values, rethrowing.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

@@ -1,7 +1,11 @@
 // ManualEventLoopGroup (TestSupport): timers fire exactly when the test advances past their deadline, in
 // order, stepping the clock from deadline to deadline; I/O and tasks still work while time stands still.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

@@ -1,7 +1,11 @@
 // NetlinkSocket against the kernel of the test's own network namespace: the dump, the barrier's answer, a
 // failed request's error, request numbers.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

@@ -1,6 +1,10 @@
 // PosixThread: named joinable and detached threads.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

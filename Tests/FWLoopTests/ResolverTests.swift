@@ -1,6 +1,10 @@
 // Resolver: numeric literals inline, getaddrinfo on workers, error classification, ordering.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

@@ -1,6 +1,10 @@
 // SocketAddress: parsing numeric text, description, equality, sockaddr round trips.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

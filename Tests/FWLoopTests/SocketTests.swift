@@ -1,6 +1,10 @@
 // Socket: non-blocking connect, reads and writes, EOF, reset, addresses, close.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

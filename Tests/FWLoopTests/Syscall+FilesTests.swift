@@ -1,7 +1,11 @@
 // Syscall+Files: whole and limited reads of small files, symbolic links, errors as IOError.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

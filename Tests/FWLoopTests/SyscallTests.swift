@@ -1,7 +1,11 @@
 // Syscall chokepoint and IOError: EINTR retry, would-block, thrown errors, descriptions.
 
 import CFWShims
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

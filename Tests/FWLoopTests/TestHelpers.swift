@@ -1,6 +1,10 @@
 // Blocking helpers for the FWLoop tests: bounded waits, hopping onto a loop, plain Glibc sockets.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import FWLoop

@@ -1,7 +1,11 @@
 import TestSupport
 import FWTLS
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 /// The engine against real `openssl s_server` processes on 127.0.0.1.

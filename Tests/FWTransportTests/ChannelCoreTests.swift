@@ -3,7 +3,11 @@
 // a hang-up read at once while the driver holds reading back, and the hand-over of a core with its queued bytes
 // to the next driver, after which the core left behind closes nothing.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

@@ -1,7 +1,11 @@
 import FWLoop
 import FWTransport
 import FWWire
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

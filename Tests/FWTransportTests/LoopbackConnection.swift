@@ -1,7 +1,11 @@
 // A TCP connection over loopback for tests that drive a channel on one end (`client`, a non-blocking `Socket`)
 // and play the peer by hand on the other (`peer`, a blocking descriptor) with POSIX calls.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

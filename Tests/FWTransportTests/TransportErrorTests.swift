@@ -2,7 +2,11 @@
 // "cannot connect to host"; a lookup that failed for now is told from one that found nothing.
 
 import FWLoop
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 @testable import FWTransport
 

@@ -3,7 +3,11 @@
 // (backpressure), while a pong behind a parked message still answers its ping; pings are answered with masked
 // pongs at once; our close completes the handshake when the peer echoes it, or times out.
 
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

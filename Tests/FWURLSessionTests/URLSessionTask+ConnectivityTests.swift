@@ -2,7 +2,11 @@ import Foundation
 import FWLoop
 import FWTransport
 @testable import FWURLSession
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 // URLSessionTask+Connectivity: when a waiting task retries (ConnectivityRetryRule), who hears

@@ -2,7 +2,11 @@
 // that the servers are known good before they judge the client stack.
 
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

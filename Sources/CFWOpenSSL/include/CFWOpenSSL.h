@@ -219,4 +219,22 @@ int fw_ocsp_check(const unsigned char *der, long length, X509 *leaf, X509 *issue
 /// OCSP_crl_reason_str: the text of a CRL reason code.
 const char *fw_ocsp_reason_text(int reason);
 
+// MARK: System trust store (trust_store_shims.c)
+
+/// OpenSSL's compiled default CA bundle file (X509_get_default_cert_file), static storage.
+const char *fw_x509_default_cert_file(void);
+
+/// OpenSSL's compiled default hashed CA directory (X509_get_default_cert_dir), static storage.
+const char *fw_x509_default_cert_dir(void);
+
+/// A store made by fw_x509_store_new with the anchors of the PEM bundle `file` and the hashed
+/// directory `dir` (either may be NULL). NULL when allocation failed or `file` gave no certificate.
+X509_STORE *fw_x509_store_new_locations(const char *file, const char *dir);
+
+/// What `path` names after following links: 1 a regular file, 2 a directory, 0 nothing (or other).
+int fw_path_kind(const char *path);
+
+/// getenv(3): the value of the environment variable `name`, or NULL.
+const char *fw_getenv(const char *name);
+
 #endif

@@ -15,6 +15,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// One entry file found by a directory scan.

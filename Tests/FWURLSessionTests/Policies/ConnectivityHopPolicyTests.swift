@@ -2,7 +2,11 @@ import Foundation
 import FWLoop
 import FWTransport
 @testable import FWURLSession
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 // Policy 7 without a network: which failures wait for a route (or fail with notConnectedToInternet), which

@@ -1,7 +1,11 @@
 import Foundation
 @testable import FWURLSession
 import FWTransport
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

@@ -1,0 +1,233 @@
+import FWLoop
+import FWTransport
+import FWWire
+
+// MARK: - ResponseExchange
+//
+// One hop of a request: the transport's delegate for it, and the buffer between the loop thread that
+// receives the response and the task that reads it. States, all in `state`:
+//
+//   waiting for the head ──head──▶ streaming ──end──▶ ended (trailers)
+//          │                          │
+//          └──────failed / abort──────┴──────────────▶ failed (the first error wins)
+//
+// A task waits for the head in `head()` and for each chunk in `nextChunk()`; at most one waiter each, kept
+// as a continuation and resumed after the lock is released. Body chunks that arrive while nobody waits are
+// queued; past `highWater` queued bytes the transport is told to stop reading the socket, and once a reader
+// took them down to `lowWater` to read again (the pause's version orders the decisions). Chunks queued
+// before a failure are still handed out, then the error.
+
+final class ResponseExchange: TransportTaskDelegate {
+    /// Queued bytes that stop reading the socket, and the level that restarts it.
+    static let highWater = 256 * 1024
+    static let lowWater = 64 * 1024
+
+    struct State {
+        var id: RequestID?
+        var head: Result<HTTPResponseHead, HTTPClientError>?
+        var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
+        var chunks: [[UInt8]] = []
+        var nextChunkIndex = 0
+        var queuedBytes = 0
+        var bodyWaiter: CheckedContinuation<[UInt8]?, any Error>?
+        var end: Result<HTTPHeaders, HTTPClientError>?
+        var paused = false
+        var pauseVersion: UInt64 = 0
+        var transactions: [TransportMetrics] = []
+        var timer: Task<Void, Never>?
+    }
+
+    private let transport: HTTPTransport
+    /// The metrics of the hops before this one (redirects).
+    private let earlierTransactions: [TransportMetrics]
+    /// Everything that changes; guarded by its lock.
+    private let state = LockedBox(State())
+
+    init(transport: HTTPTransport, earlierTransactions: [TransportMetrics]) {
+        self.transport = transport
+        self.earlierTransactions = earlierTransactions
+    }
+
+    /// Starts the request, with a timer failing it at `deadline` (continuous clock) when given.
+    func start(_ request: TransportRequest, deadline: ContinuousClock.Instant?) {
+        let id = transport.execute(request, delegate: self)
+        let timer = deadline.map { deadline in
+            Task { [weak self] in
+                do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+                self?.abort(.requestTimedOut)
+            }
+        }
+        let cancelTimer = state.withLock { state in
+            state.id = id
+            state.timer = timer
+            return state.end != nil
+        }
+        if cancelTimer { timer?.cancel() }
+    }
+
+    /// The metrics of every hop so far.
+    var metrics: HTTPClientMetrics {
+        HTTPClientMetrics(transactions: earlierTransactions + state.withLock { $0.transactions })
+    }
+
+    /// The trailer fields once the body ended; nil before, or after a failure.
+    var trailers: HTTPHeaders? {
+        state.withLock { state in if case .success(let trailers)? = state.end { trailers } else { nil } }
+    }
+
+    /// The bytes queued for the reader and whether the socket's reading is paused (tests watch them).
+    var queue: (bytes: Int, paused: Bool) { state.withLock { ($0.queuedBytes, $0.paused) } }
+
+    /// True once the exchange ended or failed.
+    var isFinished: Bool { state.withLock { $0.end != nil } }
+
+    // MARK: Reader side
+
+    /// The response head (after any 1xx), or the failure that came first.
+    func head() async throws(HTTPClientError) -> HTTPResponseHead {
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let ready: Result<HTTPResponseHead, HTTPClientError>? = state.withLock { state in
+                        if let head = state.head { return head }
+                        state.headWaiter = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(with: ready) }
+                }
+            } onCancel: {
+                abort(.cancelled)
+            }
+        } catch {
+            throw error as? HTTPClientError ?? .cancelled
+        }
+    }
+
+    /// The next body chunk; nil at the end of the body.
+    func nextChunk() async throws(HTTPClientError) -> [UInt8]? {
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let (ready, resumeReading) = takeChunk(orWait: continuation)
+                    if let resumeReading { transport.setReadingPaused(false, for: resumeReading.id, version: resumeReading.version) }
+                    if let ready { continuation.resume(with: ready) }
+                }
+            } onCancel: {
+                abort(.cancelled)
+            }
+        } catch {
+            throw error as? HTTPClientError ?? .cancelled
+        }
+    }
+
+    /// Under the lock: a queued chunk, the end, or the waiter stored; and whether reading restarts.
+    private func takeChunk(orWait continuation: CheckedContinuation<[UInt8]?, any Error>)
+        -> (Result<[UInt8]?, HTTPClientError>?, (id: RequestID, version: UInt64)?) {
+        state.withLock { state in
+            guard state.nextChunkIndex < state.chunks.count else {
+                switch state.end {
+                case .success?: return (.success(nil), nil)
+                case .failure(let error)?: return (.failure(error), nil)
+                case nil:
+                    state.bodyWaiter = continuation
+                    return (nil, nil)
+                }
+            }
+            let chunk = state.chunks[state.nextChunkIndex]
+            state.nextChunkIndex += 1
+            state.queuedBytes -= chunk.count
+            if state.nextChunkIndex == state.chunks.count {
+                state.chunks.removeAll(keepingCapacity: true)
+                state.nextChunkIndex = 0
+            }
+            var resume: (id: RequestID, version: UInt64)?
+            if state.paused, state.queuedBytes <= Self.lowWater, let id = state.id {
+                state.paused = false
+                state.pauseVersion += 1
+                resume = (id, state.pauseVersion)
+            }
+            return (.success(chunk), resume)
+        }
+    }
+
+    /// Fails the exchange with `error` (unless it already ended) and cancels the request.
+    func abort(_ error: HTTPClientError) {
+        finish(.failure(error))
+        if let id = state.withLock({ $0.id }) { transport.cancel(id) }
+    }
+
+    // MARK: Transport side (a loop thread)
+
+    func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
+        switch event {
+        case .head(let head):
+            let waiter: CheckedContinuation<HTTPResponseHead, any Error>? = state.withLock { state in
+                guard state.head == nil else { return nil }
+                state.head = .success(head)
+                defer { state.headWaiter = nil }
+                return state.headWaiter
+            }
+            waiter?.resume(returning: head)
+        case .body(let bytes):
+            receive(bytes, id: id)
+        case .metrics(let metrics):
+            state.withLock { $0.transactions.append(metrics) }
+        case .end(let trailers):
+            finish(.success(trailers))
+        case .failed(let error):
+            finish(.failure(.transport(error)))
+        case .upgraded(let channel):
+            channel.abort(.cancelled)
+            finish(.failure(.transport(.connectionLost("an unexpected protocol upgrade"))))
+        case .connected, .headSent, .wireWrite, .wireRead, .bodyBytesSent, .informational, .encodedBodyBytes:
+            break
+        }
+    }
+
+    private func receive(_ bytes: [UInt8], id: RequestID) {
+        guard !bytes.isEmpty else { return }
+        let (waiter, pauseVersion): (CheckedContinuation<[UInt8]?, any Error>?, UInt64?) = state.withLock { state in
+            guard state.end == nil else { return (nil, nil) }
+            if let waiter = state.bodyWaiter {
+                state.bodyWaiter = nil
+                return (waiter, nil)
+            }
+            state.chunks.append(bytes)
+            state.queuedBytes += bytes.count
+            guard !state.paused, state.queuedBytes >= Self.highWater else { return (nil, nil) }
+            state.paused = true
+            state.pauseVersion += 1
+            return (nil, state.pauseVersion)
+        }
+        waiter?.resume(returning: bytes)
+        if let pauseVersion { transport.setReadingPaused(true, for: id, version: pauseVersion) }
+    }
+
+    /// Records the end (the first one wins) and wakes whoever waits for the head or for a chunk.
+    private func finish(_ result: Result<HTTPHeaders, HTTPClientError>) {
+        let (headWaiter, bodyWaiter, timer) = state.withLock { state in
+            guard state.end == nil else {
+                return (CheckedContinuation<HTTPResponseHead, any Error>?.none,
+                        CheckedContinuation<[UInt8]?, any Error>?.none, Task<Void, Never>?.none)
+            }
+            state.end = result
+            var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
+            if state.head == nil, case .failure(let error) = result {
+                state.head = .failure(error)
+                headWaiter = state.headWaiter
+                state.headWaiter = nil
+            }
+            let bodyWaiter = state.bodyWaiter
+            state.bodyWaiter = nil
+            defer { state.timer = nil }
+            return (headWaiter, bodyWaiter, state.timer)
+        }
+        timer?.cancel()
+        if case .failure(let error) = result {
+            headWaiter?.resume(throwing: error)
+            bodyWaiter?.resume(throwing: error)
+        } else {
+            bodyWaiter?.resume(returning: nil)
+        }
+    }
+}
