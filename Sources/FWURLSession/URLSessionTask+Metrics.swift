@@ -22,6 +22,7 @@ extension URLSessionTask {
     /// still gets one, without network times); nil when the task never started.
     func collectMetrics() -> URLSessionTaskMetrics? {
         let response = response
+        let restarted = (self as? URLSessionDownloadTask)?.downloadSink.state.withLock { $0.restartedFromZero } ?? false
         return withTransfer { state -> URLSessionTaskMetrics? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
                   let request = state.hop.request else { return nil }
@@ -34,7 +35,7 @@ extension URLSessionTask {
             let end = max(fetchStart, clock.date())
             return URLSessionTaskMetrics(transactionMetrics: transactions,
                                          taskInterval: DateInterval(start: fetchStart, end: end),
-                                         redirectCount: state.policies.redirectCount)
+                                         redirectCount: state.policies.redirectCount, restartedFromZero: restarted)
         }
     }
 }
