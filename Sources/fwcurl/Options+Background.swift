@@ -64,7 +64,7 @@ private func absolutePath(_ path: String) -> String {
 }
 
 /// The delegate of a `--background` run: moves each finished file to its task's output and counts the
-/// completions. `@unchecked Sendable`: `state` is a `LockedBox`; the rest is immutable.
+/// completions. `@unchecked Sendable`: `stored` is read and written only under `lock`; the rest is immutable.
 private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
     private struct State {
         var completed = 0
@@ -75,7 +75,14 @@ private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchec
 
     private let fail: Bool
     private let verbose: Bool
-    private let state = LockedBox(State())
+    private let lock = NSLock()
+    private var stored = State() // under `lock`
+
+    private func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&stored)
+    }
 
     init(fail: Bool, verbose: Bool) {
         self.fail = fail
@@ -85,7 +92,7 @@ private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchec
     /// Waits until `count` tasks completed; the last failure's exit status, else 0.
     func wait(for count: Int) async -> Int32 {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Int32? in
+            let ready = withLock { state -> Int32? in
                 state.expected = count
                 guard state.completed < count else { return state.status }
                 state.waiter = continuation
@@ -99,7 +106,7 @@ private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchec
         guard let output = downloadTask.taskDescription else { return }
         if fail, let status = (downloadTask.response as? HTTPURLResponse)?.statusCode, status >= 400 {
             Terminal.error("fwcurl: (22) The requested URL returned error: \(status)")
-            state.withLock { $0.status = ExitCode.httpError }
+            withLock { $0.status = ExitCode.httpError }
             return
         }
         do {
@@ -107,7 +114,7 @@ private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchec
             try FileManager.default.moveItem(atPath: location.path, toPath: output)
         } catch {
             Terminal.error("fwcurl: (23) cannot write \(output): \(error.localizedDescription)")
-            state.withLock { $0.status = 23 }
+            withLock { $0.status = 23 }
         }
     }
 
@@ -123,9 +130,9 @@ private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchec
             let code: Int32 = [.cannotOpenFile, .cannotCreateFile, .cannotWriteToFile].contains(urlError.code) ? 23
                 : urlError.code == .timedOut ? 28 : urlError.code == .cannotConnectToHost ? 7 : 56
             Terminal.error("fwcurl: (\(code)) \(urlError.localizedDescription)")
-            state.withLock { $0.status = code }
+            withLock { $0.status = code }
         }
-        let waiter = state.withLock { state -> (CheckedContinuation<Int32, Never>, Int32)? in
+        let waiter = withLock { state -> (CheckedContinuation<Int32, Never>, Int32)? in
             state.completed += 1
             guard let expected = state.expected, state.completed >= expected, let waiter = state.waiter else { return nil }
             state.waiter = nil
