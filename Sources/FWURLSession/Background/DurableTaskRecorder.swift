@@ -28,9 +28,17 @@ final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progre
     /// …or after this long, whichever comes first.
     static let timeCadence: Duration = .milliseconds(500)
 
+    /// How often a failure before the response is retried (`URLSessionTask+DurableRetry.swift`).
+    static let maxRetries = 5
+    /// The failures that are retried.
+    static let retriedCodes: Set<URLError.Code> = [.networkConnectionLost, .cannotConnectToHost, .timedOut,
+                                                   .cannotFindHost, .dnsLookupFailed]
+
     let journal: BackgroundJournal
     /// The record as last written (or to be written).
     private let progress: LockedBox<(record: JournalRecord, journaledAt: ContinuousClock.Instant?)>
+    /// The retries made so far.
+    private let retries = LockedBox(0)
 
     init(journal: BackgroundJournal, record: JournalRecord) {
         self.journal = journal
@@ -44,6 +52,15 @@ final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progre
 
     /// The task's identifier.
     var taskIdentifier: Int { progress.withLock { $0.record.taskIdentifier } }
+
+    /// The wait before the next retry (1 s, doubling, at most 30 s); nil when the retries are used up.
+    func nextRetryDelay() -> Double? {
+        retries.withLock { count in
+            guard count < Self.maxRetries else { return nil }
+            count += 1
+            return min(30, Double(1 << (count - 1)))
+        }
+    }
 
     // MARK: Inputs
 

@@ -122,4 +122,37 @@ import TestSupport
         session.invalidateAndCancel()
         #expect(work.fileNames.contains("3.record"))
     }
+
+    @Test func aFailureBeforeTheResponseIsRetriedWithBackoff() throws {
+        let server = try PythonHTTPServer.rangeFile(size: 1 << 20, seed: 6)
+        try server.setRangeDelay(0)
+        // The first connection is reset as the request arrives; the ones after it are relayed.
+        let proxy = try FaultProxy(upstreamPort: server.port, fault: .reset(.upstream, atByte: 0))
+        let work = try TemporaryDirectory(prefix: "fw-durable-session")
+        let delegate = RecordingDownloadDelegate()
+        let session = URLSession(configuration: Self.configuration(work.path), delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.downloadTask(with: URL(string: "http://127.0.0.1:\(proxy.port)/file.bin")!).resume()
+        // The first connection was reset and closed (the retry waits 1 s): the next ones are relayed.
+        #expect(waitUntil(timeout: 10) { proxy.connectionCount >= 1 && proxy.openConnectionCount == 0 })
+        proxy.fault = .none
+        #expect(delegate.waitForCompletion(timeout: 60))
+        let log = delegate.log.withLock { $0 }
+        #expect(log.error == nil)
+        #expect(log.fileContents == (try? Data(contentsOf: URL(fileURLWithPath: server.rangeFilePath))))
+        #expect(proxy.connectionCount >= 2)
+        #expect(server.rangeRequests.filter { $0.hasPrefix("GET") }.count == 1)
+    }
+
+    @Test func anOrdinarySessionDoesNotRetry() throws {
+        let server = try PythonHTTPServer.rangeFile(size: 1 << 10, seed: 6)
+        let proxy = try FaultProxy(upstreamPort: server.port, fault: .reset(.upstream, atByte: 0))
+        let delegate = RecordingDownloadDelegate()
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.downloadTask(with: URL(string: "http://127.0.0.1:\(proxy.port)/file.bin")!).resume()
+        #expect(delegate.waitForCompletion(timeout: 30))
+        #expect(delegate.log.withLock { $0.error?.code } == .networkConnectionLost)
+        #expect(proxy.connectionCount == 1)
+    }
 }
