@@ -155,4 +155,32 @@ import TestSupport
         #expect(delegate.log.withLock { $0.error?.code } == .networkConnectionLost)
         #expect(proxy.connectionCount == 1)
     }
+
+    @Test func aJournaledUploadFromAFileIsSentAgainAndItsRecordGoes() throws {
+        let server = try PythonHTTPServer.uploadSink()
+        let work = try TemporaryDirectory(prefix: "fw-durable-session")
+        let body = work.file("body.bin")
+        try Data(patternBytes(200_000)).write(to: URL(fileURLWithPath: body))
+        let journal = try BackgroundJournal.open(directory: work.file("journal"))
+        var request = URLRequest(url: URL(string: "\(server.baseURL)/sink")!)
+        request.httpMethod = "PUT"
+        var record = DurableSession.record(.upload, 4, request)
+        record.uploadFilePath = body
+        record.taskDescription = "backup"
+        try journal.write(record)
+        journal.unlock()
+
+        let delegate = BackgroundDelegate()
+        let session = URLSession(configuration: Self.configuration(work.file("journal")), delegate: delegate,
+                                 delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let upload = session.currentTasks.first as? URLSessionUploadTask
+        #expect(upload?.taskIdentifier == 4)
+        #expect(upload?.taskDescription == "backup")
+        #expect(delegate.recording.waitForCompletion(timeout: 30))
+        #expect(delegate.recording.log.withLock { $0.error } == nil)
+        #expect(upload?.countOfBytesSent == 200_000)
+        #expect(waitUntil(timeout: 10) { !FileManager.default.fileExists(atPath: journal.recordPath(4)) })
+        #expect(waitUntil(timeout: 10) { delegate.finishedEvents.withLock { $0 } })
+    }
 }
