@@ -82,6 +82,30 @@ import TestSupport
         #expect(last.contains("if-range=\"v1\" status=200"), "\(server.rangeRequests)")
     }
 
+    @Test func aTruncatedRecordIsReportedAndTheDownloadStartsOver() throws {
+        let server = try PythonHTTPServer.rangeFile(size: 16 << 20, seed: 7)
+        try server.setRangeDelay(0.02)
+        let work = try TemporaryDirectory(prefix: "fw-durable")
+        let journal = work.file("journal")
+        let arguments = ["torn-id", journal, "\(server.baseURL)/file.bin", work.file("out.bin")]
+        _ = try Self.killMidway(arguments, log: work.file("first.log"), killAt: 8 << 20)
+        // A torn write: the record cut in the middle of its payload.
+        let record = try #require(try FileManager.default.contentsOfDirectory(atPath: journal)
+            .first { $0.hasSuffix(".record") })
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: journal + "/" + record))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: journal + "/" + record))
+        try server.setRangeDelay(0)
+        let second = try PathProbeRun(["durable"] + arguments)
+        // Not trusted: nothing re-attached, the probe's new download fetched the whole file.
+        #expect(second.fields["reattached"] == "0")
+        #expect(second.fields["error"] == "success")
+        #expect(Self.sha256(work.file("out.bin")) == Self.sha256(server.rangeFilePath))
+        #expect(server.rangeRequests.last { $0.hasPrefix("GET") }?.contains("range=- ") == true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: journal)
+        #expect(names.contains(record + ".corrupt"))
+        #expect(!names.contains { $0.hasSuffix(".part") })
+    }
+
     @Test func aSecondLiveProcessOnTheIdentifierGetsAClearError() throws {
         let server = try PythonHTTPServer.rangeFile(size: 16 << 20)
         try server.setRangeDelay(0.05)

@@ -153,7 +153,8 @@ final class BackgroundJournal: Sendable {
     }
 
     /// Every record in the journal, by task identifier, and the records that could not be trusted (each
-    /// renamed to `<file>.corrupt`). Leftover `.tmp` files (a write the process did not finish) are removed.
+    /// renamed to `<file>.corrupt`). Leftover `.tmp` files (a write the process did not finish) and partial
+    /// files no trusted record names are removed.
     func load() -> (records: [JournalRecord], problems: [Problem]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var records: [JournalRecord] = []
@@ -176,6 +177,11 @@ final class BackgroundJournal: Sendable {
                 problems.append(Problem(file: path, error: error))
                 rename(path, path + ".corrupt")
             }
+        }
+        // A partial file no trusted record vouches for is of no use: its bytes are not known to be right.
+        let vouched = Set(records.compactMap(\.partialFilePath))
+        for name in names where name.hasSuffix(".part") && !vouched.contains(directory + "/" + name) {
+            unlink(directory + "/" + name)
         }
         return (records.sorted { $0.taskIdentifier < $1.taskIdentifier }, problems)
     }
