@@ -96,14 +96,18 @@ final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progre
     }
 
     /// The task failed with `error` (after the sink settled it: `downloadTaskResumeData` is there when the
-    /// sink kept the partial file).
-    func failed(_ error: URLError, producingResumeData: Bool, task: URLSessionTask) {
+    /// sink kept the partial file); returns the error the task completes with (a plain cancel's loses the
+    /// resume data, whose file is gone).
+    func failed(_ error: URLError, producingResumeData: Bool, task: URLSessionTask) -> URLError {
         let record = progress.withLock { $0.record }
         let kept = error.downloadTaskResumeData != nil
         if error.code == .cancelled || !kept {
             journal.remove(record.taskIdentifier)
-            if kept, !producingResumeData, let path = record.partialFilePath { unlink(path) }
-            return
+            guard kept, !producingResumeData else { return error }
+            if let path = record.partialFilePath { unlink(path) }
+            var info = error.userInfo
+            info[NSURLSessionDownloadTaskResumeData] = nil
+            return URLError(error.code, userInfo: info)
         }
         // Resumable: the record keeps the bytes the partial file now holds (synced by the sink's close).
         if let data = error.downloadTaskResumeData, let resume = try? DownloadResumeData(data) {
@@ -114,6 +118,7 @@ final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progre
             }
             try? journal(task: task, now: ContinuousClock.now) { $0.bytesWritten = resume.bytesReceived }
         }
+        return error
     }
 
     /// The body is complete: the record goes.

@@ -100,8 +100,7 @@ final class DownloadSink: ResponseSink {
         }
         if let error {
             let settled = settleFailure(error, of: task)
-            journal?.failed(settled, producingResumeData: producingResumeData, task: task)
-            return settled
+            return journal?.failed(settled, producingResumeData: producingResumeData, task: task) ?? settled
         }
         journal?.finished(task: task)
         // The delegate gets the file before the metrics and the completion (a handler gets it at the end).

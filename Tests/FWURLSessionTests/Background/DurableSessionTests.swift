@@ -85,6 +85,7 @@ import TestSupport
         session.downloadTask(with: URL(string: "\(server.baseURL)/file.bin")!).resume()
         #expect(delegate.waitForCompletion(timeout: 30))
         #expect(delegate.log.withLock { $0.error?.code } == .cancelled)
+        #expect(delegate.log.withLock { $0.error?.downloadTaskResumeData } == nil)
         #expect(work.fileNames == ["lock"])
     }
 
