@@ -193,8 +193,9 @@ extension URLSessionManager {
         set { blocks.withLock { $0.dataTaskWillCacheResponse = newValue } }
     }
 
-    /// Called on the main queue by `urlSessionDidFinishEvents(forBackgroundURLSession:)`, which Linux never
-    /// sends (it has no background sessions).
+    /// Called on the main queue by `urlSessionDidFinishEvents(forBackgroundURLSession:)`: a durable session
+    /// (`URLSessionConfiguration.background(withIdentifier:)`) delivered the completions of every task it
+    /// re-attached from its journal.
     public var didFinishEventsForBackgroundURLSession: (@Sendable (_ session: URLSession) -> Void)? {
         get { blocks.withLock { $0.didFinishEventsForBackgroundURLSession } }
         set { blocks.withLock { $0.didFinishEventsForBackgroundURLSession = newValue } }

@@ -38,9 +38,11 @@ extension URLSessionManager {
         set { settings.withLock { $0.reachabilityManager = newValue } }
     }
 
-    /// Kept so that code written for the seeds compiles: AFNetworking retries making an upload task that a
-    /// background session failed to make (an old iOS bug). Linux has no background sessions and making a
-    /// task never fails, so the value changes nothing. False by default.
+    /// AFNetworking retries making an upload task that a background session failed to make (an old iOS
+    /// bug). In a durable session (`URLSessionConfiguration.background(withIdentifier:)`) making an upload
+    /// task never returns nil: a task whose journal record cannot be written fails with that error when it
+    /// runs, and one made from a file is re-created by the session itself in the next process. The value is
+    /// kept so that code written for the seeds compiles and changes nothing. False by default.
     public var attemptsToRecreateUploadTasksForBackgroundSessions: Bool {
         get { settings.withLock { $0.attemptsToRecreateUploadTasksForBackgroundSessions } }
         set { settings.withLock { $0.attemptsToRecreateUploadTasksForBackgroundSessions = newValue } }

@@ -135,9 +135,9 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
         answerSessionChallenge(challenge, session: session, completionHandler: completionHandler)
     }
 
-    /// Calls `didFinishEventsForBackgroundURLSession` on the main queue. Linux has no background
-    /// sessions, so FWURLSession never sends this message; it is kept so that code written for the
-    /// seeds compiles and subclasses can call it.
+    /// Calls `didFinishEventsForBackgroundURLSession` on the main queue. A durable session
+    /// (`URLSessionConfiguration.background(withIdentifier:)`) sends it once the completions of the tasks it
+    /// re-attached from its journal were delivered.
     open func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
         guard let block = blocks.withLock({ $0.didFinishEventsForBackgroundURLSession }) else { return }
         DispatchQueue.main.async { block(session) }

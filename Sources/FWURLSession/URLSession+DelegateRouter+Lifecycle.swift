@@ -32,6 +32,11 @@ extension DelegateRouter {
         delegate.urlSession(task.session, task: task, willBeginDelayedRequest: request, completionHandler: decide)
     }
 
+    /// A background session delivered every event of the tasks it re-attached: to the session's delegate.
+    static func didFinishEvents(forBackgroundURLSession session: URLSession) {
+        session.delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: session)
+    }
+
     static func didReceiveInformationalResponse(task: URLSessionTask, _ response: HTTPURLResponse) {
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(task.session, task: task,
                                                                           didReceiveInformationalResponse: response)

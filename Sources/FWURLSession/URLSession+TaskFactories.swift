@@ -3,27 +3,33 @@ import Foundation
 // MARK: - Making tasks: the internals behind URLSession's task factories
 
 extension URLSession {
-    final func makeUploadTask(_ request: URLRequest, body: UploadBody, sink: any ResponseSink) -> URLSessionUploadTask {
+    final func makeUploadTask(_ request: URLRequest, body: UploadBody, sink: any ResponseSink,
+                              identifier: Int? = nil) -> URLSessionUploadTask {
         let expected: Int64 = switch body {
         case .data(let data): Int64(data.count)
         case .file(let url): (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? -1
         case .stream: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
-        let task = register { URLSessionUploadTask(session: self, identifier: $0, request: request, sink: sink) }
+        let task = register(identifier: identifier) {
+            URLSessionUploadTask(session: self, identifier: $0, request: request, sink: sink)
+        }
         task.withTransfer { $0.upload = body }
         task.update { machine in
             machine.counts.expectedToSend = expected
             machine.counts.tracksSending = true
         }
+        if identifier == nil, case .file(let file) = body { durable?.adopt(task, request: request, file: file) }
         return task
     }
 
     final func makeDownloadTask(_ request: URLRequest, completion: DownloadSink.Completion?,
                                 announcing: Bool = true) -> URLSessionDownloadTask {
-        register(announcing: announcing) {
+        let task = register(announcing: announcing) {
             URLSessionDownloadTask(session: self, identifier: $0, request: request,
                                    downloadSink: DownloadSink(completion: completion))
         }
+        durable?.adopt(task, request: request)
+        return task
     }
 
     final func makeResumedDownloadTask(_ data: Data, completion: DownloadSink.Completion?) -> URLSessionDownloadTask {

@@ -43,6 +43,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let deliveryPump: DeliveryPump
     /// The proxies of the session's requests (from the configuration, else the environment at creation).
     let proxySettings: ProxySettings
+    /// A background session's journal and re-attached tasks (Background/DurableSession.swift); nil otherwise.
+    let durable: DurableSession?
 
     /// The session's own copy of the configuration it was created with, read by its tasks. Never handed
     /// out: `configuration` returns a copy of it, so a caller's changes cannot reach a running session.
@@ -109,7 +111,10 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             self.delegateQueue = serial
         }
         self.isShared = isShared
-        self.registry = LockedBox(Registry(delegate: delegate))
+        let durable = isShared ? nil : DurableSession.make(configuration)
+        self.durable = durable
+        self.registry = LockedBox(Registry(nextIdentifier: (durable?.highestJournaledIdentifier ?? 0) + 1,
+                                           delegate: delegate))
         let tls = TLSConfiguration(
             minimumVersion: configuration.tlsMinimumSupportedProtocolVersion.tlsVersion ?? .v1_2,
             maximumVersion: configuration.tlsMaximumSupportedProtocolVersion.tlsVersion ?? .v1_3,
@@ -140,6 +145,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         }
         super.init()
         reference.session = self
+        durable?.reattach(to: self)
     }
 
     // MARK: Data tasks
@@ -247,10 +253,12 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Makes a task with the next identifier and registers it until it completes; `announcing` tells the
     /// delegate (`didCreateTask`, URLSession+Lifecycle.swift).
-    final func register<Task: URLSessionTask>(announcing: Bool = true, _ make: (Int) -> Task) -> Task {
+    /// `identifier`: a re-attached background task keeps the one it had.
+    final func register<Task: URLSessionTask>(announcing: Bool = true, identifier fixed: Int? = nil,
+                                              _ make: (Int) -> Task) -> Task {
         let task = registry.withLock { registry in
-            let identifier = registry.nextIdentifier
-            registry.nextIdentifier += 1
+            let identifier = fixed ?? registry.nextIdentifier
+            registry.nextIdentifier = max(registry.nextIdentifier, identifier + 1)
             let task = make(identifier)
             registry.tasks[identifier] = task
             return task
@@ -300,6 +308,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             registry.tasks[task.taskIdentifier] = nil
             return registry.invalidation == .invalidating && registry.tasks.isEmpty
         }
+        durable?.taskDidComplete(task, session: self)
         if finishInvalidation { completeInvalidation() }
     }
 
@@ -350,6 +359,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     private func completeInvalidation() {
         transport?.shutdown()
+        durable?.journal?.unlock() // another session (or process) may take the identifier now
         delegateQueue.addOperation { [self] in
             let delegate = registry.withLock { registry -> (any URLSessionDelegate)? in
                 registry.invalidation = .invalidated

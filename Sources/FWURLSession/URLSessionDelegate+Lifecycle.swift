@@ -7,7 +7,7 @@ import Foundation
 // default thing.
 
 extension URLSessionDelegate {
-    /// Does nothing (Linux has no background sessions).
+    /// Does nothing.
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {}
 }
 

@@ -32,7 +32,8 @@ public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
 
     // Additions (defaults: URLSessionDelegate+Lifecycle.swift)
 
-    /// The events of a background session were delivered. Linux has no background sessions: never sent.
+    /// A background session delivered the completions of every task it re-attached from its journal (see
+    /// `URLSessionConfiguration.background(withIdentifier:)`).
     func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession)
 }
 

@@ -40,6 +40,7 @@ extension URLSessionTask {
     /// still gets one, without network times); nil when the task never started.
     func collectMetrics() -> URLSessionTaskMetrics? {
         let response = response
+        let restarted = (self as? URLSessionDownloadTask)?.downloadSink.state.withLock { $0.restartedFromZero } ?? false
         let collected = withTransfer { state -> ([TransactionRecord], Date, SessionClock, Int)? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
                   let request = state.hop.request else { return nil }
@@ -54,7 +55,7 @@ extension URLSessionTask {
         let end = max(fetchStart, clock.date())
         return URLSessionTaskMetrics(transactionMetrics: records.map { $0.metrics(clock: clock) },
                                      taskInterval: DateInterval(start: fetchStart, end: end),
-                                     redirectCount: redirectCount)
+                                     redirectCount: redirectCount, restartedFromZero: restarted)
     }
 }
 

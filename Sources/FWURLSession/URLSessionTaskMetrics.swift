@@ -30,11 +30,17 @@ open class URLSessionTaskMetrics: NSObject, @unchecked Sendable { // immutable a
     public let taskInterval: DateInterval
     /// How many redirects the task followed.
     public let redirectCount: Int
+    /// FWNetworking addition: a download that was continuing from a partial file (resume data or a background
+    /// session's journal) had to start over from byte 0, because the server sent the whole resource instead
+    /// of the range (its validator changed, or it ignored `Range`).
+    public let restartedFromZero: Bool
 
-    init(transactionMetrics: [URLSessionTaskTransactionMetrics], taskInterval: DateInterval, redirectCount: Int) {
+    init(transactionMetrics: [URLSessionTaskTransactionMetrics], taskInterval: DateInterval, redirectCount: Int,
+         restartedFromZero: Bool = false) {
         self.transactionMetrics = transactionMetrics
         self.taskInterval = taskInterval
         self.redirectCount = redirectCount
+        self.restartedFromZero = restartedFromZero
         super.init()
     }
 }

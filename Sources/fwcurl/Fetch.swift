@@ -11,6 +11,7 @@ func fetch(_ given: Options) async -> Int32 {
     adjusted.cookies.pairs += loaded.everyHost
     let options = adjusted
     guard let (configuration, identity) = sessionSetup(options, cookies: loaded.cookies) else { return ExitCode.usage }
+    if let id = options.background { return await fetchInBackground(options, identifier: id, configuration: configuration) }
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
                            showChain: options.showChain, identity: identity)
     if options.verbose, options.urls.contains(where: { ["https", "wss"].contains($0.scheme?.lowercased()) }) {

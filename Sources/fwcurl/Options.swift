@@ -47,6 +47,8 @@ struct Options {
     var cookies = CookieOptions()
     /// `--strict` (Options+Conformance.swift).
     var conformance = ConformanceOptions()
+    /// `--background ID`: the durable session the downloads run in (Options+Background.swift).
+    var background: String?
     /// `-u USER:PASSWORD` (Options+Auth.swift).
     var user: String?
     /// `--basic` (the default), `--digest`, `--anyauth`.
@@ -85,6 +87,7 @@ struct Options {
                       [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
+                      [--background ID]
                       [-b NAME=VALUE|FILE]... [-c FILE] [-j] [-u USER:PASSWORD] [--basic|--digest|--anyauth]
                       [--proxy-basic|--proxy-digest|--proxy-anyauth] [--strict] URL [URL...]
                fwcurl demo
@@ -114,6 +117,8 @@ struct Options {
           --retry-delay S  wait S seconds between retries instead
           --retry-max-time S  start no retry after S seconds
           --retry-all-errors  retry every failure, not only the transient ones
+          --background ID  download every URL (one -o FILE each) in the durable session ID: a killed run
+                           is finished by running the same command again, fetching only what is missing
           -b NAME=VALUE    send this Cookie string with every request (several -b are joined with "; ")
           -b FILE          read cookies from FILE (Netscape cookie-jar format or Set-Cookie: lines) and keep
                            the cookies responses set for the requests that follow (redirects, later URLs)
@@ -196,6 +201,7 @@ struct Options {
                 noProxy = try value(for: argument)
             default:
                 if try parseRetry(argument, value: value) { continue }
+                if try parseBackground(argument, value: value) { continue }
                 if try parseCookies(argument, value: value) { continue }
                 if try parseConformance(argument, value: value) { continue }
                 if try parseAuth(argument, value: value) { continue }

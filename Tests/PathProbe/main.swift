@@ -14,6 +14,10 @@
 //   PathProbe lagging URL PAUSE_MS
 //       Reads URL through `bytes(from:)`, pausing PAUSE_MS after every MiB, and prints
 //       `result error=CODE|success bytes=N peak=BYTES`.
+//   PathProbe durable ID DIRECTORY URL OUTPUT
+//       Downloads URL in a background session of that identifier journaling under DIRECTORY, or continues
+//       what the journal holds (`DurableDownload`); prints progress lines and
+//       `result error=CODE|success restarted=BOOL reattached=N events=BOOL`.
 
 import FWNetworking
 import Foundation
@@ -32,6 +36,7 @@ func describe(_ error: URLError?) -> String {
 
 func usage() -> Never {
     let text = "usage: PathProbe path PATH URL SECONDS | held URL COUNT CONFIG [CAFILE] | lagging URL MS\n"
+        + "       | durable ID DIR URL OUTPUT\n"
     FileHandle.standardError.write(Data(text.utf8))
     exit(2)
 }
@@ -60,6 +65,9 @@ DispatchQueue.global().async {
         let outcome = LaggingReader.run(url, pauseMilliseconds: pause)
         report([("error", describe(outcome.error)), ("bytes", "\(outcome.bytes)"),
                 ("peak", "\(measurement.growth())")])
+    case ("durable", 5):
+        guard let url = URL(string: arguments[3]) else { usage() }
+        DurableDownload.run(identifier: arguments[1], directory: arguments[2], url: url, output: arguments[4])
     default:
         usage()
     }

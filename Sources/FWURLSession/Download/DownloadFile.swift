@@ -28,11 +28,12 @@ final class DownloadFile: @unchecked Sendable { // touched only by its task's dr
         close()
     }
 
-    /// A new empty file in the temporary directory, named `FWNetworking-Download-XXXXXX.tmp`.
-    static func create() throws(URLError) -> DownloadFile {
+    /// A new empty file in the temporary directory, named `FWNetworking-Download-XXXXXX.tmp`, or at
+    /// `template` (a path ending in `XXXXXX` and a 5-character suffix: a durable session's partial file).
+    static func create(template path: String? = nil) throws(URLError) -> DownloadFile {
         let directory = FileManager.default.temporaryDirectory.path
-        var template = Array("\(directory)/FWNetworking-Download-XXXXXX.tmp".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+        var template = Array((path ?? "\(directory)/FWNetworking-Download-XXXXXX.tmp").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, path == nil ? 4 : 5) }
         guard descriptor >= 0 else {
             throw URLError(.cannotCreateFile, url: nil,
                            description: "cannot create a download file in \(directory): \(errnoDescription())")
@@ -79,6 +80,14 @@ final class DownloadFile: @unchecked Sendable { // touched only by its task's dr
                            description: "truncating \(url.path) failed: \(Self.errnoDescription())")
         }
         length = 0
+    }
+
+    /// Flushes the file's bytes to the disk (before a journal record vouches for them).
+    func sync() throws(URLError) {
+        guard descriptor < 0 || fdatasync(descriptor) == 0 else {
+            throw URLError(.cannotWriteToFile, url: url,
+                           description: "syncing \(url.path) failed: \(Self.errnoDescription())")
+        }
     }
 
     /// Closes the descriptor; the file stays.

@@ -26,6 +26,11 @@ final class DownloadSink: ResponseSink {
         var resumeDataHandler: (@Sendable (Data?) -> Void)?
         /// The outcome was settled: a later `cancel(byProducingResumeData:)` gets nil.
         var isSettled = false
+        /// A resumed download's partial file was emptied because the server sent the whole resource (a
+        /// changed validator or a 200 for a range): reported in the task's metrics.
+        var restartedFromZero = false
+        /// A durable session's journal of this download (Background/DurableTaskRecorder.swift); nil otherwise.
+        var journal: DurableTaskRecorder?
     }
 
     let state = LockedBox(State())
@@ -46,7 +51,7 @@ final class DownloadSink: ResponseSink {
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
         let download = task.asTask(URLSessionDownloadTask.self)
         let contentLength = response.expectedContentLength
-        let (file, isResuming) = state.withLock { ($0.file, $0.isResuming) }
+        let (file, isResuming, journal) = state.withLock { ($0.file, $0.isResuming, $0.journal) }
         var resumedOffset: Int64?
         var expectedTotal = contentLength
         if let file, isResuming {
@@ -56,12 +61,17 @@ final class DownloadSink: ResponseSink {
                 resumedOffset = file.length
                 expectedTotal = range.completeLength ?? (contentLength >= 0 ? file.length + contentLength : -1)
             } else {
+                let restarted = file.length > 0
                 try file.truncate()
                 if http?.statusCode == 200 { resumedOffset = 0 }
+                state.withLock { $0.restartedFromZero = restarted }
             }
         } else {
-            let created = try DownloadFile.create()
+            let created = try DownloadFile.create(template: journal?.partialFileTemplate)
             state.withLock { $0.file = created }
+        }
+        if let journal, let file = state.withLock({ $0.file }) {
+            try journal.began(file, response: response, task: task)
         }
         state.withLock { $0.expectedTotalBytes = expectedTotal }
         task.core.withLock { core in
@@ -77,14 +87,22 @@ final class DownloadSink: ResponseSink {
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
         guard let file = state.withLock({ $0.file }) else { return }
         try file.append(bytes)
+        try state.withLock { $0.journal }?.wrote(file, task: task)
         let expected = state.withLock { $0.expectedTotalBytes }
         DelegateRouter.didWriteData(task: task.asTask(URLSessionDownloadTask.self), Int64(bytes.count),
                                     total: file.length, expected: expected)
     }
 
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
-        state.withLock { $0.isSettled = true }
-        if let error { return settleFailure(error, of: task) }
+        let (journal, producingResumeData) = state.withLock { state in
+            state.isSettled = true
+            return (state.journal, state.resumeDataHandler != nil)
+        }
+        if let error {
+            let settled = settleFailure(error, of: task)
+            return journal?.failed(settled, producingResumeData: producingResumeData, task: task) ?? settled
+        }
+        journal?.finished(task: task)
         // The delegate gets the file before the metrics and the completion (a handler gets it at the end).
         if completion == nil { handOverFile(of: task, response: response) }
         return nil

@@ -5,8 +5,9 @@
 // `Storage` value behind a lock, so a configuration may be read and written from any thread.
 //
 // `ephemeral` differs from `default` in its cookie and credential storages (new, in memory) and its URL
-// cache (a new memory-only one instead of `URLCache.shared`). `background(withIdentifier:)` and
-// `multipathServiceType` are not provided (FoundationNetworking marks them unavailable on Linux).
+// cache (a new memory-only one instead of `URLCache.shared`). `background(withIdentifier:)` gives a durable
+// session (Background/DurableSession.swift). `multipathServiceType` is not provided (FoundationNetworking
+// marks it unavailable on Linux).
 
 import Foundation
 import FWTLS
@@ -40,6 +41,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var httpMaximumConnectionsPerHost = 6
         var httpAdditionalHeaders: [AnyHashable: Any]?
         var shouldUseExtendedBackgroundIdleMode = false
+        var backgroundSessionDirectory: URL?
         var httpResponseLimits = HTTPLimits()
         var tlsMinimumSupportedProtocolVersion = tls_protocol_version_t.TLSv12
         var tlsMaximumSupportedProtocolVersion = tls_protocol_version_t.TLSv13
@@ -86,6 +88,25 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         storage.urlCredentialStorage = URLCredentialStorage()
         storage.urlCache = URLCache.makeEphemeral()
         return URLSessionConfiguration(storage: storage)
+    }
+
+    /// A new configuration for a durable session (each call returns a new instance): its download and
+    /// upload-from-file tasks are journaled under a directory of `identifier`, and a later process that
+    /// creates a session with the same identifier and a delegate gets the unfinished ones back and sees them
+    /// continue (`Range` + `If-Range`). One live process per identifier (a lock file). See the DocC article
+    /// "Downloads that survive the process".
+    open class func background(withIdentifier identifier: String) -> URLSessionConfiguration {
+        var storage = Storage()
+        storage.identifier = identifier
+        return URLSessionConfiguration(storage: storage)
+    }
+
+    /// FWNetworking addition: where a background session keeps its journal and partial files. nil (the
+    /// default): `$XDG_CACHE_HOME/fwnetworking/background/<identifier>`, else
+    /// `~/.cache/fwnetworking/background/<identifier>`. Used as given (the identifier is not appended).
+    open var backgroundSessionDirectory: URL? {
+        get { withStorage { $0.backgroundSessionDirectory } }
+        set { withStorage { $0.backgroundSessionDirectory = newValue } }
     }
 
     // MARK: NSSecureCoding (URLSessionConfiguration+Coding.swift)
