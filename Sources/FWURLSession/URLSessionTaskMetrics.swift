@@ -113,6 +113,9 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// FWNetworking addition: the ALPN protocol the server selected ("http/1.1"), or nil when it
     /// selected none or the connection is plain HTTP.
     public let fwNegotiatedALPNProtocol: String?
+    /// FWNetworking addition: how many Certificate Transparency SCTs the server presented (TLS extension,
+    /// certificate, stapled OCSP); 0 unless `tlsRequestsSignedCertificateTimestamps` asked for them.
+    public let fwSignedCertificateTimestampCount: Int
 
     /// A transaction from the transport's metrics of one attempt (nil: the request never reached a
     /// connection). `fetchType` is `.localCache` for a response the cache served without the network.
@@ -151,6 +154,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         fwIsTLSSessionResumed = tls?.isResumed ?? false
         fwNegotiatedTLSCipherSuiteName = tls?.cipherSuite.name
         fwNegotiatedALPNProtocol = tls?.alpn
+        fwSignedCertificateTimestampCount = tls?.signedCertificateTimestampCount ?? 0
         super.init()
     }
 }

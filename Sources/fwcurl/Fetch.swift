@@ -11,8 +11,18 @@ func fetch(_ given: Options) async -> Int32 {
     adjusted.cookies.pairs += loaded.everyHost
     let options = adjusted
     guard let (configuration, identity) = sessionSetup(options, cookies: loaded.cookies) else { return ExitCode.usage }
-    let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
-                           showChain: options.showChain, identity: identity)
+    let revocationLists: CertificateRevocationLists?
+    let transparencyLogs: CertificateTransparencyLogs?
+    do throws(Options.UsageError) {
+        revocationLists = try options.revocationLists()
+        transparencyLogs = try options.transparencyLogs()
+    } catch {
+        Terminal.error("fwcurl: \(error)")
+        return ExitCode.usage
+    }
+    let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys, showChain: options.showChain,
+                           identity: identity, pinning: options.pinning, revocationLists: revocationLists,
+                           transparencyLogs: transparencyLogs)
     // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
     // `--retry` the session manager is the session's delegate and hands them to the same place.
     let manager = options.retry.count > 0 ? RetriedFetch.manager(configuration, options: options) : nil
@@ -106,6 +116,8 @@ private func sessionSetup(_ options: Options, cookies: [HTTPCookie]) -> (URLSess
         }
     }
     if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
+    configuration.tlsRequestsOCSPStapling = options.pinning.certStatus
+    configuration.tlsRequestsSignedCertificateTimestamps = options.pinning.requireCT
     do throws(Options.UsageError) {
         try options.applyProxies(to: configuration)
     } catch {
