@@ -224,3 +224,6 @@ describe() {
 } >"$out/README.md"
 
 echo "make-test-certs: wrote $(ls "$out" | wc -l) files to $out"
+
+# The pinning-lab fixtures (Fixtures/tls/pinning) are signed by the intermediate made above.
+Scripts/make-pinning-fixtures.sh

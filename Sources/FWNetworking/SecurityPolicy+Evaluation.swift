@@ -16,6 +16,8 @@
 // The pins are matched against the chain as the platform builds it: what the server sent, followed by
 // the pinned or anchor certificate that issued its last certificate (a root is rarely sent), added only
 // when that certificate verifies the chain.
+//
+// 5. Pin sets (SecurityPolicy+PinSets.swift), last, whatever the pinning mode.
 
 import FWTLS
 import Foundation
@@ -34,12 +36,14 @@ extension SecurityPolicy.Rules {
         }
         var trust = trust
         if let domain { trust.host = domain }
+        let served = trust
         let validation: any TrustEvaluator = allowInvalidCertificates
             ? DisabledTrustEvaluator() : DefaultTrustEvaluator(validateHost: checksDomain)
         let pin: any TrustEvaluator
         switch pinningMode {
         case .none:
             try validation.evaluate(trust)
+            try applyPinSets(served)
             return
         case .certificate:
             try requirePins()
@@ -61,6 +65,7 @@ extension SecurityPolicy.Rules {
             )
         }
         try CompositeTrustEvaluator(evaluators: [validation, pin]).evaluate(trust)
+        try applyPinSets(served)
     }
 
     private func requirePins() throws(TrustError) {

@@ -40,6 +40,10 @@ open class SecurityPolicy: NSObject, NSSecureCoding, NSCopying,
         var certificates: [Certificate] = []
         var allowInvalidCertificates = false
         var validatesDomainName = true
+        /// SecurityPolicy+PinSets.swift.
+        var pinSets: [PinSet] = []
+        var pinViolationHandler: (@Sendable (PinViolationReport) -> Void)?
+        var pinViolationReportUploader: PinViolationReportUploader? = .shared
 
         mutating func setPinnedCertificates(_ pinned: Set<Data>?) {
             pinnedCertificates = pinned

@@ -27,19 +27,30 @@ public struct ServerTrust: Sendable {
     /// The DER OCSP response the server stapled, if any.
     public var stapledOCSPResponse: [UInt8]?
 
+    /// The server's port, when known (pin violation reports carry it).
+    public var port: Int?
+
+    /// The SCTs the server presented, in FWTLS's list encoding (per SCT: its source, 1 byte; its length,
+    /// 2 bytes; the SCT as RFC 6962 encodes it). Read them with `signedCertificateTimestamps(validatedAgainst:)`.
+    public var signedCertificateTimestampList: [UInt8]?
+
     /// A trust to evaluate.
     public init(
         certificateChain: [Certificate],
         host: String,
         anchors: TrustRoots,
         verificationTime: Int64? = nil,
-        stapledOCSPResponse: [UInt8]? = nil
+        stapledOCSPResponse: [UInt8]? = nil,
+        port: Int? = nil,
+        signedCertificateTimestampList: [UInt8]? = nil
     ) {
         self.certificateChain = certificateChain
         self.host = host
         self.anchors = anchors
         self.verificationTime = verificationTime
         self.stapledOCSPResponse = stapledOCSPResponse
+        self.port = port
+        self.signedCertificateTimestampList = signedCertificateTimestampList
     }
 
     /// The time evaluation uses: `verificationTime`, or the current time.
@@ -90,7 +101,7 @@ public struct ServerTrust: Sendable {
 
     // MARK: Verification codes
 
-    private static func trustError(code: Int32, depth: Int, chain: [Certificate]) -> TrustError {
+    static func trustError(code: Int32, depth: Int, chain: [Certificate]) -> TrustError {
         let text = String(cString: fw_x509_verify_error_text(code))
         let subject = depth < chain.count ? chain[depth].subjectSummary : "the chain"
         let reason = "\(text) (depth \(depth), \(subject))"

@@ -57,6 +57,11 @@ public struct TLSConfiguration: Sendable {
     /// Whether to ask the server to staple an OCSP response (status_request).
     public var requestsOCSPStapling: Bool
 
+    /// Whether to ask the server for Certificate Transparency SCTs (signed_certificate_timestamp; this
+    /// also asks for an OCSP staple, which may carry SCTs). The handshake never fails on them: judge them
+    /// with `CertificateTransparencyTrustEvaluator`.
+    public var requestsSignedCertificateTimestamps: Bool = false
+
     /// Whether connections resume TLS sessions of earlier connections to the same host and port (default
     /// true; needs a `TLSContext` made with a session store). Off, every connection makes a full
     /// handshake (benchmarks, handshake experiments).

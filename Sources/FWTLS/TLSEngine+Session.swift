@@ -53,6 +53,12 @@ extension TLSEngine {
         return Array(UnsafeBufferPointer(start: bytes, count: length))
     }
 
+    /// The SCTs the server presented (TLS extension, certificate, stapled OCSP) in the list encoding of
+    /// `ServerTrust.signedCertificateTimestampList`, when it was asked for them and sent some.
+    public var signedCertificateTimestampList: [UInt8]? {
+        copyAllocatedBytes { fw_ssl_peer_sct_list(sslPointer, &$0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The DER distinguished names of the certificate authorities the server accepts for a client
     /// certificate (from its CertificateRequest; URLProtectionSpace's `distinguishedNames`).
     public var acceptableClientCertificateAuthorities: [[UInt8]] {
@@ -71,7 +77,9 @@ extension TLSEngine {
             host: serverName,
             anchors: context.configuration.trustRoots,
             verificationTime: verificationTime,
-            stapledOCSPResponse: stapledOCSPResponse
+            stapledOCSPResponse: stapledOCSPResponse,
+            port: port,
+            signedCertificateTimestampList: signedCertificateTimestampList
         )
     }
 }

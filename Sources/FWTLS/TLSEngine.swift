@@ -115,6 +115,9 @@ public final class TLSEngine {
         if context.configuration.requestsOCSPStapling {
             fw_ssl_request_ocsp_stapling(sslPointer)
         }
+        if context.configuration.requestsSignedCertificateTimestamps {
+            fw_ssl_enable_ct(sslPointer)
+        }
         if let session = context.sessionStore?.session(for: sessionKey) {
             SSL_set_session(sslPointer, session.pointer)
         }

@@ -69,6 +69,8 @@ public struct TLSConnectionMetrics: Sendable, Hashable {
     public var isResumed: Bool
     /// The ALPN protocol the server selected, or nil when it selected none.
     public var alpn: String?
+    /// How many Certificate Transparency SCTs the server presented (when asked for them).
+    public var signedCertificateTimestampCount: Int
 
     /// Collects the facts of a finished handshake; nil before it has finished.
     init?(_ engine: TLSEngine) {
@@ -77,5 +79,7 @@ public struct TLSConnectionMetrics: Sendable, Hashable {
         self.cipherSuite = cipherSuite
         self.isResumed = engine.isResumed
         self.alpn = engine.alpn
+        self.signedCertificateTimestampCount =
+            engine.signedCertificateTimestampList.map(SignedCertificateTimestamp.count(inList:)) ?? 0
     }
 }

@@ -115,11 +115,13 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.durable = durable
         self.registry = LockedBox(Registry(nextIdentifier: (durable?.highestJournaledIdentifier ?? 0) + 1,
                                            delegate: delegate))
-        let tls = TLSConfiguration(
+        var tls = TLSConfiguration(
             minimumVersion: configuration.tlsMinimumSupportedProtocolVersion.tlsVersion ?? .v1_2,
             maximumVersion: configuration.tlsMaximumSupportedProtocolVersion.tlsVersion ?? .v1_3,
             trustRoots: configuration.tlsTrustRoots,
+            requestsOCSPStapling: configuration.tlsRequestsOCSPStapling,
             resumesSessions: configuration.tlsSessionResumption)
+        tls.requestsSignedCertificateTimestamps = configuration.tlsRequestsSignedCertificateTimestamps
         let reference = SessionReference()
         self.transport = engine.map { engine in HTTPTransport(configuration: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,

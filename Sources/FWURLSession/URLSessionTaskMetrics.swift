@@ -124,6 +124,9 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// Conformance), in a fixed order; empty for a response that kept to the grammar, and for a
     /// transaction without a response. `URLSessionConfiguration.httpRefusesDeviations` refuses them all.
     public let fwResponseDeviations: [String]
+    /// FWNetworking addition: how many Certificate Transparency SCTs the server presented (TLS extension,
+    /// certificate, stapled OCSP); 0 unless `tlsRequestsSignedCertificateTimestamps` asked for them.
+    public let fwSignedCertificateTimestampCount: Int
 
     /// A transaction from the transport's metrics of one attempt (nil: the request never reached a
     /// connection). `fetchType` is `.localCache` for a response the cache served without the network.
@@ -163,6 +166,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         fwNegotiatedTLSCipherSuiteName = tls?.cipherSuite.name
         fwNegotiatedALPNProtocol = tls?.alpn
         fwResponseDeviations = transport?.responseDeviations.names ?? []
+        fwSignedCertificateTimestampCount = tls?.signedCertificateTimestampCount ?? 0
         super.init()
     }
 }

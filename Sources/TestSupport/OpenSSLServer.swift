@@ -87,9 +87,10 @@ public enum TLSFixtures {
         directory + "/" + name
     }
 
-    /// The SPKI pins README.md lists, by file name (computed there by the openssl CLI).
-    public static func readmePins() throws -> [String: String] {
-        let readme = try String(contentsOfFile: path("README.md"), encoding: .utf8)
+    /// The SPKI pins a fixture README lists (README.md, or pinning/README.md), by file name (computed
+    /// there by the openssl CLI).
+    public static func readmePins(_ readmeFile: String = "README.md") throws -> [String: String] {
+        let readme = try String(contentsOfFile: path(readmeFile), encoding: .utf8)
         var pins: [String: String] = [:]
         for line in readme.split(separator: "\n") where line.hasPrefix("| `") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -15,8 +15,9 @@ enum ExitCode {
 
     /// curl's code for a transfer that failed with `error`.
     static func failure(_ error: URLError, record: TransferRecord) -> Int32 {
-        // A pin the server's key did not match is rejected like an untrusted certificate; curl tells it apart.
-        if record.trustRejection != nil { return 90 }
+        // fwcurl's own refusals (a pin mismatch: 90, a revoked leaf: 60, a failed --cert-status: 91) fail like
+        // an untrusted certificate; curl tells them apart.
+        if let rejection = record.trustRejection { return rejection.exitCode }
         // Without a route a failed lookup is "not connected" (-1009), as a connect is: curl says 6 for the one
         // ("could not resolve host"), 7 for the other.
         if error.code == .notConnectedToInternet {

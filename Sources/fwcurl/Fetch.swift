@@ -12,8 +12,18 @@ func fetch(_ given: Options) async -> Int32 {
     let options = adjusted
     guard let (configuration, identity) = sessionSetup(options, cookies: loaded.cookies) else { return ExitCode.usage }
     if let id = options.background { return await fetchInBackground(options, identifier: id, configuration: configuration) }
-    let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys,
-                           showChain: options.showChain, identity: identity)
+    let revocationLists: CertificateRevocationLists?
+    let transparencyLogs: CertificateTransparencyLogs?
+    do throws(Options.UsageError) {
+        revocationLists = try options.revocationLists()
+        transparencyLogs = try options.transparencyLogs()
+    } catch {
+        Terminal.error("fwcurl: \(error)")
+        return ExitCode.usage
+    }
+    let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys, showChain: options.showChain,
+                           identity: identity, pinning: options.pinning, revocationLists: revocationLists,
+                           transparencyLogs: transparencyLogs)
     if options.verbose, options.urls.contains(where: { ["https", "wss"].contains($0.scheme?.lowercased()) }) {
         // Which anchors verify servers: curl's "CAfile" line, or the system store found at run time.
         Terminal.error("* " + (options.caCertificateFile.map { "CAfile: \($0)" } ?? "trust store: \(SystemTrustStore.current)"))
@@ -112,6 +122,8 @@ private func sessionSetup(_ options: Options, cookies: [HTTPCookie]) -> (URLSess
         }
     }
     if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
+    configuration.tlsRequestsOCSPStapling = options.pinning.certStatus
+    configuration.tlsRequestsSignedCertificateTimestamps = options.pinning.requireCT
     do throws(Options.UsageError) {
         try options.applyProxies(to: configuration)
     } catch {

@@ -31,7 +31,7 @@ enum FetchResult: Sendable {
                     ("resumed", .bool(tls.resumed)),
                     ("alpn", tls.alpn.map(JSONValue.string) ?? .null),
                     ("trust", .string(record.trustMode)),
-                ])))
+                ] + Self.transparencyMembers(record))))
             }
             return .object(members)
         case .failure(let error, let record):
@@ -40,16 +40,33 @@ enum FetchResult: Sendable {
                 ("message", .string(error.localizedDescription)),
             ]
             if let reason = Self.tlsFailureReason(error, record: record) {
-                members.append(("tls", .object([("trust", .string(record.trustMode)), ("reason", .string(reason))])))
+                members.append(("tls", .object([("trust", .string(record.trustMode)), ("reason", .string(reason))]
+                    + Self.transparencyMembers(record))))
             }
             return .object([("error", .object(members))])
         }
     }
 
+    /// `"ct": {"scts": [{"log_id", "status", "source", "timestamp_ms"}], "valid_logs", "required_logs"}`
+    /// with `--require-ct`; nothing otherwise.
+    static func transparencyMembers(_ record: TransferRecord) -> [(String, JSONValue)] {
+        guard let found = record.transparency else { return [] }
+        let timestamps = found.timestamps.map { sct -> JSONValue in
+            .object([
+                ("log_id", .string(sct.logIDBase64)), ("status", .string(sct.status.name)),
+                ("source", .string(sct.source)), ("timestamp_ms", .int(Int(sct.timestampMilliseconds))),
+            ])
+        }
+        return [("ct", .object([
+            ("scts", .array(timestamps)), ("valid_logs", .int(found.validLogs)),
+            ("required_logs", .int(found.requiredLogs)),
+        ]))]
+    }
+
     /// Why a TLS connection failed (handshake, server trust, pin, client certificate); nil when the
     /// failure was not a TLS one.
     static func tlsFailureReason(_ error: URLError, record: TransferRecord) -> String? {
-        if let rejection = record.trustRejection { return rejection }
+        if let rejection = record.trustRejection { return rejection.reason }
         let tlsCodes: Set<URLError.Code> = [
             .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
@@ -70,8 +87,10 @@ struct TransferRecord: Sendable {
     var trailers: [(name: String, value: String)] = []
     /// What the last hop's TLS connection negotiated; nil for plain HTTP.
     var tls: TLSSummary?
-    /// Why the policy refused a server (a pin mismatch), if it did.
-    var trustRejection: String?
+    /// Why the policy refused a server (a pin mismatch, a revoked leaf, a failed `--cert-status`), if it did.
+    var trustRejection: TLSPolicy.Rejection?
+    /// What `--require-ct` found on the last connection, if it was asked.
+    var transparency: TLSPolicy.Transparency?
     /// The named deviations from RFC 9112 the last hop's response needed (`fwResponseDeviations`).
     var violations: [String] = []
 }

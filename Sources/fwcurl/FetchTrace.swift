@@ -27,10 +27,10 @@ final class FetchTrace: Sendable {
     // MARK: Challenges and metrics
 
     /// The answer to a connection-level challenge (server trust, client certificate); `rejected` hears
-    /// why the policy refused a server (a pin mismatch).
-    func answer(_ challenge: URLAuthenticationChallenge, rejected: (String) -> Void)
+    /// why the policy refused a server (a pin mismatch, a revoked leaf, a failed `--cert-status`).
+    func answer(_ challenge: URLAuthenticationChallenge, found: (TLSPolicy.Finding) -> Void)
         -> (URLSession.AuthChallengeDisposition, URLCredential?) {
-        policy.answer(challenge, rejected: rejected)
+        policy.answer(challenge, found: found)
     }
 
     /// The last transaction's TLS outcome (printed for `-v`); nil for plain HTTP.
@@ -112,6 +112,7 @@ struct TLSSummary {
         switch trustMode {
         case "insecure": "NOT verified (--insecure)"
         case "pinned": "verified, public key pinned (--pinnedpubkey)"
+        case "pin-report-only": "verified, public key pins reported only (--pin-report-only)"
         default: "verified"
         }
     }

@@ -43,6 +43,9 @@ struct Options {
     var keyFile: String?
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`.
     var retry = RetryOptions()
+    /// `--pin-report-only`, `--pin-report`, `--show-pins`, `--crlfile`, `--cert-status`, `--require-ct`
+    /// (Options+Pinning.swift).
+    var pinning = PinningOptions()
     /// `-b`, `-c`, `-j` (Options+Cookies.swift).
     var cookies = CookieOptions()
     /// `--strict` (Options+Conformance.swift).
@@ -84,7 +87,9 @@ struct Options {
                       [-o FILE]... [-C -|OFFSET] [-L] [--max-redirs N] [--compressed] [-i] [-v] [-s]
                       [--max-time SECONDS] [-f] [--max-filesize BYTES] [--json] [--trace-ascii FILE|-]
                       [--cacert FILE] [-k]
-                      [--pinnedpubkey sha256//BASE64[;...]] [--tls-min 1.2|1.3] [--show-chain]
+                      [--pinnedpubkey sha256//BASE64[;...]] [--pin-report-only] [--pin-report FILE|-]
+                      [--show-pins] [--crlfile FILE] [--cert-status]
+                      [--require-ct --ct-log-list FILE [--ct-min-logs N]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
                       [--background ID]
@@ -129,6 +134,14 @@ struct Options {
           --basic          send them with Basic before any challenge (the default with -u)
           --digest         answer a Digest challenge with them (the first request goes without)
           --anyauth        answer the strongest scheme a 401 offers with them (Digest, then Basic)
+          --pinnedpubkey P the leaf's key must match one of the pins (exit 90 otherwise)
+          --pin-report-only  with --pinnedpubkey: report a mismatch, do not refuse (exit 0)
+          --pin-report FILE  write each pin violation report (RFC 7469 JSON) as one line to FILE ("-": stdout)
+          --show-pins      print every certificate of the served chain with its subject and SPKI pin
+          --crlfile FILE   check the leaf against the CRLs in FILE (PEM or DER); revoked: exit 60
+          --cert-status    require a good stapled OCSP response (missing, bad or revoked: exit 91)
+          --require-ct     require valid SCTs from --ct-min-logs N (default 2) distinct logs of the
+                           --ct-log-list FILE (OpenSSL's CT log list format); fewer: exit 60
           -f, --fail       an HTTP status of 400 or more fails (exit 22) and writes no body
           --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
                            from Content-Length before the transfer, or while it runs
@@ -137,7 +150,8 @@ struct Options {
         message that arrives is printed (--json: one JSON object per message, with its type), and the end of
         standard input closes the connection with 1000
         exit status: curl's (6 host not found, 7 cannot connect, 28 timeout, 35 TLS handshake, 47 redirects,
-                     60 untrusted certificate, 90 pin mismatch, 22 with -f, 63 --max-filesize, ...)
+                     60 untrusted or revoked certificate, 90 pin mismatch, 91 --cert-status, 22 with -f,
+                     63 --max-filesize, ...)
         """
 
     /// Parses `arguments` (without the program name).
@@ -205,6 +219,7 @@ struct Options {
                 if try parseCookies(argument, value: value) { continue }
                 if try parseConformance(argument, value: value) { continue }
                 if try parseAuth(argument, value: value) { continue }
+                if try parsePinning(argument, value: value) { continue }
                 try parseTLSOrURL(argument, value: value)
             }
         }
@@ -250,6 +265,7 @@ struct Options {
     /// Combinations the flags cannot express.
     private func validate() throws(UsageError) {
         if urls.isEmpty { throw UsageError(description: "no URL given") }
+        try validatePinning()
         if proxyUser != nil, proxy?.isEmpty ?? true { throw UsageError(description: "--proxy-user needs -x") }
         _ = try proxyDictionary()
         if keyFile != nil, certificateFile == nil { throw UsageError(description: "--key needs --cert") }

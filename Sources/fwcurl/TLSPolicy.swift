@@ -3,31 +3,72 @@ import FWNetworking
 
 // MARK: - TLSPolicy
 
-/// `-k`, `--pinnedpubkey`, `--show-chain` and `--cert`/`--key` as answers to a task's connection-level
+/// `-k`, `--pinnedpubkey`, `--show-chain`, `--cert`/`--key` and the pinning-lab flags (`--pin-report-only`,
+/// `--pin-report`, `--show-pins`, `--crlfile`, `--cert-status`) as answers to a task's connection-level
 /// challenges. As with curl, a pin is checked in addition to the normal verification unless `-k` turns
-/// that off; the pins match the leaf's public key, on every connection (every redirect hop too).
+/// that off; the pins match the leaf's public key, on every connection (every redirect hop too). The
+/// checks run in this order, the first refusal wins: the CRLs (exit 60), the stapled OCSP response
+/// (exit 91), Certificate Transparency (exit 60), the pins (exit 90; with `--pin-report-only` reported,
+/// not refused).
 final class TLSPolicy: Sendable {
     private let insecure: Bool
     private let pins: [String]?
     private let showChain: Bool
     private let identity: SecIdentity?
+    private let pinning: PinningOptions
+    private let revocationLists: CertificateRevocationLists?
+    private let reportSink: PinReportSink?
+    private let transparencyLogs: CertificateTransparencyLogs?
 
-    init(insecure: Bool, pins: [String]?, showChain: Bool, identity: SecIdentity?) {
+    init(insecure: Bool, pins: [String]?, showChain: Bool, identity: SecIdentity?,
+         pinning: PinningOptions = PinningOptions(), revocationLists: CertificateRevocationLists? = nil,
+         transparencyLogs: CertificateTransparencyLogs? = nil) {
+        self.transparencyLogs = transparencyLogs
         self.insecure = insecure
         self.pins = pins
         self.showChain = showChain
         self.identity = identity
+        self.pinning = pinning
+        self.revocationLists = revocationLists
+        self.reportSink = pinning.reportFile.map(PinReportSink.init(path:))
     }
 
     /// How the server's certificate is judged: "insecure" with `-k` (pins still apply), "pinned" with
-    /// `--pinnedpubkey` (after the normal verification), else "default".
+    /// `--pinnedpubkey` (after the normal verification), "pin-report-only" with `--pin-report-only`, else
+    /// "default".
     var trustMode: String {
         if insecure { return "insecure" }
-        return pins == nil ? "default" : "pinned"
+        if pins == nil { return "default" }
+        return pinning.reportOnly ? "pin-report-only" : "pinned"
     }
 
-    /// The answer to `challenge`. `rejected` hears why a server was refused here (a pin mismatch).
-    func answer(_ challenge: URLAuthenticationChallenge, rejected: (String) -> Void)
+    /// Why the policy refused a server, and curl's exit code for it.
+    struct Rejection: Sendable {
+        /// The reason, for people.
+        var reason: String
+        /// 60 revoked (CRL) or too few SCTs, 91 failed `--cert-status`, 90 pin mismatch.
+        var exitCode: Int32
+    }
+
+    /// What `--require-ct` found: the SCTs the server presented, validated against the log list.
+    struct Transparency: Sendable {
+        /// The SCTs, validated.
+        var timestamps: [SignedCertificateTimestamp]
+        /// The distinct logs with a valid SCT.
+        var validLogs: Int
+        /// `--ct-min-logs`.
+        var requiredLogs: Int
+    }
+
+    /// What the policy found about a server: a refusal, or the Certificate Transparency result.
+    enum Finding: Sendable {
+        case rejected(Rejection)
+        case transparency(Transparency)
+    }
+
+    /// The answer to `challenge`. `found` hears why a server was refused here, and what `--require-ct`
+    /// found.
+    func answer(_ challenge: URLAuthenticationChallenge, found: (Finding) -> Void)
         -> (URLSession.AuthChallengeDisposition, URLCredential?) {
         let space = challenge.protectionSpace
         switch space.authenticationMethod {
@@ -36,14 +77,14 @@ final class TLSPolicy: Sendable {
             return (.useCredential, URLCredential(identity: identity, certificates: nil, persistence: .forSession))
         case NSURLAuthenticationMethodServerTrust:
             guard let trust = space.serverTrust else { return (.performDefaultHandling, nil) }
-            let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate] ?? []).map(\.certificate)
-            if showChain { Self.print(chain, host: space.host) }
-            if let pins, !pins.contains(chain.first?.spkiPin ?? "") {
-                let reason = "the server's public key matches no --pinnedpubkey pin "
-                    + "(it is \(chain.first?.spkiPin ?? "missing"))"
-                Terminal.error("fwcurl: \(reason)")
-                rejected(reason)
-                trust.rejectionReason = .pinMismatch(reason: reason)
+            let serverTrust = trust.serverTrust
+            if showChain { Self.print(serverTrust.certificateChain, host: space.host) }
+            if pinning.showPins { Self.printPins(serverTrust.certificateChain, host: space.host) }
+            if let rejection = check(serverTrust, found: found) {
+                Terminal.error("fwcurl: \(rejection.reason)")
+                found(.rejected(rejection))
+                trust.rejectionReason = rejection.exitCode == 90
+                    ? .pinMismatch(reason: rejection.reason) : .untrusted(reason: rejection.reason)
                 // A refusal, not a cancellation: the session fails the task with serverCertificateUntrusted
                 // and this reason.
                 return (.rejectProtectionSpace, nil)
@@ -52,6 +93,66 @@ final class TLSPolicy: Sendable {
         default:
             return (.performDefaultHandling, nil)
         }
+    }
+
+    /// The first refusal of the CRLs, the staple and the pins, in that order; nil when all pass. A chain
+    /// that does not verify is left to the default handling (exit 60), unless `-k`.
+    private func check(_ trust: ServerTrust, found: (Finding) -> Void) -> Rejection? {
+        if !insecure, let revocationLists {
+            do throws(TrustError) {
+                try RevocationListTrustEvaluator(revocationLists: revocationLists, validateHost: false).evaluate(trust)
+            } catch where error.isRevoked || (try? trust.verifiedChain()) != nil {
+                return Rejection(reason: "--crlfile: \(error.reason)", exitCode: 60)
+            } catch {}
+        }
+        if pinning.certStatus {
+            do throws(TrustError) {
+                try RevocationTrustEvaluator(
+                    performDefaultValidation: false, validateHost: false, requiresStapledResponse: true
+                ).evaluate(trust)
+            } catch {
+                return Rejection(reason: "--cert-status: \(error.reason)", exitCode: 91)
+            }
+        }
+        if let transparencyLogs {
+            let timestamps = trust.signedCertificateTimestamps(validatedAgainst: transparencyLogs)
+            let valid = CertificateTransparencyTrustEvaluator.validLogCount(timestamps)
+            found(.transparency(Transparency(timestamps: timestamps, validLogs: valid,
+                                             requiredLogs: pinning.ctMinimumLogs)))
+            if valid < pinning.ctMinimumLogs {
+                return Rejection(reason: "--require-ct: valid SCTs from \(valid) distinct logs of the list, "
+                    + "\(pinning.ctMinimumLogs) required (\(timestamps.count) SCTs presented)", exitCode: 60)
+            }
+        }
+        guard let pins else { return nil }
+        let set: PinSet
+        do throws(TrustError) {
+            set = try PinSet(host: trust.host, pins: pins, scope: .leaf,
+                             mode: pinning.reportOnly ? .reportOnly : .enforce, allowsSinglePin: true)
+        } catch {
+            return Rejection(reason: "--pinnedpubkey: \(error.reason)", exitCode: 90)
+        }
+        let verified = insecure ? nil : try? trust.verifiedChain()
+        let evaluator = PinSetTrustEvaluator(pinSets: [set])
+        guard let report = evaluator.violation(of: trust, chain: verified ?? trust.certificateChain,
+                                               validated: verified != nil) else { return nil }
+        reportSink?.write(report)
+        let found = trust.certificateChain.first?.spkiPin ?? "missing"
+        if !report.isEnforced {
+            Terminal.error("fwcurl: the server's public key matches no --pinnedpubkey pin (it is \(found)); "
+                + "reported only (--pin-report-only)")
+            return nil
+        }
+        return Rejection(reason: "the server's public key matches no --pinnedpubkey pin (it is \(found))",
+                         exitCode: 90)
+    }
+
+    private static func printPins(_ chain: [Certificate], host: String) {
+        var lines = ["* Pins of the chain \(host) served:"]
+        for (index, certificate) in chain.enumerated() {
+            lines.append("*  \(index) \(certificate.spkiPin) \(certificate.subjectText)")
+        }
+        Terminal.error(lines.joined(separator: "\n"))
     }
 
     private static func print(_ chain: [Certificate], host: String) {

@@ -21,8 +21,11 @@ extension Transfer {
             }
             return completionHandler(credential == nil ? .rejectProtectionSpace : .useCredential, credential)
         }
-        let (disposition, credential) = trace.answer(challenge) { reason in
-            withState(session) { $0.record.trustRejection = reason }
+        let (disposition, credential) = trace.answer(challenge) { finding in
+            switch finding {
+            case .rejected(let rejection): withState(session) { $0.record.trustRejection = rejection }
+            case .transparency(let found): withState(session) { $0.record.transparency = found }
+            }
         }
         completionHandler(disposition, credential)
     }

@@ -53,11 +53,11 @@ func runWebSocket(_ request: URLRequest, options: Options, session: URLSession, 
 final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate,
     @unchecked Sendable { // `refusal`: the session's serial delegate queue only (see above)
     let trace: FetchTrace
-    private var refusal: String?
+    private var refusal: TLSPolicy.Rejection?
 
     /// Why the policy refused the server (a pin mismatch: exit 90), once it did: read on `session`'s delegate
     /// queue, after the challenges answered there.
-    func rejection(on session: URLSession) async -> String? {
+    func rejection(on session: URLSession) async -> TLSPolicy.Rejection? {
         await withCheckedContinuation { continuation in
             session.delegateQueue.addOperation { continuation.resume(returning: self.refusal) }
         }
@@ -70,7 +70,9 @@ final class WebSocketTrace: NSObject, URLSessionWebSocketDelegate,
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
                         -> Void) {
-        let (disposition, credential) = trace.answer(challenge) { reason in refusal = reason }
+        let (disposition, credential) = trace.answer(challenge) { finding in
+            if case .rejected(let rejection) = finding { refusal = rejection }
+        }
         completionHandler(disposition, credential)
     }
 }

@@ -12,7 +12,7 @@ import Testing
     static let files = [
         "root-ca.pem", "intermediate-ca.pem", "unknown-root-ca.pem", "client-ca.pem", "valid-ecdsa.pem",
         "valid-ecdsa-chain.pem", "valid-rsa.pem", "wrong-host.pem", "wildcard.pem", "ip-only.pem", "cn-only.pem",
-        "revoked.pem", "unknown-root-leaf.pem", "self-signed.pem", "client.pem",
+        "revoked.pem", "unknown-root-leaf.pem", "self-signed.pem", "client.pem", "pinning/rotated.pem",
     ]
 
     static let oneYear: Int64 = 365 * 24 * 60 * 60

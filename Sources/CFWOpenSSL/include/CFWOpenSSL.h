@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <openssl/err.h>
+#include <openssl/ct.h>
 #include <openssl/evp.h>
 #include <openssl/ocsp.h>
 #include <openssl/pem.h>
@@ -236,5 +237,73 @@ int fw_path_kind(const char *path);
 
 /// getenv(3): the value of the environment variable `name`, or NULL.
 const char *fw_getenv(const char *name);
+
+// MARK: Revocation lists and verified chains (x509_crl.c)
+
+/// The CRLs in `bytes`: every PEM "X509 CRL" block, or one DER CRL. NULL when there is none.
+STACK_OF(X509_CRL) *fw_crl_stack_read(const void *bytes, int length);
+
+/// Frees a stack from fw_crl_stack_read and its CRLs.
+void fw_crl_stack_free(STACK_OF(X509_CRL) *stack);
+
+/// The number of CRLs in the stack.
+int fw_crl_stack_count(const STACK_OF(X509_CRL) *stack);
+
+/// The lastUpdate and nextUpdate (0 when absent) of the stack's CRL at `index`, in seconds since 1970;
+/// 0 on success, -1 when a date cannot be read.
+int fw_crl_dates(const STACK_OF(X509_CRL) *stack, int index, int64_t *last_update, int64_t *next_update);
+
+/// The issuer of the stack's CRL at `index` as one-line text (allocated; free with fw_openssl_free).
+char *fw_crl_issuer_text(const STACK_OF(X509_CRL) *stack, int index);
+
+enum {
+    FW_CRL_CHECK_NONE = 0,
+    FW_CRL_CHECK_LEAF = 1,
+    FW_CRL_CHECK_ALL = 2,
+};
+
+/// fw_x509_verify without the cache, at `time`, with `crls` (may be NULL) offered to the verification
+/// and `crl_check` (FW_CRL_CHECK_*) turning on X509_V_FLAG_CRL_CHECK (and _ALL). On X509_V_OK,
+/// `*chain` receives the verified chain, leaf to anchor (free with fw_x509_stack_free_all).
+int fw_x509_verify_chain(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int partial_chain,
+                         int64_t time, STACK_OF(X509_CRL) *crls, int crl_check, int *error_depth,
+                         STACK_OF(X509) **chain);
+
+/// Frees a stack and drops one reference to each of its certificates (sk_X509_pop_free).
+void fw_x509_stack_free_all(STACK_OF(X509) *stack);
+
+// MARK: Certificate Transparency (ct_shims.c)
+
+/// SSL_enable_ct(ssl, SSL_CT_VALIDATION_PERMISSIVE): ask for SCTs (and an OCSP staple, which may carry
+/// them) without failing the handshake on them. 1 on success.
+int fw_ssl_enable_ct(SSL *ssl);
+
+/// The SCTs the peer sent (TLS extension, certificate, stapled OCSP) as one list, per SCT its source
+/// (1 byte), length (2 bytes) and RFC 6962 encoding (allocated; free with fw_openssl_free); returns its
+/// length, 0 when there is none.
+int fw_ssl_peer_sct_list(SSL *ssl, unsigned char **der);
+
+/// A CT log store from a log list file (CTLOG_STORE_load_file's format); NULL when it cannot be read.
+CTLOG_STORE *fw_ctlog_store_load(const char *path);
+
+/// Frees a store from fw_ctlog_store_load.
+void fw_ctlog_store_free(CTLOG_STORE *store);
+
+/// What validation says about one SCT.
+typedef struct {
+    /// sct_validation_status_t: 1 unknown log, 2 valid, 3 invalid, 4 unverified, 5 unknown version.
+    int status;
+    unsigned char log_id[32];
+    int64_t timestamp_ms;
+    /// sct_source_t: 1 TLS extension, 2 certificate extension, 3 OCSP staple.
+    int source;
+} fw_sct_result;
+
+/// Validates the SCT list `der` (fw_ssl_peer_sct_list's encoding) for `leaf` (issued by `issuer`, may
+/// be NULL) against `logs`
+/// at `time_ms` (milliseconds since 1970); fills up to `capacity` results and returns the number of
+/// SCTs, or -1 when the list does not decode.
+int fw_sct_validate(const unsigned char *der, long length, X509 *leaf, X509 *issuer, CTLOG_STORE *logs,
+                    int64_t time_ms, fw_sct_result *results, int capacity);
 
 #endif

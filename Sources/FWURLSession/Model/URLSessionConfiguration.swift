@@ -47,6 +47,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var tlsMaximumSupportedProtocolVersion = tls_protocol_version_t.TLSv13
         var tlsTrustRoots = TrustRoots.system
         var tlsSessionResumption = true
+        var tlsRequestsOCSPStapling = false
+        var tlsRequestsSignedCertificateTimestamps = false
         // Cookies and credentials (their MARK block below).
         var httpCookieStorage: HTTPCookieStorage? = .shared
         var httpCookieAcceptPolicy = HTTPCookie.AcceptPolicy.onlyFromMainDocumentDomain
@@ -287,6 +289,22 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var tlsSessionResumption: Bool {
         get { withStorage { $0.tlsSessionResumption } }
         set { withStorage { $0.tlsSessionResumption = newValue } }
+    }
+
+    /// FWNetworking addition: whether connections ask servers to staple an OCSP response (the TLS
+    /// status_request extension; false by default). The staple is in the challenge's trust
+    /// (`SecTrust.serverTrust.stapledOCSPResponse`) for a `RevocationTrustEvaluator` to judge.
+    open var tlsRequestsOCSPStapling: Bool {
+        get { withStorage { $0.tlsRequestsOCSPStapling } }
+        set { withStorage { $0.tlsRequestsOCSPStapling = newValue } }
+    }
+
+    /// FWNetworking addition: whether connections ask servers for Certificate Transparency SCTs (false by
+    /// default). They are in the challenge's trust (`SecTrust.serverTrust.signedCertificateTimestampList`)
+    /// for a `CertificateTransparencyTrustEvaluator`, and counted in the transaction metrics.
+    open var tlsRequestsSignedCertificateTimestamps: Bool {
+        get { withStorage { $0.tlsRequestsSignedCertificateTimestamps } }
+        set { withStorage { $0.tlsRequestsSignedCertificateTimestamps = newValue } }
     }
 
     // MARK: Cookies and credentials
