@@ -161,8 +161,11 @@ extension URLSession {
     /// then, for the shared session, the registered classes (most recently registered first). Entries that
     /// are not `URLProtocol` subclasses are skipped.
     final func protocolClass(for task: URLSessionTask) -> URLProtocol.Type? {
-        let configured = (configuration.protocolClasses ?? []).compactMap { $0 as? URLProtocol.Type }
-        if let chosen = configured.first(where: { $0.canInit(with: task) }) { return chosen }
+        // The session's own configuration (the public `configuration` is a copy made per read).
+        if let configured = sessionConfiguration.protocolClasses, !configured.isEmpty,
+           let chosen = configured.lazy.compactMap({ $0 as? URLProtocol.Type }).first(where: { $0.canInit(with: task) }) {
+            return chosen
+        }
         guard isSharedSession else { return nil }
         return URLProtocol.registeredClasses.first { $0.canInit(with: task) }
     }

@@ -194,7 +194,9 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
 
     /// The Cookie field value a request to `url` sends, nil when it sends no cookie.
     func cookieFieldValue(for url: URL) -> String? {
-        cookies(for: url).flatMap(HTTPCookie.cookieFieldValue)
+        // An empty jar (the usual case for a service) answers before the URL's host is parsed or the clock read.
+        guard !state.withLock({ $0.jar.entries.isEmpty }) else { return nil }
+        return cookies(for: url).flatMap(HTTPCookie.cookieFieldValue)
     }
 
     // MARK: Changing under the lock
