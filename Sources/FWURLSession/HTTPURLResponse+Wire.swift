@@ -6,7 +6,6 @@ import FWTransport
 extension HTTPURLResponse {
     /// The response for `url` described by a parsed head, fields kept in wire order.
     convenience init(url: URL, head: HTTPResponseHead) {
-        self.init(url: url, statusCode: head.status, httpVersion: head.version.description,
-                  orderedHeaderFields: head.headers.map { (name: $0.name, value: $0.value) })
+        self.init(url: url, statusCode: head.status, httpVersion: head.version.description, wire: head.headers)
     }
 }

@@ -14,6 +14,17 @@ extension HTTPHeaders {
         return Latin1.string(rawValue(at: index))
     }
 
+    /// The values of every field named `name` (case-insensitive) joined with ", " in order, nil when none
+    /// is: how URLSession's `value(forHTTPHeaderField:)` reads duplicated fields. No array is made.
+    public func combinedValue(name: String) -> String? {
+        var combined: String?
+        for index in 0..<count where nameMatches(at: index, name) {
+            let value = Latin1.string(rawValue(at: index))
+            combined = combined.map { $0 + ", " + value } ?? value
+        }
+        return combined
+    }
+
     /// The value of every field named `name` (case-insensitive), in order.
     public func values(name: String) -> [String] {
         (0..<count).filter { nameMatches(at: $0, name) }.map { Latin1.string(rawValue(at: $0)) }

@@ -54,7 +54,7 @@ extension HTTPURLResponse {
 
         /// The length a Content-Length value declares: 1*DIGIT within Int64, or a comma-separated list of
         /// such values that are all equal; `nil` for anything else.
-        private static func contentLength(_ value: String?) -> Int64? {
+        static func contentLength(_ value: String?) -> Int64? {
             guard let value else { return nil }
             // The usual case, one value of digits only, without splitting.
             if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return Int64(value) }

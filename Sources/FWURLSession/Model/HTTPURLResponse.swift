@@ -16,8 +16,8 @@ import FWTransport
 /// The response to an HTTP URL load (FoundationNetworking's `HTTPURLResponse`).
 ///
 /// `@unchecked Sendable`: like `URLResponse`, every stored property is assigned once during
-/// initialisation and never written again, except the `allHeaderFields` cache (under its lock).
-open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init; cache: LockedBox
+/// initialisation and never written again, except what is derived on first use (`derived`, under its lock).
+open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init; derived: LockedBox
     // MARK: Properties
 
     /// The HTTP status code of the response.
@@ -27,7 +27,22 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     ///
     /// This is an addition to FoundationNetworking's API for tools that need the wire view. A response
     /// created from a dictionary lists its fields sorted by name (case-insensitively).
-    public let orderedHeaderFields: [(name: String, value: String)]
+    public var orderedHeaderFields: [(name: String, value: String)] {
+        derived.withLock { Self.fields(&$0, wire: wire) }
+    }
+
+    /// The head's fields as the parser left them, when the response came from the wire: lookups read them in
+    /// place, and `orderedHeaderFields` (a `String` pair per field, the costliest part of a response) is made
+    /// only when somebody asks for it. nil for a response made from fields, a dictionary or an archive.
+    private let wire: HTTPHeaders?
+
+    /// What is made on first use: the fields of a wire response, and `canonicalHeaderFields`.
+    private struct Derived {
+        var fields: [(name: String, value: String)]?
+        var canonical: [String: String]?
+    }
+
+    private let derived: LockedBox<Derived>
 
     /// The HTTP version of the status line, such as `"HTTP/1.1"`, if known.
     let httpVersion: String?
@@ -36,30 +51,39 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// ASCII case instead of lower-casing both.
     private let namesAreASCII: Bool
 
-    /// `canonicalHeaderFields`, made on first use: combining duplicates and canonicalising names
-    /// (`capitalized`) is the costliest part of a response, and most callers only use
-    /// `value(forHTTPHeaderField:)`, which reads the few fields it needs where they are.
-    private let canonicalCache = LockedBox<[String: String]?>(nil)
-
     /// All header fields, duplicates combined and names canonicalised as FoundationNetworking does; the
     /// keys are `String`s and the values `String`s.
     public var allHeaderFields: [AnyHashable: Any] {
         canonicalHeaderFields
     }
 
-    /// The combined fields under their canonical names; the storage behind `allHeaderFields`.
+    /// The combined fields under their canonical names; the storage behind `allHeaderFields`, made on first
+    /// use: combining duplicates and canonicalising names (`capitalized`) is costly, and most callers only use
+    /// `value(forHTTPHeaderField:)`, which reads the few fields it needs where they are.
     private var canonicalHeaderFields: [String: String] {
-        canonicalCache.withLock { cache in
-            if let cache { return cache }
+        derived.withLock { derived in
+            if let canonical = derived.canonical { return canonical }
+            let fields = Self.fields(&derived, wire: wire)
             var canonical: [String: String] = [:]
-            for (index, field) in orderedHeaderFields.enumerated() where !field.name.isEmpty {
+            for (index, field) in fields.enumerated() where !field.name.isEmpty {
                 // The first field of each name decides the key; the later ones are combined into it.
-                let isFirst = !orderedHeaderFields[..<index].contains { sameName($0.name, field.name) }
-                if isFirst { canonical[Self.canonicalName(field.name)] = combinedValue(named: field.name) }
+                let isFirst = !fields[..<index].contains { sameName($0.name, field.name) }
+                if isFirst {
+                    canonical[Self.canonicalName(field.name)] =
+                        Self.combinedValue(named: field.name, in: fields, namesAreASCII: namesAreASCII)
+                }
             }
-            cache = canonical
+            derived.canonical = canonical
             return canonical
         }
+    }
+
+    /// The fields, made from `wire` the first time they are asked for.
+    private static func fields(_ derived: inout Derived, wire: HTTPHeaders?) -> [(name: String, value: String)] {
+        if let fields = derived.fields { return fields }
+        let fields = wire.map { wire in wire.map { (name: $0.name, value: $0.value) } } ?? []
+        derived.fields = fields
+        return fields
     }
 
     // MARK: Initialisation
@@ -73,7 +97,8 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
             .map { (name: $0.key, value: $0.value) }
         self.statusCode = statusCode
         self.httpVersion = httpVersion
-        self.orderedHeaderFields = fields
+        self.wire = nil
+        self.derived = LockedBox(Derived(fields: fields))
         self.namesAreASCII = Self.allASCII(fields)
         super.init(url: url, mimeType: nil,
                    expectedContentLength: Metadata.expectedContentLength(fields, namesAreASCII: namesAreASCII),
@@ -85,10 +110,24 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     init(url: URL, statusCode: Int, httpVersion: String?, orderedHeaderFields: [(name: String, value: String)]) {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
-        self.orderedHeaderFields = orderedHeaderFields
+        self.wire = nil
+        self.derived = LockedBox(Derived(fields: orderedHeaderFields))
         self.namesAreASCII = Self.allASCII(orderedHeaderFields)
         super.init(url: url, mimeType: nil,
                    expectedContentLength: Metadata.expectedContentLength(orderedHeaderFields, namesAreASCII: namesAreASCII),
+                   textEncodingName: nil, suggestedFilename: nil)
+    }
+
+    /// Creates a response from a parsed head's status line and fields, read in place (`wire`); the transport
+    /// glue calls this (`HTTPURLResponse+Wire.swift`).
+    init(url: URL, statusCode: Int, httpVersion: String?, wire fields: HTTPHeaders) {
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        self.wire = fields
+        self.derived = LockedBox(Derived())
+        self.namesAreASCII = true // field names on the wire are tokens
+        super.init(url: url, mimeType: nil,
+                   expectedContentLength: Metadata.contentLength(fields.combinedValue(name: "Content-Length")) ?? -1,
                    textEncodingName: nil, suggestedFilename: nil)
     }
 
@@ -99,7 +138,8 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         guard let archived = ArchivedHTTPHead(coder: coder) else { return nil }
         statusCode = archived.statusCode
         httpVersion = archived.httpVersion
-        orderedHeaderFields = archived.fields
+        wire = nil
+        derived = LockedBox(Derived(fields: archived.fields))
         namesAreASCII = Self.allASCII(archived.fields)
         super.init(url: archived.url, mimeType: nil,
                    expectedContentLength: Metadata.expectedContentLength(archived.fields, namesAreASCII: namesAreASCII),
@@ -145,7 +185,15 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
 
     /// The values of the fields named `name` (ignoring case) joined with ", " in order, or nil when none is.
     private func combinedValue(named name: String) -> String? {
-        Self.combinedValue(named: name, in: orderedHeaderFields, namesAreASCII: namesAreASCII)
+        if let wire { return name.isEmpty ? nil : wire.combinedValue(name: name) }
+        return Self.combinedValue(named: name, in: orderedHeaderFields, namesAreASCII: namesAreASCII)
+    }
+
+    /// The value of every field named `name` (ignoring case), in order, each on its own (as `Set-Cookie` and
+    /// challenge fields are read); for a wire response without making `orderedHeaderFields`.
+    func fieldValues(named name: String) -> [String] {
+        if let wire { return wire.values(name: name) }
+        return orderedHeaderFields.filter { sameName($0.name, name) }.map(\.value)
     }
 
     /// Whether `name` and `other` name the same field here.

@@ -92,8 +92,7 @@ enum AuthenticationHopPolicy {
     static func decide(_ hop: Hop, _ response: HTTPURLResponse, _ state: inout TaskPolicyState,
                        _ configuration: URLSessionConfiguration) -> HopDecision {
         guard response.statusCode == 401, let request = hop.request, request.url != nil else { return .continue }
-        let fields = response.orderedHeaderFields.filter { $0.name.isEqualIgnoringASCIICase("WWW-Authenticate") }
-        let offered = HTTPAuthenticationChallenge.challenges(in: fields.map(\.value))
+        let offered = HTTPAuthenticationChallenge.challenges(in: response.fieldValues(named: "WWW-Authenticate"))
         return answer(offered, response: response, request: request, &state, configuration)
     }
 

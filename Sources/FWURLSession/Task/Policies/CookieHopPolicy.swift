@@ -22,9 +22,9 @@ enum CookieHopPolicy {
     static func observe(_ hop: Hop, _ response: HTTPURLResponse, _ configuration: URLSessionConfiguration) {
         guard let request = hop.request, let url = request.url, let storage = storage(for: request, configuration)
         else { return }
-        let fields = response.orderedHeaderFields.filter { $0.name.isEqualIgnoringASCIICase("Set-Cookie") }
+        let fields = response.fieldValues(named: "Set-Cookie")
         guard !fields.isEmpty else { return }
-        storage.setCookies(fromSetCookieFields: fields.map(\.value), for: url, mainDocumentURL: request.mainDocumentURL,
+        storage.setCookies(fromSetCookieFields: fields, for: url, mainDocumentURL: request.mainDocumentURL,
                            policy: configuration.httpCookieAcceptPolicy)
     }
 

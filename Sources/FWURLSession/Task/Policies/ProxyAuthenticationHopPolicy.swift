@@ -71,8 +71,7 @@ enum ProxyAuthenticationHopPolicy {
         components?.fragment = nil
         let target = ProxyTarget(proxy: proxy, spaceType: NSURLProtectionSpaceHTTPProxy,
                                  method: request.httpMethod ?? "GET", uri: components?.string ?? url.absoluteString)
-        let fields = response.orderedHeaderFields.filter { $0.name.isEqualIgnoringASCIICase("Proxy-Authenticate") }
-        let offered = HTTPAuthenticationChallenge.challenges(in: fields.map(\.value))
+        let offered = HTTPAuthenticationChallenge.challenges(in: response.fieldValues(named: "Proxy-Authenticate"))
         return answer(offered, target: target, response: response, error: nil, request: request, &state, configuration)
     }
 
