@@ -4,6 +4,7 @@
 
 #define _GNU_SOURCE
 #include "CFWOpenSSL.h"
+#include "x509_verify.h"
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <string.h>
@@ -84,16 +85,11 @@ int fw_x509_verify_chain(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untruste
                          STACK_OF(X509) **chain) {
     *error_depth = 0;
     *chain = NULL;
-    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    int code = X509_V_OK;
+    X509_STORE_CTX *ctx = fw_x509_server_ctx_new(store, leaf, untrusted, &code);
     if (ctx == NULL) {
-        return X509_V_ERR_OUT_OF_MEM;
+        return code;
     }
-    if (!X509_STORE_CTX_init(ctx, store, leaf, untrusted)) {
-        X509_STORE_CTX_free(ctx);
-        ERR_clear_error();
-        return X509_V_ERR_UNSPECIFIED;
-    }
-    X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_SSL_SERVER);
     unsigned long flags = partial_chain ? X509_V_FLAG_PARTIAL_CHAIN : 0;
     if (crl_check == FW_CRL_CHECK_LEAF) {
         flags |= X509_V_FLAG_CRL_CHECK;
@@ -107,12 +103,7 @@ int fw_x509_verify_chain(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untruste
         X509_STORE_CTX_set0_crls(ctx, crls);
     }
     X509_STORE_CTX_set_time(ctx, 0, (time_t)time);
-    int verified = X509_verify_cert(ctx);
-    int code = verified == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
-    if (verified != 1 && code == X509_V_OK) {
-        code = X509_V_ERR_UNSPECIFIED;
-    }
-    *error_depth = X509_STORE_CTX_get_error_depth(ctx);
+    code = fw_x509_run_verify(ctx, error_depth);
     if (code == X509_V_OK) {
         *chain = X509_STORE_CTX_get1_chain(ctx);
     }

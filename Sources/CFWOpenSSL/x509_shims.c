@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "CFWOpenSSL.h"
 #include "x509_verify_cache.h"
+#include "x509_verify.h"
 
 #include <string.h>
 #include <time.h>
@@ -180,6 +181,32 @@ X509_STORE *fw_x509_store_new_system(void) {
     return store;
 }
 
+X509_STORE_CTX *fw_x509_server_ctx_new(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int *code) {
+    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    if (ctx == NULL) {
+        *code = X509_V_ERR_OUT_OF_MEM;
+        return NULL;
+    }
+    if (!X509_STORE_CTX_init(ctx, store, leaf, untrusted)) {
+        X509_STORE_CTX_free(ctx);
+        ERR_clear_error();
+        *code = X509_V_ERR_UNSPECIFIED;
+        return NULL;
+    }
+    X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_SSL_SERVER);
+    return ctx;
+}
+
+int fw_x509_run_verify(X509_STORE_CTX *ctx, int *error_depth) {
+    int verified = X509_verify_cert(ctx);
+    int code = verified == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
+    if (verified != 1 && code == X509_V_OK) {
+        code = X509_V_ERR_UNSPECIFIED;
+    }
+    *error_depth = X509_STORE_CTX_get_error_depth(ctx);
+    return code;
+}
+
 int fw_x509_verify(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int partial_chain,
                    int use_time, int64_t time, int *error_depth) {
     *error_depth = 0;
@@ -187,28 +214,18 @@ int fw_x509_verify(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int
     if (cache != NULL && fw_verified_cache_contains(cache, leaf, untrusted, partial_chain, time)) {
         return X509_V_OK;
     }
-    X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+    int code = X509_V_OK;
+    X509_STORE_CTX *ctx = fw_x509_server_ctx_new(store, leaf, untrusted, &code);
     if (ctx == NULL) {
-        return X509_V_ERR_OUT_OF_MEM;
+        return code;
     }
-    if (!X509_STORE_CTX_init(ctx, store, leaf, untrusted)) {
-        X509_STORE_CTX_free(ctx);
-        ERR_clear_error();
-        return X509_V_ERR_UNSPECIFIED;
-    }
-    X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_SSL_SERVER);
     if (partial_chain) {
         X509_STORE_CTX_set_flags(ctx, X509_V_FLAG_PARTIAL_CHAIN);
     }
     if (use_time) {
         X509_STORE_CTX_set_time(ctx, 0, (time_t)time);
     }
-    int verified = X509_verify_cert(ctx);
-    int code = verified == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
-    if (verified != 1 && code == X509_V_OK) {
-        code = X509_V_ERR_UNSPECIFIED;
-    }
-    *error_depth = X509_STORE_CTX_get_error_depth(ctx);
+    code = fw_x509_run_verify(ctx, error_depth);
     if (code == X509_V_OK && cache != NULL) {
         fw_verified_cache_add(cache, leaf, untrusted, partial_chain, X509_STORE_CTX_get0_chain(ctx));
     }
