@@ -69,7 +69,7 @@ extension URLSession {
 /// `ResponseSink`. It holds only the pieces not yet read: above `highWater` bytes the task is suspended
 /// (its connection stops reading) until the reader brings them under `lowWater`. The state and its
 /// transitions are `AsyncBytesFeedMachine`'s, in one lock; what an input returns runs after the lock.
-final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `machine` is a LockedBox; `task` is set once, before resume()
+final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `machine`: LockedBox; `task`: set before resume()
     typealias Machine = AsyncBytesFeedMachine<CheckedContinuation<URLResponse, any Error>,
                                               CheckedContinuation<[UInt8]?, any Error>>
 

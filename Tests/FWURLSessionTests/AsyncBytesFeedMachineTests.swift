@@ -18,7 +18,8 @@ import Testing
         switch actions.responseWaiter {
         case (let waiter, .success)?: parts.append("\(waiter) response")
         case (let waiter, .failure(let error))?:
-            parts.append("\(waiter) \((error as? URLError)?.code == .badServerResponse ? "badServerResponse" : "error")")
+            let name = (error as? URLError)?.code == .badServerResponse ? "badServerResponse" : "error"
+            parts.append("\(waiter) \(name)")
         case nil: break
         }
         switch actions.chunkWaiter {

@@ -14,7 +14,7 @@ import Testing
     enum Input: Sendable {
         case read(max: Int), write, closeRead, capture, abandon
         case prefix([UInt8]), attach, responseEnded, answered, take, complete, fail
-        case reportsClose(taskEnding: Bool), failsWithoutChannel
+        case reportsClose(taskEnding: Bool), failsWithoutChannel, finishedCleanly
     }
 
     struct Step: Sendable {
@@ -47,6 +47,7 @@ import Testing
             step(.read(max: 4), "C: read"),
             step(.reportsClose(taskEnding: false), "report"),
             step(.reportsClose(taskEnding: true), "silent"),
+            step(.finishedCleanly, "finish clean"),
         ]),
         Case(name: "open: a capture waits for the reads and writes made before it", steps: [
             step(.attach, "C: start 0"),
@@ -96,11 +97,13 @@ import Testing
             step(.failsWithoutChannel, "keeps"),
             step(.responseEnded, "-"),
         ]),
-        Case(name: "abandon while open: the channel is aborted and its close reports reach no one", steps: [
+        Case(name: "abandon while open: the channel is aborted, its close reports reach no one, its end cancels",
+             steps: [
             step(.attach, "C: start 0"),
             step(.read(max: 1), "C: read"),
             step(.abandon, "C: abort"),
             step(.reportsClose(taskEnding: false), "silent"),
+            step(.finishedCleanly, "finish cancelled"),
             step(.fail, "C: abort | fail 0"),
             step(.answered, "-"),
         ]),
@@ -157,6 +160,9 @@ import Testing
         case .fail: actions = machine.complete(Ended(), failure: Ended())
         case .reportsClose(let ending): return machine.reportsClose(taskEnding: ending) ? "report" : "silent"
         case .failsWithoutChannel: return machine.failsWithoutChannel ? "fails" : "keeps"
+        case .finishedCleanly:
+            let error = machine.finishing(with: nil, cancellation: URLError(.cancelled))
+            return error == nil ? "finish clean" : "finish cancelled"
         }
         return summary(actions)
     }

@@ -14,7 +14,7 @@ import Testing
     enum Input: Sendable {
         case send, ping, receive, close(Int), abandon, upgraded
         case message(String), messageWhileEnding(String), closeReceived(Int), protocolError(Int)
-        case complete
+        case complete, finishedCleanly
     }
 
     struct Step: Sendable {
@@ -49,7 +49,7 @@ import Testing
             step(.send, "C: send 1"),
             step(.receive, "C: request 1"),
         ]),
-        Case(name: "waiting: a close waits (the last one asked goes out, after the sends); the first sets the code", steps: [
+        Case(name: "waiting: a close waits (the last one goes out, after the sends); the first sets the code", steps: [
             step(.send, "-"),
             step(.close(1000), "-"),
             step(.close(1001), "-"),
@@ -67,6 +67,7 @@ import Testing
         Case(name: "open: the server's close sets the code and tells the delegate", steps: [
             step(.upgraded, "C: start"),
             step(.closeReceived(1001), "didClose 1001"),
+            step(.finishedCleanly, "finish clean"),
             step(.complete, "C: abort | fail 0 receives 0 replies"),
         ], closeCode: .goingAway),
         Case(name: "open: our close keeps its code against the server's", steps: [
@@ -84,12 +85,14 @@ import Testing
             step(.messageWhileEnding("a"), "-"),
             step(.complete, "C: abort | fail 1 receives 0 replies"),
         ]),
-        Case(name: "abandon while open: goingAway, abort; later messages and closes reach no one", steps: [
+        Case(name: "abandon while open: goingAway, abort; later messages and closes reach no one; the end cancels",
+             steps: [
             step(.upgraded, "C: start"),
             step(.receive, "C: request 1"),
             step(.abandon, "C: close 1001 abort"),
             step(.message("a"), "-"),
             step(.closeReceived(1000), "-"),
+            step(.finishedCleanly, "finish cancelled"),
             step(.complete, "C: abort | fail 1 receives 0 replies"),
         ]),
         Case(name: "abandon while waiting: the channel that arrives is aborted", steps: [
@@ -164,6 +167,9 @@ import Testing
             machine.closedForProtocolError(URLSessionWebSocketTask.CloseCode(rawValue: code)!)
             return "-"
         case .complete: actions = machine.complete(Ended())
+        case .finishedCleanly:
+            let error = machine.finishing(with: nil, cancellation: URLError(.cancelled))
+            return error == nil ? "finish clean" : "finish cancelled"
         }
         return summary(actions)
     }

@@ -121,7 +121,7 @@ final class StreamSink: ResponseSink {
         case .attached(let channel):
             run(input { $0.attach(channel) }, task: streamTask)
         case .connectFailed(let error):
-            task.finish(error: URLError(error, url: url))
+            task.finish(error: input { $0.finishing(with: URLError(error, url: url), cancellation: cancelled(url)) })
         case .responseEnded:
             // The response completed before the delegate answered: its connection went back to the pool, and
             // the stream holds only the body read so far (`StreamSinkMachine.responseEnded`).
@@ -136,7 +136,8 @@ final class StreamSink: ResponseSink {
             let ending = task.isEnding
             if input({ $0.reportsClose(taskEnding: ending) }) { DelegateRouter.writeClosed(streamTask: streamTask) }
         case .finished(let error):
-            task.finish(error: error.map { URLError($0, url: url) })
+            let error = error.map { URLError($0, url: url) }
+            task.finish(error: input { $0.finishing(with: error, cancellation: cancelled(url)) })
         case .read(let completion, let result):
             let actions = input { $0.answered() }
             switch result {
@@ -156,6 +157,10 @@ final class StreamSink: ResponseSink {
         case .writeAfterEnd(let completion, let error):
             completion(error)
         }
+    }
+
+    private func cancelled(_ url: URL?) -> URLError {
+        URLError(.cancelled, url: url, description: "cancelled")
     }
 
     /// Hands the channel over as a pair of streams, then completes the task.

@@ -16,8 +16,9 @@ import FWTransport
 //      ├──connect failed, or the response ended or failed without a connection──────────────────────▶ ended
 //      └─ calls wait here, in order; `attach` hands them (and the body read so far, first) to the channel
 //
-//   abandon (`cancel()`), in any phase: a channel that arrives later is aborted, an open one is aborted, and
-//   the channel's read-closed and write-closed reports no longer reach the delegate.
+//   abandon (`cancel()`), in any phase: a channel that arrives later is aborted, an open one is aborted, the
+//   channel's read-closed and write-closed reports no longer reach the delegate, and the channel's end (or a
+//   failed connect) completes the task with `cancelled`, whatever raced the abort.
 //
 // Once ended (or captured: the streams own the channel), every later call fails with the error the task
 // completed with, or — after a clean end — reads get what is left of the body the stream came from and then
@@ -143,6 +144,12 @@ struct StreamSinkMachine<Channel> {
     /// Whether the channel's read-closed or write-closed report reaches the delegate.
     func reportsClose(taskEnding: Bool) -> Bool {
         !taskEnding && !abandoned
+    }
+
+    /// The connection failed or finished with `error` (nil: cleanly): what the task completes with —
+    /// `cancellation` once abandoned, whatever raced the abort.
+    func finishing(with error: (any Error)?, cancellation: @autoclosure () -> any Error) -> (any Error)? {
+        abandoned ? cancellation() : error
     }
 
     /// One read or write was answered; `captureNow` when a capture waited for exactly that.

@@ -148,11 +148,16 @@ final class WebSocketSink: ResponseSink {
             run(input { $0.closeReceived(code, reason: reason, taskEnding: ending) }, task: task)
         case .finished(let closure):
             // A protocol error (a message too big included) closed with the code the rule names.
-            if let error = closure.error?.underlying as? WebSocketError,
-               let code = URLSessionWebSocketTask.CloseCode(rawValue: Int(error.closeCode.rawValue)) {
-                input { $0.closedForProtocolError(code) }
+            let rule = (closure.error?.underlying as? WebSocketError).flatMap {
+                URLSessionWebSocketTask.CloseCode(rawValue: Int($0.closeCode.rawValue))
             }
-            task.finish(error: closure.error.map { URLError($0, url: task.currentRequest?.url) })
+            let url = task.currentRequest?.url
+            let error = input { machine in
+                if let rule { machine.closedForProtocolError(rule) }
+                return machine.finishing(with: closure.error.map { URLError($0, url: url) },
+                                         cancellation: URLError(.cancelled, url: url, description: "cancelled"))
+            }
+            task.finish(error: error)
         case .reply(let completion, let error):
             completion(error)
         case .answeredReceive(let completion, let answer):

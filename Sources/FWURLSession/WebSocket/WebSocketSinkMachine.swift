@@ -17,7 +17,8 @@ import FWTransport
 //      └──complete (non-101, bad accept, connection error)──────────────────────────────────▶ ended(error)
 //
 //   abandon (`cancel()`), in any phase: a channel that arrives later is aborted; an open one is sent a
-//   `goingAway` close and aborted; from then on no message and no close frame reaches anyone.
+//   `goingAway` close and aborted; from then on no message and no close frame reaches anyone, and the
+//   channel's end completes the task with `cancelled` (even a close handshake that completed first).
 //
 // Once ended, every waiting and later call fails with the error the task completed with — except receives
 // while messages that came unasked are left (after `cancel(with:reason:)` the channel hands over what it
@@ -168,6 +169,13 @@ struct WebSocketSinkMachine<Channel> {
     /// The channel closed for a protocol error whose rule names `code` (a message too big included).
     mutating func closedForProtocolError(_ code: URLSessionWebSocketTask.CloseCode) {
         if closeCode == .invalid { closeCode = code }
+    }
+
+    /// The channel finished with `error` (nil: a complete close handshake): what the task completes with —
+    /// `cancellation` once abandoned, whatever raced the abort (a close handshake the server completed between
+    /// our `goingAway` and the abort included).
+    func finishing(with error: (any Error)?, cancellation: @autoclosure () -> any Error) -> (any Error)? {
+        abandoned ? cancellation() : error
     }
 
     /// The task completed: later calls fail with `error`; an open channel is aborted (a finished one
