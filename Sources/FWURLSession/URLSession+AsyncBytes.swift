@@ -67,80 +67,49 @@ extension URLSession {
 /// Between a task's drain (which produces) and an `AsyncBytes` iterator (which consumes): the response,
 /// the body pieces not yet read, and the end. At most one consumer waits at a time. It is the task's
 /// `ResponseSink`. It holds only the pieces not yet read: above `highWater` bytes the task is suspended
-/// (its connection stops reading) until the reader brings them under `lowWater`.
-final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `state` is a LockedBox; `task` is set once, before resume()
-    static let highWater = 1024 * 1024
-    static let lowWater = 256 * 1024
+/// (its connection stops reading) until the reader brings them under `lowWater`. The state and its
+/// transitions are `AsyncBytesFeedMachine`'s, in one lock; what an input returns runs after the lock.
+final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `machine`: LockedBox; `task`: set before resume()
+    typealias Machine = AsyncBytesFeedMachine<CheckedContinuation<URLResponse, any Error>,
+                                              CheckedContinuation<[UInt8]?, any Error>>
 
-    private struct State {
-        var response: Result<URLResponse, any Error>?
-        var responseWaiter: CheckedContinuation<URLResponse, any Error>?
-        var chunks: [[UInt8]] = []
-        var chunkHead = 0
-        var bufferedBytes = 0
-        /// nil while the body goes on; `.success` at its end, `.failure` with the task's error.
-        var end: Result<Void, any Error>?
-        var chunkWaiter: CheckedContinuation<[UInt8]?, any Error>?
-        var suspendedTask = false
-    }
+    static var highWater: Int { Machine.highWater }
+    static var lowWater: Int { Machine.lowWater }
 
-    private let state = LockedBox(State())
+    private let machine = LockedBox(Machine())
     /// Set once, before the task is resumed.
     weak var task: URLSessionDataTask?
+
+    /// Applies one input under the lock and runs what it asked for after it: the one door to the machine.
+    private func input(_ body: (inout Machine) -> Machine.Actions) {
+        let actions = machine.withLock { body(&$0) }
+        if actions.resumeTask { task?.resume() }
+        if case let (waiter, result)? = actions.responseWaiter { waiter.resume(with: result) }
+        if case let (waiter, result)? = actions.chunkWaiter { waiter.resume(with: result) }
+        if actions.suspendTask { task?.suspend() }
+    }
 
     /// Resumes `task` and waits for its response (or its error).
     func waitForResponse(starting task: URLSessionDataTask) async throws -> URLResponse {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLock { state -> Result<URLResponse, any Error>? in
-                if state.response == nil { state.responseWaiter = continuation }
-                return state.response
-            }
-            if let ready { continuation.resume(with: ready) }
+            input { $0.waitForResponse(continuation) }
             task.resume()
         }
     }
 
     /// The task's response (drain).
     func receive(_ response: URLResponse) {
-        let waiter = state.withLock { state -> CheckedContinuation<URLResponse, any Error>? in
-            state.response = .success(response)
-            defer { state.responseWaiter = nil }
-            return state.responseWaiter
-        }
-        waiter?.resume(returning: response)
+        input { $0.responded(response) }
     }
 
     /// A body piece (drain).
     func append(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        let (waiter, suspend) = state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>?, Bool) in
-            if let waiter = state.chunkWaiter {
-                state.chunkWaiter = nil
-                return (waiter, false)
-            }
-            state.chunks.append(bytes)
-            state.bufferedBytes += bytes.capacity
-            guard state.bufferedBytes > Self.highWater, !state.suspendedTask else { return (nil, false) }
-            state.suspendedTask = true
-            return (nil, true)
-        }
-        waiter?.resume(returning: bytes)
-        if suspend { task?.suspend() }
+        input { $0.append(bytes) }
     }
 
     /// The task completed (drain).
     func finish(error: (any Error)?) {
-        let (responseWaiter, chunkWaiter) = state.withLock { state in
-            state.end = error.map { .failure($0) } ?? .success(())
-            if state.response == nil { state.response = .failure(error ?? URLError(.badServerResponse)) }
-            defer {
-                state.responseWaiter = nil
-                state.chunkWaiter = nil
-            }
-            return (state.responseWaiter, state.chunkWaiter)
-        }
-        responseWaiter?.resume(throwing: error ?? URLError(.badServerResponse))
-        if let error { chunkWaiter?.resume(throwing: error) } else { chunkWaiter?.resume(returning: nil) }
+        input { $0.finish(error: error) }
     }
 
     // MARK: ResponseSink
@@ -169,43 +138,10 @@ final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `state` is a 
         let task = self.task
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let (answer, resumeTask) = state.withLock { state in Self.take(from: &state, orWait: continuation) }
-                if resumeTask { task?.resume() }
-                if let answer { continuation.resume(with: answer) }
+                input { $0.take(orWait: continuation) }
             }
         } onCancel: {
             task?.cancel()
-        }
-    }
-
-    /// The next piece, the end, or (nil) `continuation` parked as the waiter; and whether the task,
-    /// suspended for backpressure, may resume.
-    private static func take(from state: inout State, orWait continuation: CheckedContinuation<[UInt8]?, any Error>)
-        -> (Result<[UInt8]?, any Error>?, Bool) {
-        if state.chunkHead < state.chunks.count {
-            // The piece leaves the queue: its slot lets go of it at once (a lagging reader must not keep every
-            // piece already handed out), and the passed slots are dropped once they are half the queue.
-            let chunk = state.chunks[state.chunkHead]
-            state.chunks[state.chunkHead] = []
-            state.chunkHead += 1
-            if state.chunkHead == state.chunks.count {
-                state.chunks.removeAll(keepingCapacity: true)
-                state.chunkHead = 0
-            } else if state.chunkHead >= 64, state.chunkHead * 2 >= state.chunks.count {
-                state.chunks.removeFirst(state.chunkHead)
-                state.chunkHead = 0
-            }
-            state.bufferedBytes -= chunk.capacity
-            let resume = state.suspendedTask && state.bufferedBytes < Self.lowWater
-            if resume { state.suspendedTask = false }
-            return (.success(chunk), resume)
-        }
-        switch state.end {
-        case .success: return (.success(nil), false)
-        case .failure(let error): return (.failure(error), false)
-        case nil:
-            state.chunkWaiter = continuation
-            return (nil, false)
         }
     }
 }

@@ -17,66 +17,51 @@ private final class Reply<Value: Sendable>: Sendable {
     private let arrived = DispatchSemaphore(value: 0)
 
     func set(_ newValue: Value) {
-        value.withLock { $0 = newValue }
+        exchange(newValue)
         arrived.signal()
     }
 
     func wait() -> Value {
         arrived.wait()
-        guard let value = value.withLock({ $0 }) else { preconditionFailure("Reply.wait() without a value") }
+        guard let value = exchange(nil) else { preconditionFailure("Reply.wait() without a value") }
         return value
     }
-}
 
-/// What one half of a captured stream reports: its status and the error that ended it.
-private struct HalfState {
-    var status = Stream.Status.notOpen
-    var failure: (any Error)?
-
-    /// Opens a half that was never opened (a closed half stays closed).
-    mutating func open() {
-        if status == .notOpen { status = .open }
-    }
-
-    /// Closes the half; true when it was not closed already.
-    mutating func close() -> Bool {
-        defer { status = .closed }
-        return status != .closed
-    }
-
-    /// Ends the half with the connection's error.
-    mutating func fail(_ error: TransportError) {
-        status = .error
-        failure = URLError(error, url: nil)
+    /// Stores `newValue` and returns the value it replaces, under the lock.
+    @discardableResult
+    private func exchange(_ newValue: Value?) -> Value? {
+        value.withLock { value in
+            defer { value = newValue }
+            return value
+        }
     }
 }
 
 /// The input half of a captured stream task.
 final class StreamTaskInputStream: InputStream {
     private let channel: StreamChannel
-    private let state = LockedBox(HalfState())
+    private let state = CapturedStreamState()
 
     init(channel: StreamChannel) {
         self.channel = channel
         super.init(data: Data())
     }
 
-    override var streamStatus: Stream.Status { state.withLock { $0.status } }
-    override var streamError: (any Error)? { state.withLock { $0.failure } }
-    override var hasBytesAvailable: Bool { state.withLock { $0.status == .open } }
+    override var streamStatus: Stream.Status { state.input { $0.status } }
+    override var streamError: (any Error)? { state.input { $0.failure } }
+    override var hasBytesAvailable: Bool { state.input { $0.isOpen } }
 
     override func open() {
-        state.withLock { $0.open() }
+        state.input { $0.open() }
     }
 
     override func close() {
-        let wasOpen = state.withLock { $0.close() }
-        if wasOpen { channel.closeRead() }
+        if state.input({ $0.close() }) { channel.closeRead() }
     }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        let status = state.withLock { $0.status }
-        guard status == .open, len > 0 else { return status == .atEnd ? 0 : -1 }
+        if let answer = state.input({ $0.transfer() }) { return answer }
+        guard len > 0 else { return -1 }
         let reply = Reply<Result<StreamReadResult, TransportError>>()
         channel.read(minLength: 1, maxLength: len, timeout: nil) { reply.set($0) }
         switch reply.wait() {
@@ -84,10 +69,10 @@ final class StreamTaskInputStream: InputStream {
             read.bytes.withUnsafeBufferPointer { bytes in
                 if let base = bytes.baseAddress { buffer.update(from: base, count: bytes.count) }
             }
-            if read.atEOF { state.withLock { $0.status = .atEnd } }
+            if read.atEOF { state.input { $0.readReachedEnd() } }
             return read.bytes.count
         case .failure(let error):
-            state.withLock { $0.fail(error) }
+            state.input { $0.fail(error) }
             return -1
         }
     }
@@ -102,7 +87,7 @@ final class StreamTaskInputStream: InputStream {
 final class StreamTaskOutputStream: OutputStream {
     /// nil only for a stream made with `init(toMemory:)`, which writes nowhere (every write fails).
     private let channel: StreamChannel?
-    private let state = LockedBox(HalfState())
+    private let state = CapturedStreamState()
 
     init(channel: StreamChannel) {
         self.channel = channel
@@ -115,26 +100,25 @@ final class StreamTaskOutputStream: OutputStream {
         super.init(toMemory: ())
     }
 
-    override var streamStatus: Stream.Status { state.withLock { $0.status } }
-    override var streamError: (any Error)? { state.withLock { $0.failure } }
-    override var hasSpaceAvailable: Bool { state.withLock { $0.status == .open } }
+    override var streamStatus: Stream.Status { state.input { $0.status } }
+    override var streamError: (any Error)? { state.input { $0.failure } }
+    override var hasSpaceAvailable: Bool { state.input { $0.isOpen } }
 
     override func open() {
-        state.withLock { $0.open() }
+        state.input { $0.open() }
     }
 
     override func close() {
-        let wasOpen = state.withLock { $0.close() }
-        if wasOpen { channel?.closeWrite() }
+        if state.input({ $0.close() }) { channel?.closeWrite() }
     }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
-        guard let channel, state.withLock({ $0.status == .open }) else { return -1 }
+        guard let channel, state.input({ $0.isOpen }) else { return -1 }
         guard len > 0 else { return 0 }
         let reply = Reply<TransportError?>()
         channel.write(Array(UnsafeBufferPointer(start: buffer, count: len)), timeout: nil) { reply.set($0) }
         guard let error = reply.wait() else { return len }
-        state.withLock { $0.fail(error) }
+        state.input { $0.fail(error) }
         return -1
     }
 }

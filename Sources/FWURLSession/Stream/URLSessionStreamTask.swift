@@ -121,7 +121,7 @@ open class URLSessionStreamTask: URLSessionTask, @unchecked Sendable { // state:
     /// Cancels the task: the connection is dropped, waiting reads and writes fail, and the task completes
     /// with `URLError.cancelled`.
     open override func cancel() {
-        stream.abandon()
+        stream.abandon(task: self)
         super.cancel()
     }
 

@@ -131,7 +131,7 @@ open class URLSessionWebSocketTask: URLSessionTask, @unchecked Sendable { // sta
     /// Cancels the task: a connection that is open is closed with `goingAway` and dropped; the task
     /// completes with `URLError.cancelled`.
     open override func cancel() {
-        webSocket.abandon()
+        webSocket.abandon(task: self)
         super.cancel()
     }
 

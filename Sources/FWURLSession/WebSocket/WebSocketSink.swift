@@ -3,67 +3,42 @@ import FWTransport
 
 // MARK: - WebSocketSink
 //
-// A WebSocket task's sink and the keeper of its WebSocket state. Before the handshake completes, sends, pings,
-// receives and a close wait here; when the transport hands over the channel (`upgraded`, on the delegate
-// queue) they go to it in order, right after `didOpenWithProtocol`. The channel reports on its loop thread
-// through `WebSocketChannelBridge`, which queues the reports as task events, so that messages, replies,
-// `didCloseWith` and the completion reach the delegate queue in the order they happened:
-//
-//   waiting ──upgraded──▶ open ──the channel finished, or the task completed (cancel, timeout)──▶ ended
-//   waiting ──the handshake failed (non-101, bad accept, connection error)──▶ ended
-//
-// Once ended, every waiting and later call fails with the error the task completed with (or
-// `networkConnectionLost` after a clean close) — except receives while messages that came unasked are left:
-// after `cancel(with:reason:)` the server may still send what it sent before it saw our close, and the channel
-// hands what it parked over at the end; later receives get those first. After `cancel()` no message or close
-// reaches anyone. A
-// response other than a 101 completes the task with `badServerResponse`. Thread-safe: the state is under
-// one `LockedBox`; no callback runs under it.
+// A WebSocket task's sink. Before the handshake completes, sends, pings, receives and a close wait; when the
+// transport hands over the channel (`upgraded`, on the delegate queue) they go to it in order, right after
+// `didOpenWithProtocol`. The channel reports on its loop thread through `WebSocketChannelBridge`, which queues
+// the reports as task events, so that messages, replies, `didCloseWith` and the completion reach the delegate
+// queue in the order they happened. The state and its transitions are `WebSocketSinkMachine`'s
+// (`WebSocketSinkMachine.swift`); this class holds it in one lock, applies one input at a time (`input`) and
+// runs the actions the input returns after the lock (`run`): no callback and no channel call under the lock.
+// A response other than a 101 completes the task with `badServerResponse`.
 
 /// The WebSocket state of one `URLSessionWebSocketTask`.
 final class WebSocketSink: ResponseSink {
-    typealias Reply = @Sendable ((any Error)?) -> Void
-    typealias Message = URLSessionWebSocketTask.Message
-    typealias Receive = @Sendable (Result<Message, any Error>) -> Void
+    typealias Machine = WebSocketSinkMachine<WebSocketChannel>
+    typealias Reply = Machine.Reply
+    typealias Message = Machine.Message
+    typealias Receive = Machine.Receive
 
-    private struct State {
-        var protocols: [String]
-        var maximumMessageSize = 1024 * 1024
-        var channel: WebSocketChannel?
-        var opened = false
-        /// Receives not answered yet, oldest first (each asked the channel for one message once open).
-        var receives: [Receive] = []
-        /// Messages that came with no receive waiting (after our close the channel hands over what it parked),
-        /// for the next receives, even after the task ended; at most the channel's park limit.
-        var unclaimed: [URLSessionWebSocketTask.Message] = []
-        /// Sends and pings made before the handshake completed.
-        var waitingSends: [(WebSocketMessage, Reply)] = []
-        var waitingPings: [Reply] = []
-        /// A close asked for before the handshake completed.
-        var waitingClose: WebSocketCloseFrame?
-        var closeCode = URLSessionWebSocketTask.CloseCode.invalid
-        var closeReason: Data?
-        /// `cancel()` was called: a channel that arrives later is dropped.
-        var abandoned = false
-        /// Why later calls fail, once the task completed.
-        var ended: (any Error)?
-    }
-
-    private let state: LockedBox<State>
+    private let machine: LockedBox<Machine>
 
     init(protocols: [String]) {
-        state = LockedBox(State(protocols: protocols))
+        machine = LockedBox(Machine(protocols: protocols))
+    }
+
+    /// Applies one input (or reads the state) under the lock: the one door to the machine.
+    private func input<Result>(_ body: (inout Machine) -> Result) -> Result {
+        machine.withLock { body(&$0) }
     }
 
     // MARK: Properties
 
     var maximumMessageSize: Int {
-        get { state.withLock { $0.maximumMessageSize } }
-        set { state.withLock { $0.maximumMessageSize = max(0, newValue) } }
+        get { input { $0.maximumMessageSize } }
+        set { input { $0.maximumMessageSize = newValue } }
     }
 
-    var closeCode: URLSessionWebSocketTask.CloseCode { state.withLock { $0.closeCode } }
-    var closeReason: Data? { state.withLock { $0.closeReason } }
+    var closeCode: URLSessionWebSocketTask.CloseCode { input { $0.closeCode } }
+    var closeReason: Data? { input { $0.closeReason } }
 
     // MARK: Calls from the task (any thread)
 
@@ -72,58 +47,55 @@ final class WebSocketSink: ResponseSink {
         case .string(let text): .text(text)
         case .data(let data): .binary([UInt8](data))
         }
-        let (channel, ended) = state.withLock { state -> (WebSocketChannel?, (any Error)?) in
-            if state.ended == nil, state.channel == nil { state.waitingSends.append((wire, completion)) }
-            return (state.channel, state.ended)
-        }
-        if let ended { return task.enqueue(.webSocket(.reply(completion, ended))) }
-        channel?.send(wire, completion: Self.reply(completion, task: task))
+        run(input { $0.send(wire, completion) }, task: task)
     }
 
     func receive(task: URLSessionTask, completion: @escaping Receive) {
-        let (channel, answer) = state.withLock { state -> (WebSocketChannel?, Result<Message, any Error>?) in
-            if !state.unclaimed.isEmpty { return (nil, .success(state.unclaimed.removeFirst())) }
-            if let ended = state.ended { return (nil, .failure(ended)) }
-            state.receives.append(completion)
-            return (state.channel, nil)
-        }
-        if let answer { return task.enqueue(.webSocket(.answeredReceive(completion, answer))) }
-        channel?.requestMessage()
+        run(input { $0.receive(completion) }, task: task)
     }
 
     func sendPing(task: URLSessionTask, completion: @escaping Reply) {
-        let (channel, ended) = state.withLock { state -> (WebSocketChannel?, (any Error)?) in
-            if state.ended == nil, state.channel == nil { state.waitingPings.append(completion) }
-            return (state.channel, state.ended)
-        }
-        if let ended { return task.enqueue(.webSocket(.reply(completion, ended))) }
-        channel?.sendPing(completion: Self.reply(completion, task: task))
+        run(input { $0.ping(completion) }, task: task)
     }
 
     func close(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?, task: URLSessionTask) {
         let wireCode = code == .invalid ? nil : WebSocketCloseCode(rawValue: UInt16(code.rawValue))
         let text = reason.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let frame = WebSocketCloseFrame(code: wireCode, reason: text)
-        let channel = state.withLock { state -> WebSocketChannel? in
-            guard state.ended == nil else { return nil }
-            if state.closeCode == .invalid {
-                state.closeCode = code
-                state.closeReason = reason
-            }
-            if state.channel == nil { state.waitingClose = frame }
-            return state.channel
-        }
-        channel?.close(frame)
+        run(input { $0.close(code, reason: reason, frame: frame) }, task: task)
     }
 
     /// `cancel()`: an open connection says `goingAway` and is dropped; one still coming is dropped.
-    func abandon() {
-        let channel = state.withLock { state -> WebSocketChannel? in
-            state.abandoned = true
-            return state.channel
+    func abandon(task: URLSessionTask) {
+        run(input { $0.abandon() }, task: task)
+    }
+
+    /// Runs what an input asked for, in `WebSocketSinkActions`' order.
+    private func run(_ actions: WebSocketSinkActions<WebSocketChannel>, task: URLSessionTask) {
+        if let event = actions.event { task.enqueue(.webSocket(event)) }
+        if let channel = actions.channel {
+            if actions.start {
+                DelegateRouter.didOpen(webSocketTask: task.asTask(URLSessionWebSocketTask.self),
+                                       protocol: channel.subprotocol)
+                channel.start(delegate: WebSocketChannelBridge(task: task))
+            }
+            for _ in 0..<actions.requestMessages { channel.requestMessage() }
+            for (message, completion) in actions.sends {
+                channel.send(message, completion: Self.reply(completion, task: task))
+            }
+            for completion in actions.pings { channel.sendPing(completion: Self.reply(completion, task: task)) }
+            if let close = actions.close { channel.close(close) }
+            if actions.abort { channel.abort(.cancelled) }
         }
-        channel?.close(WebSocketCloseFrame(code: .goingAway))
-        channel?.abort(.cancelled)
+        if case let (receive, message)? = actions.deliver { receive(.success(message)) }
+        if case let (code, reason)? = actions.didClose {
+            DelegateRouter.didClose(webSocketTask: task.asTask(URLSessionWebSocketTask.self), code: code,
+                                    reason: reason)
+        }
+        if let failure = actions.failure {
+            for receive in actions.failedReceives { receive(.failure(failure)) }
+            for reply in actions.failedReplies { reply(failure) }
+        }
     }
 
     /// A reply from the channel's loop, handed to the delegate queue in order with the task's other events.
@@ -138,7 +110,7 @@ final class WebSocketSink: ResponseSink {
     // MARK: ResponseSink (delegate queue)
 
     func webSocketUpgrade(for request: URLRequest, task: URLSessionTask) throws(URLError) -> WebSocketUpgrade? {
-        let (protocols, maximum) = state.withLock { ($0.protocols, $0.maximumMessageSize) }
+        let (protocols, maximum) = input { ($0.protocols, $0.maximumMessageSize) }
         var limits = WebSocketLimits()
         limits.maxMessageSize = maximum
         limits.maxFramePayload = max(limits.maxFramePayload, maximum)
@@ -156,67 +128,36 @@ final class WebSocketSink: ResponseSink {
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {}
 
     func upgraded(_ channel: WebSocketChannel, for task: URLSessionTask) {
-        let opened = state.withLock { state -> (sends: [(WebSocketMessage, Reply)], pings: [Reply], demand: Int,
-                                                close: WebSocketCloseFrame?)? in
-            guard !state.abandoned, state.ended == nil else { return nil }
-            state.channel = channel
-            state.opened = true
-            defer {
-                state.waitingSends = []
-                state.waitingPings = []
-                state.waitingClose = nil
-            }
-            return (state.waitingSends, state.waitingPings, state.receives.count, state.waitingClose)
-        }
-        guard let opened else { return channel.abort(.cancelled) }
-        DelegateRouter.didOpen(webSocketTask: task.asTask(URLSessionWebSocketTask.self), protocol: channel.subprotocol)
-        channel.start(delegate: WebSocketChannelBridge(task: task))
-        for _ in 0..<opened.demand { channel.requestMessage() }
-        for (message, completion) in opened.sends {
-            channel.send(message, completion: Self.reply(completion, task: task))
-        }
-        for completion in opened.pings { channel.sendPing(completion: Self.reply(completion, task: task)) }
-        if let close = opened.close { channel.close(close) }
+        run(input { $0.upgraded(channel) }, task: task)
     }
 
     func webSocket(_ event: WebSocketTaskEvent, for task: URLSessionTask) {
-        // After cancel() only the completion goes out (and the replies every call is owed).
-        let ending = [.canceling, .completed].contains(task.state)
         switch event {
-        case .message where ending, .closeReceived where ending:
-            return
         case .message(let wire):
             let message: Message = switch wire {
             case .text(let text): .string(text)
             case .binary(let bytes): .data(Data(bytes))
             }
-            let receive = state.withLock { state -> Receive? in
-                guard !state.receives.isEmpty else {
-                    state.unclaimed.append(message)
-                    return nil
-                }
-                return state.receives.removeFirst()
-            }
-            receive?(.success(message))
+            // After cancel() only the completion goes out (and the replies every call is owed).
+            let ending = task.isEnding
+            run(input { $0.received(message, taskEnding: ending) }, task: task)
         case .closeReceived(let frame):
             let code = URLSessionWebSocketTask.CloseCode(rawValue: Int(frame.code?.rawValue ?? 1005)) ?? .invalid
             let reason = frame.reason.isEmpty ? nil : Data(frame.reason.utf8)
-            state.withLock { state in
-                guard state.closeCode == .invalid else { return }
-                state.closeCode = code
-                state.closeReason = reason
-            }
-            let webSocketTask = task.asTask(URLSessionWebSocketTask.self)
-            DelegateRouter.didClose(webSocketTask: webSocketTask, code: code, reason: reason)
+            let ending = task.isEnding
+            run(input { $0.closeReceived(code, reason: reason, taskEnding: ending) }, task: task)
         case .finished(let closure):
             // A protocol error (a message too big included) closed with the code the rule names.
-            if let error = closure.error?.underlying as? WebSocketError,
-               let code = URLSessionWebSocketTask.CloseCode(rawValue: Int(error.closeCode.rawValue)) {
-                state.withLock { state in
-                    if state.closeCode == .invalid { state.closeCode = code }
-                }
+            let rule = (closure.error?.underlying as? WebSocketError).flatMap {
+                URLSessionWebSocketTask.CloseCode(rawValue: Int($0.closeCode.rawValue))
             }
-            task.finish(error: closure.error.map { URLError($0, url: task.currentRequest?.url) })
+            let url = task.currentRequest?.url
+            let error = input { machine in
+                if let rule { machine.closedForProtocolError(rule) }
+                return machine.finishing(with: closure.error.map { URLError($0, url: url) },
+                                         cancellation: URLError(.cancelled, url: url, description: "cancelled"))
+            }
+            task.finish(error: error)
         case .reply(let completion, let error):
             completion(error)
         case .answeredReceive(let completion, let answer):
@@ -226,7 +167,7 @@ final class WebSocketSink: ResponseSink {
 
     /// A handshake answered with anything but a 101 completes the task with `badServerResponse`.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
-        guard error == nil, !state.withLock({ $0.opened }) else { return error }
+        guard error == nil, !input({ $0.opened }) else { return error }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         return URLError(.badServerResponse, url: task.currentRequest?.url,
                         description: "the server did not switch to the WebSocket protocol (status \(status))")
@@ -235,20 +176,8 @@ final class WebSocketSink: ResponseSink {
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         let ended: any Error = error ?? URLError(.networkConnectionLost, url: task.currentRequest?.url,
                                                  description: "the WebSocket connection is closed")
-        let (channel, receives, replies) = state.withLock { state in
-            state.ended = ended
-            defer {
-                state.channel = nil
-                state.receives = []
-                state.waitingSends = []
-                state.waitingPings = []
-            }
-            return (state.channel, state.receives, state.waitingSends.map(\.1) + state.waitingPings)
-        }
         // A task that ends while open (cancelled, timed out) drops its connection; a finished channel ignores it.
-        channel?.abort(.cancelled)
-        for receive in receives { receive(.failure(ended)) }
-        for reply in replies { reply(ended) }
+        run(input { $0.complete(ended) }, task: task)
         DelegateRouter.didComplete(task: task, error: error)
     }
 }
