@@ -122,7 +122,7 @@ final class PinReportSink: Sendable {
             return
         }
         if !FileManager.default.fileExists(atPath: path) {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil) // a failure shows just below
         }
         guard let handle = FileHandle(forWritingAtPath: path) else {
             Terminal.error("fwcurl: --pin-report: cannot write \(path)")
