@@ -49,7 +49,7 @@ extension PythonHTTPServer {
     }
 
     private static let rangeFileProgram = #"""
-    import http.server, os, random, re, threading, time
+    import http.server, os, random, re, select, threading
 
     ROOT = os.path.dirname(os.path.abspath(__file__))
     PATH = os.path.join(ROOT, "file.bin")
@@ -100,7 +100,9 @@ extension PythonHTTPServer {
                     self.wfile.write(piece)
                     offset += len(piece)
                     if delay > 0:
-                        time.sleep(delay)
+                        # select, not time.sleep: under libfaketime (Scripts/time-travel.sh) Python's sleep,
+                        # a clock_nanosleep on the monotonic clock, fails with EINVAL.
+                        select.select([], [], [], delay)
             except (BrokenPipeError, ConnectionResetError):
                 pass
             log("sent %d-%d" % (start, offset))
