@@ -1,6 +1,10 @@
 import Foundation
 import FWTLS
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 import TestSupport
 

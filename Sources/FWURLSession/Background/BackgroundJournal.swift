@@ -2,6 +2,8 @@ import Foundation
 import FWTransport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 // MARK: - BackgroundJournal
