@@ -65,7 +65,7 @@ private func absolutePath(_ path: String) -> String {
 
 /// The delegate of a `--background` run: moves each finished file to its task's output and counts the
 /// completions. `@unchecked Sendable`: `stored` is read and written only under `lock`; the rest is immutable.
-private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
+private final class BackgroundRun: NSObject, URLSessionDownloadDelegate, @unchecked Sendable { // `stored`: under `lock`
     private struct State {
         var completed = 0
         var expected: Int?
