@@ -23,7 +23,9 @@ swift build --build-tests
 # could wait longer than a kept-alive connection's idle timeout between two of its own requests. Bounded,
 # the run takes as long (about 100 s on 2 cores) and no test waits a minute for the CPU.
 width=(--experimental-maximum-parallelization-width 12)
-swift test --skip-build "${width[@]}"
+# Under a watchdog (Scripts/watch-tests.sh): a hung test is stopped and named, and the failures are summed
+# up at the end of the log, where CI's excerpt of it ends.
+Scripts/watch-tests.sh "swift test" 25 swift test --skip-build "${width[@]}"
 # Heap allocations per keep-alive GET against Tests/AllocationBudget/budget.txt (counts, not times; ~10 s).
 Scripts/alloc-budget.sh --debug
 Scripts/time-travel.sh

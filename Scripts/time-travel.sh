@@ -28,7 +28,9 @@ status=0
 for offset in "${offsets[@]}"; do
     echo "time-travel: the whole suite with the clock at $offset ($(faketime -f "$offset" date -u +%F))"
     # The faketime wrapper sets LD_PRELOAD; the passthrough goes in front of it so that it wins.
-    if ! FAKETIME_DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 faketime -f "$offset" \
+    # Under the watchdog of Scripts/watch-tests.sh, which names a hung test and sums up the failures.
+    if ! Scripts/watch-tests.sh "time-travel $offset" 25 \
+        env FAKETIME_DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 faketime -f "$offset" \
         sh -c 'LD_PRELOAD="$0:$LD_PRELOAD" exec "$1" --testing-library swift-testing --experimental-maximum-parallelization-width 12' \
         "$passthrough" "$tests"; then
         echo "time-travel: FAILED at $offset: a test depends on the date (only FixtureExpiryTests may)" >&2
