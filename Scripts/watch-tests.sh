@@ -20,6 +20,8 @@ timeout --kill-after=30 "$((minutes * 60))" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 [ "$status" -eq 0 ] && exit 0
 
+# Swift Testing may colour its output: read a copy without the escape sequences.
+sed -i 's/\x1b\[[0-9;]*m//g' "$log"
 echo
 echo "==== $label: failed (exit $status) ===="
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then

@@ -14,7 +14,9 @@ import FWTransport
 //   DownloadSink       download tasks: the body goes into a file (Download/DownloadSink.swift)
 //   AsyncBytesFeed     `bytes(for:)`: the body flows into an `AsyncBytes` sequence (URLSession+AsyncBytes.swift)
 //
-// A sink is called on the delegate queue by the task's drain, one event at a time, never under a lock.
+// A sink is called on the delegate queue by the task's drain, one event at a time, never under a lock. The
+// three common sinks keep nothing of their own: what a task's sink keeps is in the task's core (`SinkState`,
+// through `withSink`), so one instance of each serves every task.
 
 /// Receives a task's final response, its body, and its completion.
 protocol ResponseSink: AnyObject, Sendable {
@@ -46,8 +48,8 @@ protocol ResponseSink: AnyObject, Sendable {
     /// Whether the sink collects the whole body in memory (the URL cache then stores that body instead of
     /// keeping a copy of its own).
     var collectsBody: Bool { get }
-    /// The body collected so far, for a sink that collects it; nil otherwise.
-    var collectedBody: Data? { get }
+    /// The body `task` collected so far, for a sink that collects it; nil otherwise.
+    func collectedBody(of task: URLSessionTask) -> Data?
 }
 
 extension ResponseSink {
@@ -72,7 +74,7 @@ extension ResponseSink {
     var collectsBody: Bool { false }
 
     /// Nothing collected by default.
-    var collectedBody: Data? { nil }
+    func collectedBody(of task: URLSessionTask) -> Data? { nil }
 
     /// Nothing to settle by default.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? { error }
@@ -95,11 +97,14 @@ extension URLSessionTask {
 // MARK: - DataDelegateSink
 
 /// Data and upload tasks without a completion handler: the data delegate hears everything. When the routed
-/// data delegate is a `URLSessionDataCollectingDelegate` that wants the body, the sink also collects it
-/// (`BodyCollector`, purpose `handOver`: over the limit ends the task) and hands it over when the task succeeds.
+/// data delegate is a `URLSessionDataCollectingDelegate` that wants the body, the task also collects it
+/// (`SinkState.collector`, a `BodyCollector` with purpose `handOver`: over the limit ends the task) and hands
+/// it over when the task succeeds.
 final class DataDelegateSink: ResponseSink {
-    /// The body, for a collecting delegate (made when the response arrives); nil otherwise.
-    private let collector = LockedBox<BodyCollector?>(nil)
+    /// The one instance: the sink keeps nothing of its own.
+    static let shared = DataDelegateSink()
+
+    private init() {}
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
         try receive(nonHTTP: response, for: task)
@@ -112,7 +117,7 @@ final class DataDelegateSink: ResponseSink {
                                           url: task.currentRequest?.url)
             try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
                                  status: (response as? HTTPURLResponse)?.statusCode)
-            self.collector.withLock { $0 = collector }
+            task.withSink { $0.collector = collector }
         }
         task.hold(.awaitingDisposition)
         let asked = DelegateRouter.didReceive(response: response, dataTask: dataTask) { disposition in
@@ -122,17 +127,15 @@ final class DataDelegateSink: ResponseSink {
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
-        try collector.withLock { collector in
-            Result { () throws(URLError) in try collector?.append(bytes) }
-        }.get()
+        try task.collect(bytes)
         DelegateRouter.didReceive(data: Data(bytes), dataTask: task.asTask(URLSessionDataTask.self))
     }
 
-    /// A task that succeeded hands its collected body over (before its metrics); the sink keeps none of it.
+    /// A task that succeeded hands its collected body over (before its metrics); the task keeps none of it.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
-        let body = collector.withLock { collector in
-            defer { collector = nil }
-            return collector?.take()
+        let body = task.withSink { sink in
+            defer { sink.collector = nil }
+            return sink.collector?.take()
         }
         if error == nil, let body {
             DelegateRouter.didCollectBody(body, dataTask: task.asTask(URLSessionDataTask.self))
@@ -152,58 +155,62 @@ final class DataDelegateSink: ResponseSink {
 
 // MARK: - CollectingSink
 
-/// Tasks with a completion handler: the body is collected (`BodyCollector`, purpose `handOver`: within
-/// `HTTPLimits.maxCollectedBodySize`; the task itself enforces `maxDecompressionRatio`) and handed over with the
-/// response. Neither the body nor the handler (and what it captured) is kept once it was called.
+/// Tasks with a completion handler: the body is collected (`SinkState.collector`, a `BodyCollector` with
+/// purpose `handOver`: within `HTTPLimits.maxCollectedBodySize`; the task itself enforces
+/// `maxDecompressionRatio`) and handed over with the response. Neither the body nor the handler (and what it
+/// captured) is kept once it was called.
 final class CollectingSink: ResponseSink {
     typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
-    private struct State {
-        /// Made with the session's limits when the response arrives.
-        var collector = BodyCollector(.handOver, limits: HTTPLimits(), url: nil)
-        /// Until it is called.
-        var completion: Completion?
-    }
+    /// The one instance: the sink keeps nothing of its own.
+    static let shared = CollectingSink()
 
-    private let state: LockedBox<State>
-
-    init(_ completion: @escaping Completion) {
-        state = LockedBox(State(completion: completion))
-    }
-
-    /// Body bytes the sink holds now.
-    var heldBodyBytes: Int { state.withLock { $0.collector.body.count } }
+    private init() {}
 
     var collectsBody: Bool { true }
 
-    /// The body so far: the same storage the sink holds (no copy is made until one of them changes).
-    var collectedBody: Data? { state.withLock { $0.collector.collected } }
+    /// The body so far: the same storage the task holds (no copy is made until one of them changes).
+    func collectedBody(of task: URLSessionTask) -> Data? {
+        task.withSink { $0.collector?.collected }
+    }
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
         var collector = BodyCollector(.handOver, limits: task.session.sessionConfiguration.httpResponseLimits,
                                       url: task.currentRequest?.url)
         try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
                              status: response.statusCode)
-        state.withLock { $0.collector = collector }
+        task.withSink { $0.collector = collector }
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
-        try state.withLock { state in
-            Result { () throws(URLError) in try state.collector.append(bytes) }
-        }.get()
+        try task.collect(bytes)
     }
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
-        // The body and the handler leave the sink: a caller that keeps the finished task keeps neither.
-        let (collected, completion) = state.withLock { state in
-            defer { state.completion = nil }
-            return (state.collector.take(), state.completion)
+        // The body and the handler leave the task: a caller that keeps the finished task keeps neither.
+        let (collected, completion) = task.withSink { sink in
+            defer {
+                sink.collector = nil
+                sink.completion = nil
+            }
+            return (sink.collector?.take(), sink.completion)
         }
+        guard case .data(let completion) = completion else { return }
         if let error {
-            completion?(nil, nil, error)
+            completion(nil, nil, error)
         } else {
-            completion?(collected ?? Data(), response, nil)
+            completion(collected ?? Data(), response, nil)
         }
+    }
+}
+
+extension URLSessionTask {
+    /// Adds a piece of the body to the task's collector (none: nothing to collect); past the limit the
+    /// collector lets its body go and this throws.
+    final func collect(_ bytes: [UInt8]) throws(URLError) {
+        try withSink { sink in
+            Result { () throws(URLError) in try sink.collector?.append(bytes) }
+        }.get()
     }
 }
 
@@ -237,7 +244,7 @@ extension URLSessionDataTask {
         guard let response = response as? HTTPURLResponse, !isEnding,
               let download = session.adoptTransfer(of: self) else { return }
         do throws(URLError) {
-            try download.downloadSink.receive(response, for: download)
+            try download.sink.receive(response, for: download)
         } catch {
             download.abort(with: error)
         }

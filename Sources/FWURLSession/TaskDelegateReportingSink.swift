@@ -2,19 +2,26 @@ import Foundation
 
 // MARK: - TaskDelegateReportingSink
 //
-// The sink of the async `data(for:delegate:)` family: the body is collected for the call's result (by the
-// wrapped sink, a `CollectingSink`), and the delegate given to the call — the task's own delegate — hears
+// The sink of the async `data(for:delegate:)` family: the body is collected for the call's result (by
+// `CollectingSink`, into the task's `SinkState`), and the delegate given to the call — the task's own delegate — hears
 // the data messages too, as it does with Apple's URLSession: `didReceive response` (delivery waits for its
 // disposition: `.cancel` cancels the task, `.becomeDownload` and `.becomeStream` cannot apply to a collected
 // body and go on as `.allow`) and every `didReceive data`. The session's delegate hears neither
 // (`DelegateRouter.dataFallback`).
 
-/// Collects the body through `collector` and reports the data messages to the task's own data delegate.
+/// Collects the body through `CollectingSink` and reports the data messages to the task's own data delegate.
 final class TaskDelegateReportingSink: ResponseSink {
-    private let collector: any ResponseSink
+    /// The one instance: the sink keeps nothing of its own.
+    static let shared = TaskDelegateReportingSink()
 
-    init(collecting collector: any ResponseSink) {
-        self.collector = collector
+    private let collector = CollectingSink.shared
+
+    private init() {}
+
+    var collectsBody: Bool { true }
+
+    func collectedBody(of task: URLSessionTask) -> Data? {
+        collector.collectedBody(of: task)
     }
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {

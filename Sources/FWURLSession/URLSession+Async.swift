@@ -14,8 +14,8 @@ extension URLSession {
         -> (Data, URLResponse) {
         try await run(delegate: delegate) { handler in
             register {
-                URLSessionDataTask(session: self, identifier: $0, request: request, sink: TaskDelegateReportingSink(
-                    collecting: CollectingSink { data, response, error in handler(data ?? Data(), response, error) }))
+                URLSessionDataTask(session: self, identifier: $0, request: request,
+                                   sink: TaskDelegateReportingSink.shared, sinkState: .data(Self.resuming(handler)))
             }
         }
     }
@@ -30,8 +30,8 @@ extension URLSession {
     public func upload(for request: URLRequest, from bodyData: Data,
                        delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
         try await run(delegate: delegate) { handler in
-            makeUploadTask(request, body: .data(bodyData), sink: TaskDelegateReportingSink(
-                collecting: CollectingSink { data, response, error in handler(data ?? Data(), response, error) }))
+            makeUploadTask(request, body: .data(bodyData), sink: TaskDelegateReportingSink.shared,
+                           completion: Self.resuming(handler))
         }
     }
 
@@ -39,8 +39,8 @@ extension URLSession {
     public func upload(for request: URLRequest, fromFile fileURL: URL,
                        delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
         try await run(delegate: delegate) { handler in
-            makeUploadTask(request, body: .file(fileURL), sink: TaskDelegateReportingSink(
-                collecting: CollectingSink { data, response, error in handler(data ?? Data(), response, error) }))
+            makeUploadTask(request, body: .file(fileURL), sink: TaskDelegateReportingSink.shared,
+                           completion: Self.resuming(handler))
         }
     }
 
@@ -86,6 +86,12 @@ extension URLSession {
             handler(location, response, URLError(.cannotMoveFile, url: response?.url,
                                                  description: "cannot keep the downloaded file: \(error)"))
         }
+    }
+
+    /// A collecting task's completion that resumes the call through `handler` (a missing body is empty).
+    private static func resuming(_ handler: @escaping @Sendable (Data, URLResponse?, (any Error)?) -> Void)
+        -> CollectingSink.Completion {
+        { data, response, error in handler(data ?? Data(), response, error) }
     }
 
     /// Makes a task through `make` (whose completion calls the given handler), resumes it, and waits.

@@ -3,7 +3,9 @@ import Foundation
 // MARK: - Making tasks: the internals behind URLSession's task factories
 
 extension URLSession {
+    /// An upload task whose response goes to `sink` (`completion`: the handler it was made with).
     final func makeUploadTask(_ request: URLRequest, body: UploadBody, sink: any ResponseSink,
+                              completion: CollectingSink.Completion? = nil,
                               identifier: Int? = nil) -> URLSessionUploadTask {
         let expected: Int64 = switch body {
         case .data(let data): Int64(data.count)
@@ -11,7 +13,8 @@ extension URLSession {
         case .stream: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
         let task = register(identifier: identifier) {
-            URLSessionUploadTask(session: self, identifier: $0, request: request, sink: sink)
+            URLSessionUploadTask(session: self, identifier: $0, request: request, sink: sink,
+                                 sinkState: .data(completion))
         }
         task.withTransfer { $0.upload = body }
         task.update { machine in
@@ -25,8 +28,7 @@ extension URLSession {
     final func makeDownloadTask(_ request: URLRequest, completion: DownloadSink.Completion?,
                                 announcing: Bool = true) -> URLSessionDownloadTask {
         let task = register(announcing: announcing) {
-            URLSessionDownloadTask(session: self, identifier: $0, request: request,
-                                   downloadSink: DownloadSink(completion: completion))
+            URLSessionDownloadTask(session: self, identifier: $0, request: request, completion: completion)
         }
         durable?.adopt(task, request: request)
         return task
@@ -46,7 +48,7 @@ extension URLSession {
         let file = DownloadFile.reopen(path: resume.temporaryFilePath, length: resume.bytesReceived)
         if file == nil { usable.bytesReceived = 0 }
         let task = makeDownloadTask(usable.resumingRequest(), completion: completion)
-        task.downloadSink.state.withLock { state in
+        task.withDownload { state in
             state.isResuming = true
             state.file = file
         }

@@ -154,7 +154,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a data task whose messages go to the delegate.
     open func dataTask(with request: URLRequest) -> URLSessionDataTask {
-        register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: DataDelegateSink()) }
+        register { URLSessionDataTask(session: self, identifier: $0, request: request, sink: DataDelegateSink.shared) }
     }
 
     /// Creates a data task for a GET of `url`, whose messages go to the delegate.
@@ -167,8 +167,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionDataTask {
         register {
-            URLSessionDataTask(session: self, identifier: $0, request: request,
-                               sink: CollectingSink(completionHandler))
+            URLSessionDataTask(session: self, identifier: $0, request: request, sink: CollectingSink.shared,
+                               sinkState: .data(completionHandler))
         }
     }
 
@@ -183,32 +183,34 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     /// Creates a task that sends `bodyData` as the body of `request` (the request's own body is ignored).
     open func uploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .data(bodyData), sink: DataDelegateSink())
+        makeUploadTask(request, body: .data(bodyData), sink: DataDelegateSink.shared)
     }
 
     /// Creates a task that sends `bodyData` and calls `completionHandler` with the response body.
     open func uploadTask(with request: URLRequest, from bodyData: Data?,
                          completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionUploadTask {
-        makeUploadTask(request, body: .data(bodyData ?? Data()), sink: CollectingSink(completionHandler))
+        makeUploadTask(request, body: .data(bodyData ?? Data()), sink: CollectingSink.shared,
+                       completion: completionHandler)
     }
 
     /// Creates a task that streams the file at `fileURL` as the body, in constant memory.
     open func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .file(fileURL), sink: DataDelegateSink())
+        makeUploadTask(request, body: .file(fileURL), sink: DataDelegateSink.shared)
     }
 
     /// Creates a task that streams the file at `fileURL` and calls `completionHandler` with the response body.
     open func uploadTask(with request: URLRequest, fromFile fileURL: URL,
                          completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void)
         -> URLSessionUploadTask {
-        makeUploadTask(request, body: .file(fileURL), sink: CollectingSink(completionHandler))
+        makeUploadTask(request, body: .file(fileURL), sink: CollectingSink.shared,
+                       completion: completionHandler)
     }
 
     /// Creates a task whose body is read from a stream: the request's `httpBodyStream` if it has one,
     /// otherwise (and for every resend) the one the delegate gives in `needNewBodyStream`.
     open func uploadTask(withStreamedRequest request: URLRequest) -> URLSessionUploadTask {
-        makeUploadTask(request, body: .stream, sink: DataDelegateSink())
+        makeUploadTask(request, body: .stream, sink: DataDelegateSink.shared)
     }
 
     // MARK: Download tasks

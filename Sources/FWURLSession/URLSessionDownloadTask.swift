@@ -9,21 +9,30 @@ import Foundation
 /// handler) and removed when that returns. A download that fails or is cancelled after part of a
 /// resumable body arrived keeps its partial file and offers resume data.
 open class URLSessionDownloadTask: URLSessionTask, @unchecked Sendable { // state: URLSessionTask's boxes
-    /// Where the body goes (also the task's `sink`).
-    let downloadSink: DownloadSink
-
-    init(session: URLSession, identifier: Int, request: URLRequest, downloadSink: DownloadSink) {
-        self.downloadSink = downloadSink
-        super.init(session: session, identifier: identifier, request: request, sink: downloadSink)
+    /// A download of `request`; `completion`: the handler it was made with (nil: the delegate hears it).
+    init(session: URLSession, identifier: Int, request: URLRequest, completion: DownloadSink.Completion?) {
+        super.init(session: session, identifier: identifier, request: request, sink: DownloadSink.shared,
+                   sinkState: .download(completion))
     }
 
     /// Cancels the download; `completionHandler` gets resume data when the download can be resumed
     /// (nil otherwise), before the task completes with `URLError.cancelled`.
     open func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
-        guard downloadSink.awaitResumeData(completionHandler) else {
+        guard awaitResumeData(completionHandler) else {
             session.delegateQueue.addOperation { completionHandler(nil) }
             return
         }
         cancel()
+    }
+}
+
+extension URLSessionDownloadTask {
+    /// Keeps `handler` for the resume data of a failure still to come; false when the outcome is settled.
+    private func awaitResumeData(_ handler: @escaping @Sendable (Data?) -> Void) -> Bool {
+        withDownload { state in
+            guard !state.isSettled else { return false }
+            state.resumeDataHandler = handler
+            return true
+        }
     }
 }

@@ -51,7 +51,7 @@ extension URLSessionTask {
         guard keepsBody else { return finish(error: nil) }
         let context = hopContext
         let outcome = walkPolicies { hop, _ in
-            HopPolicies.end(&hop, collectedBody: { sink.collectedBody }, context)
+            HopPolicies.end(&hop, collectedBody: { sink.collectedBody(of: self) }, context)
         }
         execute(outcome, stage: .ended)
     }

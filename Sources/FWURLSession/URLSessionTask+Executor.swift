@@ -87,12 +87,16 @@ extension URLSessionTask {
         guard let moved = core.withLock({ core -> TaskCore? in
             guard !core.machine.isEnding else { return nil }
             let machine = core.machine.handOver(to: successor, keepingTransfer: keepingTransfer)
-            let moved = TaskCore(machine: machine, transfer: core.transfer, properties: core.properties)
+            // The successor's sink state is its own (filled in below).
+            let moved = TaskCore(machine: machine, transfer: core.transfer, sink: SinkState(),
+                                 properties: core.properties)
             core.transfer.hop.dropBodies() // a task that was handed over keeps no body
+            core.sink.letGo()
             return moved
         }) else { return false }
         successor.core.withLock { core in
             var moved = moved
+            moved.sink = core.sink
             if !keepingTransfer {
                 moved.machine.counts = core.machine.counts
                 let request = moved.transfer.currentRequest
@@ -108,9 +112,9 @@ extension URLSessionTask {
 // MARK: - The doors to the core
 //
 // The task's state is reached through these doors only (and the drain and the hand-over above): a machine
-// input (`update`, or `apply` when it returns actions), one field (`read`, `write`), or the transfer
-// (`withTransfer`). What runs under the lock is a machine input, a key path or a transfer edit; the lock is
-// a leaf, so none of them may call out.
+// input (`update`, or `apply` when it returns actions), one field (`read`, `write`), the transfer
+// (`withTransfer`) or the sink's state (`withSink`). What runs under the lock is a machine input, a key path,
+// a transfer edit or a sink-state edit; the lock is a leaf, so none of them may call out.
 
 extension URLSessionTask {
     /// Applies an input to the task's machine under the lock and returns what it returned.
@@ -136,5 +140,10 @@ extension URLSessionTask {
     /// Reads or changes the transfer (the hop, the policies' state, metrics, the upload body) under the lock.
     final func withTransfer<Result>(_ body: (inout TaskTransfer) -> Result) -> Result {
         core.withLock { body(&$0.transfer) }
+    }
+
+    /// Reads or changes what the task's sink keeps (`SinkState`) under the lock.
+    final func withSink<Result>(_ body: (inout SinkState) -> Result) -> Result {
+        core.withLock { body(&$0.sink) }
     }
 }

@@ -40,7 +40,7 @@ extension URLSessionTask {
     /// still gets one, without network times); nil when the task never started.
     func collectMetrics() -> URLSessionTaskMetrics? {
         let response = response
-        let restarted = (self as? URLSessionDownloadTask)?.downloadSink.state.withLock { $0.restartedFromZero } ?? false
+        let restarted = read(\.sink.download?.restartedFromZero) ?? false
         let collected = withTransfer { state -> ([TransactionRecord], Date, SessionClock, Int)? in
             guard let fetchStart = state.fetchStart, let clock = state.metricsClock,
                   let request = state.hop.request else { return nil }

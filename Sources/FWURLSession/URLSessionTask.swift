@@ -44,7 +44,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     /// The request the task was created with.
     public let originalRequest: URLRequest?
 
-    init(session: URLSession, identifier: Int, request: URLRequest?, sink: any ResponseSink) {
+    init(session: URLSession, identifier: Int, request: URLRequest?, sink: any ResponseSink,
+         sinkState: SinkState = SinkState()) {
         self.session = session
         self.taskIdentifier = identifier
         self.originalRequest = request
@@ -55,7 +56,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
             transfer.upload = .stream
             counts.expectedToSend = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
-        self.core = LockedBox(TaskCore(machine: TaskStateMachine(counts: counts), transfer: transfer))
+        self.core = LockedBox(TaskCore(machine: TaskStateMachine(counts: counts), transfer: transfer,
+                                       sink: sinkState))
         super.init()
     }
 
@@ -202,10 +204,12 @@ open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {} // s
 
 // MARK: - The task's state
 
-/// Everything the task's one lock guards: the machine, the transfer and the caller's properties.
+/// Everything the task's one lock guards: the machine, the transfer, what its sink keeps and the caller's
+/// properties.
 struct TaskCore {
     var machine: TaskStateMachine
     var transfer: TaskTransfer
+    var sink: SinkState
     var properties = TaskProperties()
 }
 

@@ -35,10 +35,35 @@ import TestSupport
         task.resume()
         #expect(waitUntil(timeout: 10) { received.withLock { $0 } != nil })
         #expect(received.withLock { $0 } == Self.bodySize)
-        let sink = try #require(task.sink as? CollectingSink)
-        #expect(sink.heldBodyBytes == 0)
+        #expect(task.sink is CollectingSink)
+        #expect(task.withSink { $0.collector == nil && $0.completion == nil })
         // The handler was released once called, with what it captured (Apple's URLSession does the same).
         #expect(waitUntil(timeout: 2) { weakCaptured == nil })
+    }
+
+    // A download made with a completion handler lets the handler (and what it captured) go once it was
+    // called, and keeps no file.
+    @Test func aFinishedDownloadKeepsNeitherItsHandlerNorItsFile() throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let session = URLSession(configuration: .default)
+        defer { session.invalidateAndCancel() }
+        let received = LockedBox<Int?>(nil)
+        weak var weakCaptured: Captured?
+        let task: URLSessionDownloadTask
+        do {
+            let captured = Captured()
+            weakCaptured = captured
+            task = session.downloadTask(with: url(server, "/")) { location, _, _ in
+                let size = location.flatMap { try? Data(contentsOf: $0).count }
+                withExtendedLifetime(captured) { received.withLock { $0 = size } }
+            }
+        }
+        task.resume()
+        #expect(waitUntil(timeout: 10) { received.withLock { $0 } != nil })
+        #expect(received.withLock { $0 } == Self.bodySize)
+        #expect(waitUntil(timeout: 2) { weakCaptured == nil })
+        #expect(task.withSink { $0.completion == nil && $0.download?.file == nil })
     }
 
     // 100 finished 1 MiB tasks held by the caller keep no body: not in their sinks, not in their delivery
@@ -60,7 +85,7 @@ import TestSupport
         }
         #expect(waitUntil(timeout: 5) { tasks.allSatisfy { $0.state == .completed } })
         #expect(tasks.allSatisfy { $0.countOfBytesReceived == Int64(Self.bodySize) })
-        #expect(tasks.allSatisfy { ($0.sink as? CollectingSink)?.heldBodyBytes == 0 })
+        #expect(tasks.allSatisfy { task in task.withSink { $0.collector == nil } })
         #expect(tasks.allSatisfy { task in task.core.withLock { $0.machine.deliveries.keptCount } == 0 })
     }
 }

@@ -86,7 +86,7 @@ final class DurableSession: Sendable {
         }
         let recorder = DurableTaskRecorder(journal: journal, record: Self.record(.download, task.taskIdentifier,
                                                                                 request))
-        task.downloadSink.state.withLock { $0.journal = recorder }
+        task.withDownload { $0.journal = recorder }
     }
 
     /// Journals an upload-from-file task made in the session: its record is written now and removed when
@@ -135,7 +135,7 @@ final class DurableSession: Sendable {
             case .upload:
                 guard let path = record.uploadFilePath else { continue }
                 let task = session.makeUploadTask(request, body: .file(URL(fileURLWithPath: path)),
-                                                  sink: DataDelegateSink(), identifier: record.taskIdentifier)
+                                                  sink: DataDelegateSink.shared, identifier: record.taskIdentifier)
                 task.taskDescription = record.taskDescription
                 tasks.append(task)
             case .download:
@@ -172,15 +172,14 @@ extension URLSession {
         var continued = resume.resumingRequest()
         continued.httpMethod = record.method
         let task = register(identifier: record.taskIdentifier) {
-            URLSessionDownloadTask(session: self, identifier: $0, request: continued,
-                                   downloadSink: DownloadSink(completion: nil))
+            URLSessionDownloadTask(session: self, identifier: $0, request: continued, completion: nil)
         }
         task.taskDescription = record.taskDescription
         var kept = record
         kept.partialFilePath = file?.url.path
         kept.bytesWritten = file?.length ?? 0
         let recorder = DurableTaskRecorder(journal: journal, record: kept)
-        task.downloadSink.state.withLock { state in
+        task.withDownload { state in
             state.isResuming = file != nil
             state.file = file
             state.journal = recorder

@@ -16,7 +16,7 @@ extension URLSessionTask {
     /// The hop failed with `error` and no policy decided anything: true when the task sends it again later.
     final func retryDurably(after error: URLError) -> Bool {
         guard let download = self as? URLSessionDownloadTask,
-              let recorder = download.downloadSink.state.withLock({ $0.journal }),
+              let recorder = download.withDownload({ $0.journal }),
               DurableTaskRecorder.retriedCodes.contains(error.code), !isEnding,
               let request = withTransfer({ $0.hop.response == nil ? $0.hop.request : nil }),
               let delay = recorder.nextRetryDelay() else { return false }

@@ -8,13 +8,14 @@ import FWTransport
 // to when the server answers 206 from the right offset, emptied first when it sends the whole resource
 // again (200). On success the file is handed over (the delegate's `didFinishDownloadingTo`, before the
 // metrics, or the completion handler) and removed when that returns; on failure a resumable partial file
-// is kept and resume data joins the error.
+// is kept and resume data joins the error. What a download keeps (`State`) is in the task's core
+// (`SinkState.download`, through `withDownload`): the sink itself holds nothing, and one serves every task.
 
 /// Where a download task's body goes, and how it resumes.
 final class DownloadSink: ResponseSink {
     typealias Completion = @Sendable (URL?, URLResponse?, (any Error)?) -> Void
 
-    /// The file and the resume state.
+    /// The file and the resume state, in the task's core.
     struct State {
         /// The file the body goes to; created (or reopened, when resuming) when the response arrives.
         var file: DownloadFile?
@@ -33,13 +34,10 @@ final class DownloadSink: ResponseSink {
         var journal: DurableTaskRecorder?
     }
 
-    let state = LockedBox(State())
-    /// nil: the delegate hears the outcome.
-    private let completion: Completion?
+    /// The one instance: the sink keeps nothing of its own.
+    static let shared = DownloadSink()
 
-    init(completion: Completion?) {
-        self.completion = completion
-    }
+    private init() {}
 
     // MARK: ResponseSink
 
@@ -51,32 +49,35 @@ final class DownloadSink: ResponseSink {
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError) {
         let download = task.asTask(URLSessionDownloadTask.self)
         let contentLength = response.expectedContentLength
-        let (file, isResuming, journal) = state.withLock { ($0.file, $0.isResuming, $0.journal) }
+        let (current, isResuming, journal) = task.withDownload { ($0.file, $0.isResuming, $0.journal) }
         var resumedOffset: Int64?
         var expectedTotal = contentLength
-        if let file, isResuming {
+        var restarted = false
+        let file: DownloadFile
+        if let current, isResuming {
+            file = current
             let http = response as? HTTPURLResponse
             let range = ContentRange(http?.value(forHTTPHeaderField: "Content-Range"))
             if http?.statusCode == 206, let range, range.first == file.length {
                 resumedOffset = file.length
                 expectedTotal = range.completeLength ?? (contentLength >= 0 ? file.length + contentLength : -1)
             } else {
-                let restarted = file.length > 0
+                restarted = file.length > 0
                 try file.truncate()
                 if http?.statusCode == 200 { resumedOffset = 0 }
-                state.withLock { $0.restartedFromZero = restarted }
             }
         } else {
-            let created = try DownloadFile.create(template: journal?.partialFileTemplate)
-            state.withLock { $0.file = created }
+            file = try DownloadFile.create(template: journal?.partialFileTemplate)
         }
-        if let journal, let file = state.withLock({ $0.file }) {
-            try journal.began(file, response: response, task: task)
+        task.withDownload { state in
+            state.file = file
+            state.expectedTotalBytes = expectedTotal
+            if restarted { state.restartedFromZero = true }
         }
-        state.withLock { $0.expectedTotalBytes = expectedTotal }
-        task.core.withLock { core in
-            core.machine.counts.expectedToReceive = expectedTotal
-            if let resumedOffset { core.machine.counts.received = resumedOffset }
+        try journal?.began(file, response: response, task: task)
+        task.update { machine in
+            machine.counts.expectedToReceive = expectedTotal
+            if let resumedOffset { machine.counts.received = resumedOffset }
         }
         task.updateProgress()
         if let resumedOffset {
@@ -85,18 +86,18 @@ final class DownloadSink: ResponseSink {
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
-        guard let file = state.withLock({ $0.file }) else { return }
+        let (file, journal, expected) = task.withDownload { ($0.file, $0.journal, $0.expectedTotalBytes) }
+        guard let file else { return }
         try file.append(bytes)
-        try state.withLock { $0.journal }?.wrote(file, task: task)
-        let expected = state.withLock { $0.expectedTotalBytes }
+        try journal?.wrote(file, task: task)
         DelegateRouter.didWriteData(task: task.asTask(URLSessionDownloadTask.self), Int64(bytes.count),
                                     total: file.length, expected: expected)
     }
 
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
-        let (journal, producingResumeData) = state.withLock { state in
-            state.isSettled = true
-            return (state.journal, state.resumeDataHandler != nil)
+        let (journal, producingResumeData, hasHandler) = task.withSink { sink in
+            sink.download?.isSettled = true
+            return (sink.download?.journal, sink.download?.resumeDataHandler != nil, sink.completion != nil)
         }
         if let error {
             let settled = settleFailure(error, of: task)
@@ -104,41 +105,37 @@ final class DownloadSink: ResponseSink {
         }
         journal?.finished(task: task)
         // The delegate gets the file before the metrics and the completion (a handler gets it at the end).
-        if completion == nil { handOverFile(of: task, response: response) }
+        if !hasHandler { handOverFile(of: task, response: response) }
         return nil
     }
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
-        guard let completion else {
+        guard case .download(let completion) = task.withSink({ $0.completion }) else {
             DelegateRouter.didComplete(task: task, error: error)
             return
         }
         if let error {
+            task.withSink { $0.completion = nil }
             completion(nil, nil, error)
         } else {
             handOverFile(of: task, response: response)
         }
     }
 
-    /// Keeps `handler` for the resume data of a failure still to come; false when the outcome is settled.
-    func awaitResumeData(_ handler: @escaping @Sendable (Data?) -> Void) -> Bool {
-        state.withLock { state in
-            guard !state.isSettled else { return false }
-            state.resumeDataHandler = handler
-            return true
-        }
-    }
-
     // MARK: Outcomes
 
-    /// The download succeeded: hands the file over, then removes it.
+    /// The download succeeded: hands the file over (to the completion handler, which then leaves the task, or
+    /// to the delegate), then removes it.
     private func handOverFile(of task: URLSessionTask, response: URLResponse?) {
-        let file = state.withLock { state -> DownloadFile? in
-            defer { state.file = nil }
-            return state.file
+        let (file, completion) = task.withSink { sink -> (DownloadFile?, SinkCompletion?) in
+            defer {
+                sink.download?.file = nil
+                sink.completion = nil
+            }
+            return (sink.download?.file, sink.completion)
         }
         file?.close()
-        if let completion {
+        if case .download(let completion) = completion {
             completion(file?.url, response, nil)
         } else if let file {
             _ = DelegateRouter.didFinishDownloading(task: task.asTask(URLSessionDownloadTask.self), to: file.url)
@@ -151,15 +148,17 @@ final class DownloadSink: ResponseSink {
     private func settleFailure(_ error: URLError, of task: URLSessionTask) -> URLError {
         let request = task.currentRequest
         let response = task.response as? HTTPURLResponse
-        let encoded = task.core.withLock { $0.machine.counts.bodyIsEncoded }
-        let (file, handler, resumeData) = state.withLock { state in
+        let encoded = task.read(\.machine.counts.bodyIsEncoded)
+        // The file and the handler leave the task's state; the resume data is made after the lock.
+        let stopped = task.withDownload { state in
             defer {
                 state.file = nil
                 state.resumeDataHandler = nil
             }
-            let resumeData = encoded ? nil : Self.resumeData(state, request: request, response: response)
-            return (state.file, state.resumeDataHandler, resumeData)
+            return state
         }
+        let (file, handler) = (stopped.file, stopped.resumeDataHandler)
+        let resumeData = encoded ? nil : Self.resumeData(stopped, request: request, response: response)
         file?.close()
         if resumeData == nil { file?.remove() }
         handler?(resumeData)
@@ -184,6 +183,18 @@ final class DownloadSink: ResponseSink {
             lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
             expectedTotalBytes: state.expectedTotalBytes >= 0 ? state.expectedTotalBytes : nil)
         return resume.ifRangeValue == nil ? nil : resume.encoded()
+    }
+}
+
+extension URLSessionTask {
+    /// Reads or changes a download's state (`DownloadSink.State`, in the task's core) under the task's lock;
+    /// a task that is no download has none, and `body` then changes a throwaway.
+    final func withDownload<Result>(_ body: (inout DownloadSink.State) -> Result) -> Result {
+        withSink { sink in
+            var state = sink.download ?? DownloadSink.State()
+            defer { if sink.download != nil { sink.download = state } }
+            return body(&state)
+        }
     }
 }
 

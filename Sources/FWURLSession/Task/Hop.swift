@@ -114,7 +114,7 @@ struct NextHop {
 enum KeptBody {
     /// Nowhere: the response is not stored (or outgrew the cache).
     case none
-    /// In the sink, which collects it anyway (`ResponseSink.collectedBody`).
+    /// In the sink, which collects it anyway (`ResponseSink.collectedBody(of:)`).
     case inSink
     /// A copy the task keeps, for a sink that does not collect the body (dropped past the cache's capacity).
     case copy(BodyCollector)
