@@ -9,29 +9,12 @@ import FWTransport
 /// Source-compatible with FoundationNetworking's `URLSession`, without libcurl: requests run on
 /// FWNetworking's own HTTP/1.1 engine. The session keeps the task registry, the invalidation and the
 /// delegate; each task drives its own loads and delivers its own events, and `DelegateRouter` decides which
-/// delegate hears each message. Thread-safe: the task registry and the invalidation state are in
-/// `registry` (a `LockedBox`); everything else is immutable. Internal methods declared in the class
+/// delegate hears each message. Thread-safe: what changes (the tasks, the invalidation, the description)
+/// is a `SessionRegistry` in one `LockedBox`, reached through `withRegistry`; everything else is immutable. Internal methods declared in the class
 /// body are `final`: they must not take vtable slots, or adding one shifts the slots of the `open`
 /// methods that clients compiled against.
 open class URLSession: NSObject, @unchecked Sendable { // mutable state: `registry` (LockedBox)
-    private enum Invalidation {
-        case active
-        /// `finishTasksAndInvalidate()` or `invalidateAndCancel()` was called; waiting for tasks.
-        case invalidating
-        /// `didBecomeInvalidWithError` was sent.
-        case invalidated
-    }
-
-    private struct Registry {
-        var tasks: [Int: URLSessionTask] = [:]
-        var nextIdentifier = 1
-        var invalidation = Invalidation.active
-        /// `invalidateAndCancel()` was called: the tasks still completing are no longer reported.
-        var cancelledTasks = false
-        var delegate: (any URLSessionDelegate)?
-    }
-
-    private let registry: LockedBox<Registry>
+    private let registry: LockedBox<SessionRegistry>
     private let isShared: Bool
     /// The engine; nil only when the process could not start its event loops.
     let transport: HTTPTransport?
@@ -58,13 +41,12 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     public let delegateQueue: OperationQueue
     /// A description for the app's own use.
     public var sessionDescription: String? {
-        get { descriptionBox.withLock { $0 } }
-        set { descriptionBox.withLock { $0 = newValue } }
+        get { withRegistry { $0.sessionDescription } }
+        set { withRegistry { $0.sessionDescription = newValue } }
     }
-    private let descriptionBox = LockedBox<String?>(nil)
 
     /// The session's delegate; released once the session is invalidated.
-    public var delegate: (any URLSessionDelegate)? { registry.withLock { $0.delegate } }
+    public var delegate: (any URLSessionDelegate)? { withRegistry { $0.delegate } }
 
     /// The process-wide session with the default configuration and no delegate. It cannot be
     /// invalidated.
@@ -113,8 +95,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.isShared = isShared
         let durable = isShared ? nil : DurableSession.make(configuration)
         self.durable = durable
-        self.registry = LockedBox(Registry(nextIdentifier: (durable?.highestJournaledIdentifier ?? 0) + 1,
-                                           delegate: delegate))
+        self.registry = LockedBox(SessionRegistry(firstIdentifier: (durable?.highestJournaledIdentifier ?? 0) + 1,
+                                                  delegate: delegate))
         var tls = TLSConfiguration(
             minimumVersion: configuration.tlsMinimumSupportedProtocolVersion.tlsVersion ?? .v1_2,
             maximumVersion: configuration.tlsMaximumSupportedProtocolVersion.tlsVersion ?? .v1_3,
@@ -135,7 +117,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.proxySettings = ProxySettings(configuration: configuration)
         self.clock = SessionClock(engine?.clock ?? MonotonicClock())
         self.taskDeadlines = TaskDeadlines(loop: engine?.group.next()) { [registry] due in
-            let tasks = registry.withLock { registry in
+            let tasks = registry.withLock { registry in // `self` does not exist yet: the box's own door
                 due.compactMap { due in registry.tasks[due.id].map { (due.kind, $0) } }
             }
             for (kind, task) in tasks {
@@ -260,13 +242,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// `identifier`: a re-attached background task keeps the one it had.
     final func register<Task: URLSessionTask>(announcing: Bool = true, identifier fixed: Int? = nil,
                                               _ make: (Int) -> Task) -> Task {
-        let task = registry.withLock { registry in
-            let identifier = fixed ?? registry.nextIdentifier
-            registry.nextIdentifier = max(registry.nextIdentifier, identifier + 1)
-            let task = make(identifier)
-            registry.tasks[identifier] = task
-            return task
-        }
+        let task = withRegistry { $0.register(fixed: fixed, make) }
         if announcing { announce(task) }
         return task
     }
@@ -295,23 +271,17 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// thread, the delegate queue included: it only takes the registry's lock. Empty once
     /// `invalidateAndCancel()` was called.
     public final var currentTasks: [URLSessionTask] {
-        registry.withLock { registry in
-            guard !registry.cancelledTasks else { return [] }
-            return registry.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier }
-        }
+        withRegistry { $0.current }
     }
 
     /// Whether the session was invalidated: tasks resumed from now on fail at once.
     final var isInvalidated: Bool {
-        registry.withLock { $0.invalidation == .invalidated }
+        withRegistry { $0.invalidation == .invalidated }
     }
 
     /// `task` delivered its completion (delegate queue).
     final func taskDidComplete(_ task: URLSessionTask) {
-        let finishInvalidation = registry.withLock { registry -> Bool in
-            registry.tasks[task.taskIdentifier] = nil
-            return registry.invalidation == .invalidating && registry.tasks.isEmpty
-        }
+        let finishInvalidation = withRegistry { $0.remove(task.taskIdentifier) }
         durable?.taskDidComplete(task, session: self)
         if finishInvalidation { completeInvalidation() }
     }
@@ -340,23 +310,13 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// delegate's `didBecomeInvalidWithError(nil)` is the last message. Ignored on `shared`.
     open func finishTasksAndInvalidate() {
         guard !isShared else { return }
-        let finishNow = registry.withLock { registry -> Bool in
-            guard registry.invalidation == .active else { return false }
-            registry.invalidation = .invalidating
-            return registry.tasks.isEmpty
-        }
-        if finishNow { completeInvalidation() }
+        if withRegistry({ $0.invalidate(cancelling: false) }).completeNow { completeInvalidation() }
     }
 
     /// Cancels every task, then invalidates the session. Ignored on `shared`.
     open func invalidateAndCancel() {
         guard !isShared else { return }
-        let (tasks, finishNow) = registry.withLock { registry -> ([URLSessionTask], Bool) in
-            guard registry.invalidation == .active else { return ([], false) }
-            registry.invalidation = .invalidating
-            registry.cancelledTasks = true
-            return (Array(registry.tasks.values), registry.tasks.isEmpty)
-        }
+        let (tasks, finishNow) = withRegistry { $0.invalidate(cancelling: true) }
         tasks.forEach { $0.cancel() }
         if finishNow { completeInvalidation() }
     }
@@ -365,12 +325,13 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         transport?.shutdown()
         durable?.journal?.unlock() // another session (or process) may take the identifier now
         delegateQueue.addOperation { [self] in
-            let delegate = registry.withLock { registry -> (any URLSessionDelegate)? in
-                registry.invalidation = .invalidated
-                defer { registry.delegate = nil }
-                return registry.delegate
-            }
-            delegate?.urlSession(self, didBecomeInvalidWithError: nil)
+            withRegistry { $0.completeInvalidation() }?.urlSession(self, didBecomeInvalidWithError: nil)
         }
+    }
+
+    /// The door to the session's changing state (`SessionRegistry`): a transition under the lock, whose
+    /// result the caller acts on after it.
+    private func withRegistry<Result>(_ transition: (inout SessionRegistry) -> Result) -> Result {
+        registry.withLock(transition)
     }
 }

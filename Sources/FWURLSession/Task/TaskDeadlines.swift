@@ -13,8 +13,9 @@ import FWTransport
 // live ones (the heap is then rebuilt). When the timer fires it pops the due entries, re-arms for the next
 // one and hands the live due ones to `onDue`, on the loop thread, no lock held.
 //
-// The timer's id is written and read on the loop thread only (kept in the lock's state, so that the class is
-// Sendable without exceptions). A session without loops (the process could not start them) has no timer:
+// The heap, the live set and the timer's id are a `DeadlineQueue` (DeadlineQueue.swift), a value under one
+// lock. The timer's id is written and read on the loop thread only (kept in the lock's state, so that the
+// class is Sendable without exceptions). A session without loops (the process could not start them) has no timer:
 // begin dates are due at once (the task then fails at its first request) and resource timeouts never fire.
 
 /// The resource timeouts and begin dates of a session's tasks, as one timer on the session's loop.
@@ -33,21 +34,8 @@ final class TaskDeadlines: Sendable {
         let kind: Kind
     }
 
-    private struct Entry {
-        let deadline: Deadline
-        let due: Due
-    }
-
-    private struct State {
-        var heap: [Entry] = []
-        var live: Set<Due> = []
-        /// The deadline the timer is armed, or being armed, for.
-        var armedFor: Deadline?
-        /// The loop timer (loop thread only).
-        var timer: TimerID?
-    }
-
-    private let state = LockedBox(State())
+    /// The deadlines and the timer, behind `withQueue`.
+    private let queue = LockedBox(DeadlineQueue())
     /// The loop the timer runs on; nil without loops.
     private let loop: EventLoop?
     private let onDue: @Sendable ([Due]) -> Void
@@ -60,7 +48,7 @@ final class TaskDeadlines: Sendable {
     }
 
     deinit {
-        guard let loop, let timer = state.withLock({ $0.timer }) else { return }
+        guard let loop, let timer = withQueue({ $0.timer }) else { return }
         loop.execute { loop.cancelTimer(timer) }
     }
 
@@ -74,14 +62,7 @@ final class TaskDeadlines: Sendable {
             if kind == .begin { onDue([due]) }
             return
         }
-        let rearm = state.withLock { state -> Bool in
-            state.live.insert(due)
-            Self.push(Entry(deadline: deadline, due: due), onto: &state.heap)
-            if let armed = state.armedFor, armed <= deadline { return false }
-            state.armedFor = deadline
-            return true
-        }
-        guard rearm else { return }
+        guard withQueue({ $0.insert(due, at: deadline) }) else { return }
         if loop.inEventLoop {
             armTimer()
         } else {
@@ -91,13 +72,7 @@ final class TaskDeadlines: Sendable {
 
     /// Stops watching task `id` (both kinds): it completed, or another task took its transfer over.
     func remove(_ id: Int) {
-        state.withLock { state in
-            let resource = state.live.remove(Due(id: id, kind: .resource)) != nil
-            let begin = state.live.remove(Due(id: id, kind: .begin)) != nil
-            guard resource || begin, state.heap.count > 64, state.heap.count > 2 * state.live.count else { return }
-            state.heap = state.heap.filter { state.live.contains($0.due) }
-            Self.heapify(&state.heap)
-        }
+        withQueue { $0.remove(id) }
     }
 
     // MARK: The timer (loop thread)
@@ -105,68 +80,24 @@ final class TaskDeadlines: Sendable {
     /// Replaces the timer by one at `armedFor`.
     private func armTimer() {
         guard let loop else { return }
-        let (old, target) = state.withLock { state in
-            defer { state.timer = nil }
-            return (state.timer, state.armedFor)
-        }
+        let (old, target) = withQueue { $0.takeTimer() }
         if let old { loop.cancelTimer(old) }
         guard let target else { return }
         let timer = loop.scheduleTimer(at: target) { [weak self] in self?.fire() }
-        state.withLock { $0.timer = timer }
+        withQueue { $0.timer = timer }
     }
 
     /// Pops what is due by the loop's clock, re-arms for the next deadline and reports the live ones.
     private func fire() {
         guard let loop else { return }
         let now = loop.now()
-        let due = state.withLock { state -> [Due] in
-            state.timer = nil
-            var due: [Due] = []
-            while let first = state.heap.first, first.deadline <= now {
-                Self.popFirst(&state.heap)
-                if state.live.remove(first.due) != nil { due.append(first.due) }
-            }
-            state.armedFor = state.heap.first?.deadline
-            return due
-        }
+        let due = withQueue { $0.popDue(at: now) }
         armTimer()
         if !due.isEmpty { onDue(due) }
     }
 
-    // MARK: Binary min-heap by deadline
-
-    private static func push(_ entry: Entry, onto heap: inout [Entry]) {
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].deadline < heap[parent].deadline else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private static func popFirst(_ heap: inout [Entry]) {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        siftDown(0, in: &heap)
-    }
-
-    private static func heapify(_ heap: inout [Entry]) {
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index, in: &heap) }
-    }
-
-    private static func siftDown(_ start: Int, in heap: inout [Entry]) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
-            if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
+    /// The door to the queue: a transition under the lock, whose result is acted on after it.
+    private func withQueue<Result>(_ transition: (inout DeadlineQueue) -> Result) -> Result {
+        queue.withLock(transition)
     }
 }
