@@ -39,14 +39,16 @@ public final class HTTPClient: Sendable {
     /// Sends `request`, following redirects as configured, and returns when the final response's head
     /// arrived; read its ``HTTPClientResponse/body``.
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        let deadline = configuration.requestTimeout.map { ContinuousClock.now + $0 }
+        // One loop times the whole request, redirects included.
+        let timerLoop = group.next()
+        let deadline = configuration.requestTimeout.map { timerLoop.now() + $0 }
         var uri: URI
         do throws(URIError) { uri = try URI(request.url) } catch { throw .invalidURL(error) }
         var current = request
         var earlier: [TransportMetrics] = []
         var redirects = 0
         while true {
-            let exchange = ResponseExchange(transport: transport, earlierTransactions: earlier)
+            let exchange = ResponseExchange(transport: transport, loop: timerLoop, earlierTransactions: earlier)
             exchange.start(try transportRequest(current, to: uri), deadline: deadline)
             let head = try await exchange.head()
             guard let next = try redirect(from: head, of: current, at: uri, count: redirects) else {

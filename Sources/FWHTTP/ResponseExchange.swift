@@ -34,7 +34,8 @@ final class ResponseExchange: TransportTaskDelegate {
         var paused = false
         var pauseVersion: UInt64 = 0
         var transactions: [TransportMetrics] = []
-        var timer: Task<Void, Never>?
+        /// The whole-request timer, on `loop`.
+        var timer: TimerID?
     }
 
     private let transport: HTTPTransport
@@ -43,26 +44,32 @@ final class ResponseExchange: TransportTaskDelegate {
     /// Everything that changes; guarded by its lock.
     private let state = LockedBox(State())
 
-    init(transport: HTTPTransport, earlierTransactions: [TransportMetrics]) {
+    /// The loop the whole-request timer runs on.
+    private let loop: EventLoop
+
+    init(transport: HTTPTransport, loop: EventLoop, earlierTransactions: [TransportMetrics]) {
         self.transport = transport
+        self.loop = loop
         self.earlierTransactions = earlierTransactions
     }
 
-    /// Starts the request, with a timer failing it at `deadline` (continuous clock) when given.
-    func start(_ request: TransportRequest, deadline: ContinuousClock.Instant?) {
+    /// Starts the request, with a timer on `loop` failing it at `deadline` (the loop's clock) when given. The
+    /// timer is the loop's, not a task's: a caller whose cooperative threads are all blocked still gets its
+    /// timeout.
+    func start(_ request: TransportRequest, deadline: Deadline?) {
         let id = transport.execute(request, delegate: self)
-        let timer = deadline.map { deadline in
-            Task { [weak self] in
-                do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
-                self?.abort(.requestTimedOut)
+        state.withLock { $0.id = id }
+        guard let deadline else { return }
+        let loop = loop
+        loop.execute { [weak self] in
+            guard let self else { return }
+            let timer = loop.scheduleTimer(at: deadline) { [weak self] in self?.abort(.requestTimedOut) }
+            let ended = state.withLock { state in
+                state.timer = timer
+                return state.end != nil
             }
+            if ended { loop.cancelTimer(timer) }
         }
-        let cancelTimer = state.withLock { state in
-            state.id = id
-            state.timer = timer
-            return state.end != nil
-        }
-        if cancelTimer { timer?.cancel() }
     }
 
     /// The metrics of every hop so far.
@@ -208,7 +215,7 @@ final class ResponseExchange: TransportTaskDelegate {
         let (headWaiter, bodyWaiter, timer) = state.withLock { state in
             guard state.end == nil else {
                 return (CheckedContinuation<HTTPResponseHead, any Error>?.none,
-                        CheckedContinuation<[UInt8]?, any Error>?.none, Task<Void, Never>?.none)
+                        CheckedContinuation<[UInt8]?, any Error>?.none, TimerID?.none)
             }
             state.end = result
             var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
@@ -222,7 +229,10 @@ final class ResponseExchange: TransportTaskDelegate {
             defer { state.timer = nil }
             return (headWaiter, bodyWaiter, state.timer)
         }
-        timer?.cancel()
+        if let timer {
+            let loop = loop
+            loop.execute { loop.cancelTimer(timer) }
+        }
         if case .failure(let error) = result {
             headWaiter?.resume(throwing: error)
             bodyWaiter?.resume(throwing: error)
