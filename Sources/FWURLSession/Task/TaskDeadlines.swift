@@ -2,9 +2,10 @@ import FWTransport
 
 // MARK: - TaskDeadlines
 //
-// The deadlines of a session's tasks — the resource timeout (`timeoutIntervalForResource`) and the earliest
-// begin date — on the session's loop and clock (`SessionEngine`), with one loop timer for all of them: a
-// min-heap of (deadline, task, kind) under a lock, and one timer on `loop` armed for the earliest deadline.
+// The deadlines of a session's tasks — the resource timeout (`timeoutIntervalForResource`), the earliest
+// begin date and a durable download's retry wait — on the session's loop and clock (`SessionEngine`), with
+// one loop timer for all of them: a min-heap of (deadline, task, kind) under a lock, and one timer on `loop`
+// armed for the earliest deadline.
 //
 // Adding from any thread costs a heap push and a set insert under the lock. Only a deadline earlier than
 // the one the timer is armed for re-arms it, which hops to the loop (`execute`); with one timeout for every
@@ -25,6 +26,8 @@ final class TaskDeadlines: Sendable {
         case resource
         /// The earliest begin date came.
         case begin
+        /// A durable download's retry wait is over (`Background/URLSessionTask+DurableRetry.swift`).
+        case retry
     }
 
     /// A deadline that passed: the task's identifier and what it ends.
@@ -89,12 +92,14 @@ final class TaskDeadlines: Sendable {
         }
     }
 
-    /// Stops watching task `id` (both kinds): it completed, or another task took its transfer over.
+    /// Stops watching task `id` (every kind): it completed, or another task took its transfer over.
     func remove(_ id: Int) {
         state.withLock { state in
             let resource = state.live.remove(Due(id: id, kind: .resource)) != nil
             let begin = state.live.remove(Due(id: id, kind: .begin)) != nil
-            guard resource || begin, state.heap.count > 64, state.heap.count > 2 * state.live.count else { return }
+            let retry = state.live.remove(Due(id: id, kind: .retry)) != nil
+            guard resource || begin || retry, state.heap.count > 64,
+                  state.heap.count > 2 * state.live.count else { return }
             state.heap = state.heap.filter { state.live.contains($0.due) }
             Self.heapify(&state.heap)
         }
