@@ -1,4 +1,5 @@
 import Foundation
+import FWLoop
 import FWTLS
 @testable import FWURLSession
 import Testing
