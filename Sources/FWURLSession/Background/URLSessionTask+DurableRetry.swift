@@ -48,13 +48,17 @@ extension URLSessionTask {
         return true
     }
 
-    /// The retry's wait is over (the session's deadline timer): the kept request goes as a new hop.
+    /// The retry's wait is over (the session's deadline timer, on its loop): the kept request goes as a new
+    /// hop, sent off the loop thread (its policy walk may call a URL protocol's class methods).
     final func durableRetryDue() {
         guard let download = self as? URLSessionDownloadTask,
               let recorder = download.downloadSink.durable({ $0.journal }),
-              let request = recorder.takeRetry(), !isEnding else { return }
-        withTransfer { $0.hop = $0.hop.replacing(with: NextHop(request: request, reason: .routeRetry)) }
-        send()
+              let request = recorder.takeRetry() else { return }
+        DispatchQueue.global().async { [self] in
+            guard !isEnding else { return }
+            withTransfer { $0.hop = $0.hop.replacing(with: NextHop(request: request, reason: .routeRetry)) }
+            send()
+        }
     }
 
     /// The request that continues a download whose body stopped at `file.length` (the file synced and
