@@ -96,7 +96,7 @@ final class DurableSession: Sendable {
         }
         let recorder = DurableTaskRecorder(journal: journal, record: Self.record(.download, task.taskIdentifier,
                                                                                 request))
-        task.downloadSink.durable { $0.journal = recorder }
+        task.withDownload { $0.journal = recorder }
     }
 
     /// Journals an upload-from-file task made in the session: its record is written now and removed when
@@ -190,7 +190,7 @@ extension URLSession {
         kept.partialFilePath = file?.url.path
         kept.bytesWritten = file?.length ?? 0
         let recorder = DurableTaskRecorder(journal: journal, record: kept)
-        task.downloadSink.durable { state in
+        task.withDownload { state in
             state.isResuming = file != nil
             state.file = file
             state.journal = recorder

@@ -28,9 +28,8 @@ extension URLSessionTask {
     /// sends a request again after a backoff (then nothing else is to be done with the failure).
     final func retryDurably(after error: URLError, decision: HopDecision?) -> Bool {
         guard let download = self as? URLSessionDownloadTask, !isEnding,
-              let (recorder, file) = download.downloadSink.durable({ sink in
-                  sink.journal.map { ($0, sink.file) }
-              }) else { return false }
+              let (recorder, file) = download.withDownload({ state in state.journal.map { ($0, state.file) } })
+        else { return false }
         let waitsForRoute = if case .waitForRoute? = decision { true } else { false }
         let retried = decision == nil && DurableTaskRecorder.retriedCodes.contains(error.code)
         guard retried || waitsForRoute,
@@ -52,7 +51,7 @@ extension URLSessionTask {
     /// hop, sent off the loop thread (its policy walk may call a URL protocol's class methods).
     final func durableRetryDue() {
         guard let download = self as? URLSessionDownloadTask,
-              let recorder = download.downloadSink.durable({ $0.journal }),
+              let recorder = download.withDownload({ $0.journal }),
               let request = recorder.takeRetry() else { return }
         DispatchQueue.global().async { [self] in
             guard !isEnding else { return }
@@ -81,15 +80,21 @@ extension URLSessionTask {
             next.setValue(nil, forHTTPHeaderField: "Range")
             next.setValue(nil, forHTTPHeaderField: "If-Range")
         }
-        (self as? URLSessionDownloadTask)?.downloadSink.durable { $0.isResuming = true }
+        withDownload { $0.isResuming = true }
         return next
     }
 }
 
-extension DownloadSink {
-    /// The one door of the durable session's code (`Background/`) to the sink's state: `change` must not
-    /// call out.
-    func durable<Result>(_ change: (inout State) -> Result) -> Result {
-        state.withLock(change)
+// MERGE: main has `URLSessionTask.withDownload` (Download/DownloadSink.swift, the sink state in the task's
+// core); this stand-in with the same signature lets the code above read as it will there. Delete it when
+// merging with main.
+extension URLSessionTask {
+    /// Reads or changes a download's state under its lock; for a task that is no download, a throwaway.
+    final func withDownload<Result>(_ body: (inout DownloadSink.State) -> Result) -> Result {
+        guard let download = self as? URLSessionDownloadTask else {
+            var throwaway = DownloadSink.State()
+            return body(&throwaway)
+        }
+        return download.downloadSink.state.withLock(body)
     }
 }
