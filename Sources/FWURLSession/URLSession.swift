@@ -124,6 +124,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                 switch kind {
                 case .resource: task.resourceTimeoutElapsed()
                 case .begin: task.enqueue(.begin)
+                case .retry: task.durableRetryDue()
                 }
             }
         }

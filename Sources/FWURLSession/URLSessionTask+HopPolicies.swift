@@ -104,7 +104,7 @@ extension URLSessionTask {
     /// The hop's transport failed (delegate queue): the failure walk.
     func hopFailed(_ error: TransportError) {
         let (outcome, mapped) = walkFailure(error)
-        if outcome == nil, retryDurably(after: mapped) { return } // a durable download (Background/)
+        if retryDurably(after: mapped, decision: outcome?.1) { return } // a durable download (Background/)
         execute(outcome, stage: .failure(mapped))
     }
 

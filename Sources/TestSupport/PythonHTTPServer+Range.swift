@@ -11,7 +11,8 @@ extension PythonHTTPServer {
     /// `root/requests.log` as `GET /file.bin range=R if-range=I status=S` (`-` for an absent field), and every
     /// response's last byte sent as `sent START-END` once it ends (or the peer goes).
     ///
-    /// To change the resource, call `replaceRangeFile(seed:etag:)`.
+    /// To change the resource, call `replaceRangeFile(seed:etag:)`; to reset a response's connection in the
+    /// middle of its body, `resetNextResponse(atByte:)`.
     public static func rangeFile(size: Int, seed: Int = 1) throws -> PythonHTTPServer {
         let program = rangeFileProgram.replacingOccurrences(of: "SIZE", with: "\(size)")
             .replacingOccurrences(of: "SEED", with: "\(seed)")
@@ -43,13 +44,19 @@ extension PythonHTTPServer {
         try Data(etag.utf8).write(to: URL(fileURLWithPath: directory + "/etag"))
     }
 
+    /// Makes the next response reset its connection (RST) once its body reached file offset `offset` (at a
+    /// 256 KiB piece boundary at or past it); the responses after it are whole. Logged as `reset at N`.
+    public func resetNextResponse(atByte offset: Int) throws {
+        try Data("\(offset)".utf8).write(to: URL(fileURLWithPath: directory + "/reset"))
+    }
+
     /// Sets the pause between 256 KiB pieces.
     public func setRangeDelay(_ seconds: Double) throws {
         try Data("\(seconds)".utf8).write(to: URL(fileURLWithPath: directory + "/delay"))
     }
 
     private static let rangeFileProgram = #"""
-    import http.server, os, random, re, select, threading
+    import http.server, os, random, re, select, socket, struct, threading
 
     ROOT = os.path.dirname(os.path.abspath(__file__))
     PATH = os.path.join(ROOT, "file.bin")
@@ -94,8 +101,22 @@ extension PythonHTTPServer {
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, size - 1, size))
             self.end_headers()
             offset = start
+            reset_at = None
+            with LOCK:
+                if os.path.exists(os.path.join(ROOT, "reset")):
+                    reset_at = int(read("reset"))
+                    os.remove(os.path.join(ROOT, "reset"))
             try:
                 while offset < size:
+                    if reset_at is not None and offset >= reset_at:
+                        # SO_LINGER 0: closing sends RST, not FIN.
+                        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                        self.rfile.close()
+                        self.connection.close()
+                        self.close_connection = True
+                        log("reset at %d" % offset)
+                        log("sent %d-%d" % (start, offset))
+                        return
                     piece = data[offset:offset + 262144]
                     self.wfile.write(piece)
                     offset += len(piece)

@@ -11,7 +11,6 @@ func fetch(_ given: Options) async -> Int32 {
     adjusted.cookies.pairs += loaded.everyHost
     let options = adjusted
     guard let (configuration, identity) = sessionSetup(options, cookies: loaded.cookies) else { return ExitCode.usage }
-    if let id = options.background { return await fetchInBackground(options, identifier: id, configuration: configuration) }
     let revocationLists: CertificateRevocationLists?
     let transparencyLogs: CertificateTransparencyLogs?
     do throws(Options.UsageError) {
@@ -27,6 +26,9 @@ func fetch(_ given: Options) async -> Int32 {
     if options.verbose, options.urls.contains(where: { ["https", "wss"].contains($0.scheme?.lowercased()) }) {
         // Which anchors verify servers: curl's "CAfile" line, or the system store found at run time.
         Terminal.error("* " + (options.caCertificateFile.map { "CAfile: \($0)" } ?? "trust store: \(SystemTrustStore.current)"))
+    }
+    if let id = options.background {
+        return await fetchInBackground(options, identifier: id, configuration: configuration, policy: policy)
     }
     // No session delegate: each URL's FetchTrace gets its task's challenges (task-level routing). With
     // `--retry` the session manager is the session's delegate and hands them to the same place.

@@ -10,7 +10,9 @@ import TestSupport
 
 // Issue 25, item 4: `fwcurl --background ID -o FILE URL` killed (SIGKILL) at about half of a 64 MiB download
 // finishes when the same command runs again, and the server's log shows that the second run fetched only
-// the rest (Range from where the journal stopped).
+// the rest (Range from where the journal stopped). A background run applies the TLS flags as any transfer
+// (-k, --cacert, --pinnedpubkey against `openssl s_server`, with curl's exit codes) and draws the progress
+// meter on a terminal.
 
 @Suite struct FwcurlBackgroundTests {
     static var fwcurlPath: String {
@@ -58,5 +60,69 @@ import TestSupport
         // `--background` without an identifier is a usage error.
         let parsed = try Fwcurl.run(["--background"], environment: ["XDG_CACHE_HOME": cache])
         #expect(parsed.status == 2)
+    }
+
+    // MARK: TLS flags and the meter
+
+    /// A run of `arguments` in a background session of its own (a fresh identifier and cache directory).
+    static func background(_ arguments: [String], output: String, work: TemporaryDirectory) throws -> Fwcurl.Run {
+        try Fwcurl.run(["--background", UUID().uuidString, "-s", "-o", output] + arguments,
+                       environment: ["XDG_CACHE_HOME": work.file("cache")])
+    }
+
+    @Test func minusKAndCacertApplyToABackgroundDownload() throws {
+        let server = try OpenSSLServer.start()
+        let work = try TemporaryDirectory(prefix: "fw-bg-curl")
+        let url = "https://127.0.0.1:\(server.port)/"
+        let output = work.file("page.html")
+
+        // The fixtures' root is not a system anchor: refused (60), no file, no record left behind.
+        let refused = try Self.background([url], output: output, work: work)
+        #expect(refused.status == 60, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        let insecure = try Self.background(["-k", url], output: output, work: work)
+        #expect(insecure.status == 0, "\(insecure.stderr)")
+        let page = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(page.contains("s_server"), "\(page.prefix(200))")
+        try FileManager.default.removeItem(atPath: output)
+
+        let trusted = try Self.background(["--cacert", TLSFixtures.path("root-ca.pem"), url], output: output,
+                                          work: work)
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        #expect(FileManager.default.fileExists(atPath: output))
+        // Every journal left only its lock.
+        let journals = work.file("cache/fwnetworking/background")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: journals)) ?? [] {
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: journals + "/" + name)) ?? []) == ["lock"])
+        }
+    }
+
+    @Test func aPinMismatchFailsABackgroundDownloadWith90() throws {
+        let server = try OpenSSLServer.start()
+        let work = try TemporaryDirectory(prefix: "fw-bg-curl")
+        let output = work.file("page.html")
+        let pin = try FwcurlPinningTests.pin("rotated.pem")
+        let run = try Self.background(["--cacert", TLSFixtures.path("root-ca.pem"), "--pinnedpubkey", pin,
+                                       "https://127.0.0.1:\(server.port)/"], output: output, work: work)
+        #expect(run.status == 90, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        // With -k the pin still applies (as with curl).
+        let insecure = try Self.background(["-k", "--pinnedpubkey", pin, "https://127.0.0.1:\(server.port)/"],
+                                           output: output, work: work)
+        #expect(insecure.status == 90, "\(insecure.stderr)")
+    }
+
+    @Test func aBackgroundDownloadDrawsTheProgressMeterOnATerminal() throws {
+        let body = [UInt8](repeating: 0x61, count: 300_000)
+        let server = try LoopbackHTTPServer { _ in .status(200, body: body) }
+        defer { server.stop() }
+        let work = try TemporaryDirectory(prefix: "fw-bg-curl")
+        let output = work.file("body.bin")
+        let shown = try Fwcurl.runOnTerminal(["--background", UUID().uuidString, "-o", output, server.baseURL + "/"],
+                                             environment: ["XDG_CACHE_HOME": work.file("cache")])
+        #expect(shown.status == 0, "\(shown.terminal)")
+        #expect(shown.terminal.contains("\r100%  293.0 KiB / 293.0 KiB  "), "\(shown.terminal.debugDescription)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data(body))
     }
 }

@@ -57,8 +57,9 @@ enum Fwcurl {
     }
 
     /// Runs fwcurl with stderr on a pseudo-terminal (stdout discarded); returns the exit status and
-    /// everything the terminal received (the line discipline turns "\n" into "\r\n").
-    static func runOnTerminal(_ arguments: [String], timeout: Double = 30)
+    /// everything the terminal received (the line discipline turns "\n" into "\r\n"). `environment` is
+    /// added to this process's.
+    static func runOnTerminal(_ arguments: [String], timeout: Double = 30, environment: [String: String] = [:])
         throws -> (status: Int32, terminal: String) {
         var master: Int32 = -1, slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0 else {
@@ -70,6 +71,9 @@ enum Fwcurl {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         do {

@@ -22,7 +22,7 @@ import Musl
 
 /// A background session identifier's journal, locked by this process.
 ///
-/// `Sendable`: `directory` and `lockDescriptor` are immutable; `faults` is a `LockedBox`. Writes of one
+/// `Sendable`: `directory` and `lockDescriptor` are immutable; `injectedWriteFailure` is a `LockedBox`. Writes of one
 /// task's record come from that task's drain (one at a time); different tasks write different files.
 final class BackgroundJournal: Sendable {
     /// A record that could not be trusted.

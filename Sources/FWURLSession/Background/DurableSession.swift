@@ -22,17 +22,25 @@ import FWTransport
 
 /// A background session's journal and its re-attached tasks.
 ///
-/// `Sendable`: `journal`, `openError` and `identifier` are immutable; `pending` is a `LockedBox`.
+/// `Sendable`: everything is immutable but `state`, a `LockedBox` reached through `update` only (nothing is
+/// called with its lock held).
 final class DurableSession: Sendable {
+    /// What changes while the session lives.
+    private struct State {
+        /// The records read when the session was created, not yet made tasks again.
+        var unattached: [JournalRecord]
+        /// Re-attached tasks whose completion was not delivered yet; the delegate hears
+        /// `urlSessionDidFinishEvents` when the last one is.
+        var pending: Set<Int> = []
+    }
+
     let identifier: String
     /// The locked journal; nil when it could not be opened (`openError` says why).
     let journal: BackgroundJournal?
     let openError: URLError?
-    /// The records read when the session was created, not yet made tasks again.
-    private let unattached: LockedBox<[JournalRecord]>
-    /// Re-attached tasks whose completion was not delivered yet; the delegate hears
-    /// `urlSessionDidFinishEvents` when the last one is.
-    private let pending = LockedBox<Set<Int>>([])
+    /// The identifiers the journal already uses: new tasks are numbered after them.
+    let highestJournaledIdentifier: Int
+    private let state: LockedBox<State>
     /// The records that could not be trusted (also logged).
     let problems: [BackgroundJournal.Problem]
 
@@ -44,7 +52,8 @@ final class DurableSession: Sendable {
             ?? BackgroundJournal.defaultDirectory(identifier: identifier)
         guard let directory else {
             let error = URLError(.cannotCreateFile, url: nil, description:
-                "background session \(identifier): neither XDG_CACHE_HOME nor HOME is set; set backgroundSessionDirectory")
+                "background session \(identifier): neither XDG_CACHE_HOME nor HOME is set; "
+                    + "set backgroundSessionDirectory")
             log(error.localizedDescription)
             return DurableSession(identifier: identifier, journal: nil, openError: error, records: [], problems: [])
         }
@@ -67,13 +76,14 @@ final class DurableSession: Sendable {
         self.identifier = identifier
         self.journal = journal
         self.openError = openError
-        self.unattached = LockedBox(records)
+        self.highestJournaledIdentifier = records.map(\.taskIdentifier).max() ?? 0
+        self.state = LockedBox(State(unattached: records))
         self.problems = problems
     }
 
-    /// The identifiers the journal already uses: new tasks are numbered after them.
-    var highestJournaledIdentifier: Int {
-        unattached.withLock { $0.map(\.taskIdentifier).max() ?? 0 }
+    /// The one door to `state`: `change` must not call out.
+    private func update<Result>(_ change: (inout State) -> Result) -> Result {
+        state.withLock(change)
     }
 
     // MARK: New tasks
@@ -109,9 +119,9 @@ final class DurableSession: Sendable {
     /// events were delivered when this was the last re-attached task.
     func taskDidComplete(_ task: URLSessionTask, session: URLSession) {
         if task is URLSessionUploadTask { journal?.remove(task.taskIdentifier) }
-        let finishedEvents = pending.withLock { pending -> Bool in
-            guard pending.remove(task.taskIdentifier) != nil else { return false }
-            return pending.isEmpty
+        let finishedEvents = update { state -> Bool in
+            guard state.pending.remove(task.taskIdentifier) != nil else { return false }
+            return state.pending.isEmpty
         }
         if finishedEvents { DelegateRouter.didFinishEvents(forBackgroundURLSession: session) }
     }
@@ -121,11 +131,11 @@ final class DurableSession: Sendable {
     /// Makes the journal's records tasks again and resumes them (a session with a delegate only).
     func reattach(to session: URLSession) {
         guard session.delegate != nil, let journal else { return }
-        let records = unattached.withLock { records in
-            defer { records = [] }
-            return records
+        let records = update { state in
+            defer { state.unattached = [] }
+            state.pending = Set(state.unattached.map(\.taskIdentifier))
+            return state.unattached
         }
-        pending.withLock { $0 = Set(records.map(\.taskIdentifier)) }
         var tasks: [URLSessionTask] = []
         for record in records {
             var request = URLRequest(url: record.url)

@@ -4,61 +4,99 @@ import FWTransport
 // MARK: - DurableTaskRecorder
 //
 // Keeps one download task's journal record in step with its partial file, for a durable (background)
-// session. The download sink calls it from the task's drain (one call at a time):
+// session, and counts the task's network retries. The download sink calls it from the task's drain (one call
+// at a time):
 //
 //   began     the response arrived and the file is open (new, continued or restarted): the record gets the
 //             partial file, its length and the response's validators, and is written at once
 //   wrote     a piece was appended: the record is rewritten only every `byteCadence` bytes or `timeCadence`,
 //             whichever comes first, after the file's bytes were synced (the record never vouches for
-//             bytes that are not on disk)
+//             bytes that are not on disk); body bytes arrived, so the retries start counting again
+//   kept      a failure in the middle of the body is retried: the record vouches for the synced file
 //   failed    the task ended with an error: a cancelled task leaves nothing behind (record and file go,
 //             unless `cancel(byProducingResumeData:)` asked for the file); any other failure syncs and keeps
 //             a resumable download for the next process, and drops one that cannot be resumed
 //   finished  the body is complete: the record goes (the file is handed over and removed by the sink)
 //
 // A record that cannot be written (a full disk) fails the task with `cannotWriteToFile`; the previous
-// record stays whole.
+// record stays whole. The retry side (`URLSessionTask+DurableRetry.swift`): `scheduleRetry` takes the
+// request to send again and answers the wait (1 s, doubling, at most 30 s; nil once `maxRetries` failures
+// in a row were retried), `takeRetry` hands the request over when the wait is over.
+//
+// All mutable state is one value (`State`) behind one lock, reached through `update` only; nothing is
+// called and no file is touched with the lock held.
 
 /// The journal side of one durable download task.
 ///
-/// `@unchecked Sendable`: `progress` is a `LockedBox`; the other properties are immutable.
-final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progress` (LockedBox)
+/// `Sendable`: `journal` and `taskIdentifier` are immutable; the rest is `state`, a `LockedBox`.
+final class DurableTaskRecorder: Sendable {
     /// Rewrite the record after this many new bytes…
     static let byteCadence: Int64 = 4 << 20
     /// …or after this long, whichever comes first.
     static let timeCadence: Duration = .milliseconds(500)
 
-    /// How often a failure before the response is retried (`URLSessionTask+DurableRetry.swift`).
+    /// How many failures in a row are retried (`URLSessionTask+DurableRetry.swift`).
     static let maxRetries = 5
     /// The failures that are retried.
     static let retriedCodes: Set<URLError.Code> = [.networkConnectionLost, .cannotConnectToHost, .timedOut,
                                                    .cannotFindHost, .dnsLookupFailed]
 
+    /// The recorder's mutable state.
+    private struct State {
+        /// The record as last written (or to be written).
+        var record: JournalRecord
+        /// When it was last written.
+        var journaledAt: ContinuousClock.Instant?
+        /// Failures retried since body bytes last arrived.
+        var retries = 0
+        /// The request to send when the retry's wait is over.
+        var pendingRetry: URLRequest?
+    }
+
     let journal: BackgroundJournal
-    /// The record as last written (or to be written).
-    private let progress: LockedBox<(record: JournalRecord, journaledAt: ContinuousClock.Instant?)>
-    /// The retries made so far.
-    private let retries = LockedBox(0)
+    /// The task's identifier (the record's).
+    let taskIdentifier: Int
+    private let state: LockedBox<State>
 
     init(journal: BackgroundJournal, record: JournalRecord) {
         self.journal = journal
-        self.progress = LockedBox((record, nil))
+        self.taskIdentifier = record.taskIdentifier
+        self.state = LockedBox(State(record: record))
+    }
+
+    /// The one door to `state`: `change` must not call out.
+    private func update<Result>(_ change: (inout State) -> Result) -> Result {
+        state.withLock(change)
     }
 
     /// Where the task's partial file is created.
     var partialFileTemplate: String {
-        journal.partialFileTemplate(progress.withLock { $0.record.taskIdentifier })
+        journal.partialFileTemplate(taskIdentifier)
     }
 
-    /// The task's identifier.
-    var taskIdentifier: Int { progress.withLock { $0.record.taskIdentifier } }
+    /// The validator the record keeps (a strong `ETag`, else `Last-Modified`), for `If-Range`.
+    var validator: String? {
+        update { $0.record.validator }
+    }
 
-    /// The wait before the next retry (1 s, doubling, at most 30 s); nil when the retries are used up.
-    func nextRetryDelay() -> Double? {
-        retries.withLock { count in
-            guard count < Self.maxRetries else { return nil }
-            count += 1
-            return min(30, Double(1 << (count - 1)))
+    // MARK: Retries
+
+    /// Keeps `request` to send again and returns the wait before it (1 s, doubling, at most 30 s); nil when
+    /// `maxRetries` failures in a row were retried already.
+    func scheduleRetry(_ request: URLRequest) -> Double? {
+        update { state in
+            guard state.retries < Self.maxRetries else { return nil }
+            state.retries += 1
+            state.pendingRetry = request
+            return min(30, Double(1 << (state.retries - 1)))
+        }
+    }
+
+    /// The request kept by `scheduleRetry`, once (nil when there is none).
+    func takeRetry() -> URLRequest? {
+        update { state in
+            defer { state.pendingRetry = nil }
+            return state.pendingRetry
         }
     }
 
@@ -85,9 +123,10 @@ final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progre
     /// A piece was appended to `file`.
     func wrote(_ file: DownloadFile, task: URLSessionTask) throws(URLError) {
         let now = ContinuousClock.now
-        let due = progress.withLock { progress -> Bool in
-            if file.length - progress.record.bytesWritten >= Self.byteCadence { return true }
-            guard let last = progress.journaledAt else { return true }
+        let due = update { state -> Bool in
+            state.retries = 0
+            if file.length - state.record.bytesWritten >= Self.byteCadence { return true }
+            guard let last = state.journaledAt else { return true }
             return now - last >= Self.timeCadence
         }
         guard due else { return }
@@ -95,11 +134,17 @@ final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progre
         try journal(task: task, now: now) { $0.bytesWritten = file.length }
     }
 
+    /// The body stopped at `file.length` bytes and the task goes on: the record vouches for the synced file.
+    func kept(_ file: DownloadFile, task: URLSessionTask) throws(URLError) {
+        try file.sync()
+        try journal(task: task, now: ContinuousClock.now) { $0.bytesWritten = file.length }
+    }
+
     /// The task failed with `error` (after the sink settled it: `downloadTaskResumeData` is there when the
     /// sink kept the partial file); returns the error the task completes with (a plain cancel's loses the
     /// resume data, whose file is gone).
     func failed(_ error: URLError, producingResumeData: Bool, task: URLSessionTask) -> URLError {
-        let record = progress.withLock { $0.record }
+        let record = update { $0.record }
         let kept = error.downloadTaskResumeData != nil
         if error.code == .cancelled || !kept {
             journal.remove(record.taskIdentifier)
@@ -131,11 +176,11 @@ final class DurableTaskRecorder: @unchecked Sendable { // mutable state: `progre
     private func journal(task: URLSessionTask, now: ContinuousClock.Instant,
                          _ change: (inout JournalRecord) -> Void) throws(URLError) {
         let description = task.taskDescription
-        let record = progress.withLock { progress -> JournalRecord in
-            change(&progress.record)
-            progress.record.taskDescription = description
-            progress.journaledAt = now
-            return progress.record
+        let record = update { state -> JournalRecord in
+            change(&state.record)
+            state.record.taskDescription = description
+            state.journaledAt = now
+            return state.record
         }
         try journal.write(record)
     }

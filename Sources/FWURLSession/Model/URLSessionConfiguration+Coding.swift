@@ -6,9 +6,11 @@
 // The two dictionaries (`connectionProxyDictionary`, `httpAdditionalHeaders`) are archived as property
 // lists: a dictionary holding anything else (a value that is no string, number, date, data, array or
 // dictionary) is left out of the archive. The trust roots are archived as the DER of their certificates
-// and whether the system's anchors are trusted too. The stores (`httpCookieStorage`,
-// `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of this process, not settings:
-// they are not archived, and a decoded configuration has the defaults of `.default`.
+// and whether the system's anchors are trusted too. `backgroundSessionDirectory` (an FWNetworking
+// addition) is archived as its absolute path; an archive whose path is not absolute does not decode. The
+// stores (`httpCookieStorage`, `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of
+// this process, not settings: they are not archived, and a decoded configuration has the defaults of
+// `.default`.
 
 import Foundation
 import FWTLS
@@ -45,6 +47,7 @@ extension URLSessionConfiguration: NSSecureCoding {
         static let tlsTrustRootCertificates = "tlsTrustRootCertificates"
         static let tlsTrustRootsIncludeSystem = "tlsTrustRootsIncludeSystem"
         static let tlsSessionResumption = "tlsSessionResumption"
+        static let backgroundSessionDirectory = "backgroundSessionDirectory"
     }
 
     private typealias Dictionary = [AnyHashable: Any]
@@ -101,6 +104,9 @@ extension URLSessionConfiguration: NSSecureCoding {
         let anchors = roots.certificates.map { Data($0.derBytes) as NSData }
         coder.encode(anchors as NSArray, forKey: Key.tlsTrustRootCertificates)
         coder.encode(roots.includesSystemRoots, forKey: Key.tlsTrustRootsIncludeSystem)
+        if let directory = backgroundSessionDirectory {
+            coder.encode(directory.path as NSString, forKey: Key.backgroundSessionDirectory)
+        }
     }
 
     // MARK: Decoding
@@ -119,6 +125,11 @@ extension URLSessionConfiguration: NSSecureCoding {
                   let dictionary = try? PropertyListSerialization.propertyList(from: data as Data, format: nil)
                       as? [AnyHashable: Any] else { return false }
             self[keyPath: path] = dictionary
+        }
+        if coder.containsValue(forKey: Key.backgroundSessionDirectory) {
+            guard let path = coder.decodeObject(of: NSString.self, forKey: Key.backgroundSessionDirectory) as String?,
+                  path.hasPrefix("/") else { return false }
+            backgroundSessionDirectory = URL(fileURLWithPath: path, isDirectory: true)
         }
         return decodeNumbers(from: coder) && decodeTLS(from: coder)
     }

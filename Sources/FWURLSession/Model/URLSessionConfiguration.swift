@@ -106,6 +106,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// FWNetworking addition: where a background session keeps its journal and partial files. nil (the
     /// default): `$XDG_CACHE_HOME/fwnetworking/background/<identifier>`, else
     /// `~/.cache/fwnetworking/background/<identifier>`. Used as given (the identifier is not appended).
+    /// Archived with the configuration (`NSSecureCoding`), as its absolute path.
     open var backgroundSessionDirectory: URL? {
         get { withStorage { $0.backgroundSessionDirectory } }
         set { withStorage { $0.backgroundSessionDirectory = newValue } }

@@ -34,11 +34,13 @@ struct DeadlineQueue {
         return true
     }
 
-    /// Stops watching task `id` (both kinds).
+    /// Stops watching task `id` (every kind).
     mutating func remove(_ id: Int) {
-        let resource = live.remove(TaskDeadlines.Due(id: id, kind: .resource)) != nil
-        let begin = live.remove(TaskDeadlines.Due(id: id, kind: .begin)) != nil
-        guard resource || begin, heap.count > 64, heap.count > 2 * live.count else { return }
+        var removed = false
+        for kind in TaskDeadlines.Kind.allCases where live.remove(TaskDeadlines.Due(id: id, kind: kind)) != nil {
+            removed = true
+        }
+        guard removed, heap.count > 64, heap.count > 2 * live.count else { return }
         heap = heap.filter { live.contains($0.due) }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }

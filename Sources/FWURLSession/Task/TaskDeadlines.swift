@@ -2,9 +2,10 @@ import FWTransport
 
 // MARK: - TaskDeadlines
 //
-// The deadlines of a session's tasks — the resource timeout (`timeoutIntervalForResource`) and the earliest
-// begin date — on the session's loop and clock (`SessionEngine`), with one loop timer for all of them: a
-// min-heap of (deadline, task, kind) under a lock, and one timer on `loop` armed for the earliest deadline.
+// The deadlines of a session's tasks — the resource timeout (`timeoutIntervalForResource`), the earliest
+// begin date and a durable download's retry wait — on the session's loop and clock (`SessionEngine`), with
+// one loop timer for all of them: a min-heap of (deadline, task, kind) under a lock, and one timer on `loop`
+// armed for the earliest deadline.
 //
 // Adding from any thread costs a heap push and a set insert under the lock. Only a deadline earlier than
 // the one the timer is armed for re-arms it, which hops to the loop (`execute`); with one timeout for every
@@ -21,11 +22,13 @@ import FWTransport
 /// The resource timeouts and begin dates of a session's tasks, as one timer on the session's loop.
 final class TaskDeadlines: Sendable {
     /// What a deadline ends.
-    enum Kind: Hashable, Sendable {
+    enum Kind: Hashable, Sendable, CaseIterable {
         /// `timeoutIntervalForResource` ran out.
         case resource
         /// The earliest begin date came.
         case begin
+        /// A durable download's retry wait is over (`Background/URLSessionTask+DurableRetry.swift`).
+        case retry
     }
 
     /// A deadline that passed: the task's identifier and what it ends.
@@ -70,7 +73,7 @@ final class TaskDeadlines: Sendable {
         }
     }
 
-    /// Stops watching task `id` (both kinds): it completed, or another task took its transfer over.
+    /// Stops watching task `id` (every kind): it completed, or another task took its transfer over.
     func remove(_ id: Int) {
         withQueue { $0.remove(id) }
     }

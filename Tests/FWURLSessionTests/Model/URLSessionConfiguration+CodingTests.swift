@@ -42,6 +42,7 @@ import TestSupport
         let root = try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem"))
         configuration.tlsTrustRoots = .certificates(root, includingSystemRoots: true)
         configuration.tlsSessionResumption = false
+        configuration.backgroundSessionDirectory = URL(fileURLWithPath: "/var/tmp/fw journal/dir", isDirectory: true)
         return configuration
     }
 
@@ -73,6 +74,7 @@ import TestSupport
         #expect(anchors == original.tlsTrustRoots.certificates.map(\.derBytes))
         #expect(decoded.tlsTrustRoots.includesSystemRoots)
         #expect(!decoded.tlsSessionResumption)
+        #expect(decoded.backgroundSessionDirectory?.path == "/var/tmp/fw journal/dir")
     }
 
     @Test func theDefaultsStayDefaults() throws {
@@ -86,6 +88,7 @@ import TestSupport
         #expect(decoded.httpResponseLimits == fresh.httpResponseLimits)
         #expect(decoded.tlsTrustRoots.includesSystemRoots && decoded.tlsTrustRoots.certificates.isEmpty)
         #expect(decoded.tlsSessionResumption && decoded.httpShouldSetCookies)
+        #expect(decoded.backgroundSessionDirectory == nil)
     }
 
     @Test func aDictionaryThatIsNoPropertyListIsLeftOut() throws {
@@ -95,7 +98,8 @@ import TestSupport
         #expect(decoded.httpAdditionalHeaders == nil)
     }
 
-    @Test(arguments: ["requestCachePolicy", "networkServiceType", "tlsMinimumSupportedProtocolVersion"])
+    @Test(arguments: ["requestCachePolicy", "networkServiceType", "tlsMinimumSupportedProtocolVersion",
+                      "backgroundSessionDirectory"])
     func anUnknownRawValueDecodesToNil(_ key: String) throws {
         // A configuration's archive with one value replaced by one no enum case has.
         let forged = NSKeyedArchiver(requiringSecureCoding: true)
