@@ -18,6 +18,9 @@
 #   valid-ecdsa.sct-*.serverinfo.pem  SCTs for ../valid-ecdsa.pem (timestamp: its notBefore) for
 #                            `openssl s_server -serverinfo`: from logs a and b, from a only, from the
 #                            unknown log
+#   embedded-sct.pem / .key  a localhost leaf carrying SCTs from logs a and b in its own SCT list
+#                            extension (timestamp: its notBefore), made by Scripts/make-embedded-sct.py
+#                            over its twin without the extension
 #   README.md                every file with its SPKI pin, and the CRL's dates
 #
 # Needs only `openssl` (3.x) and bash.
@@ -109,6 +112,28 @@ sct two-logs "$out/ct-log-a.key" "$out/ct-log-b.key"
 sct one-log "$out/ct-log-a.key"
 sct unknown-log "$out/ct-log-unknown.key"
 
+# MARK: - A leaf with embedded SCTs
+#
+# The twin is the same certificate without the SCT list extension (same serial, dates, key and other
+# extensions); the logs sign its TBSCertificate as a precert_entry. Each is issued from its own empty CA
+# database, so both get serial 5000.
+
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$out/embedded-sct.key" 2>/dev/null
+openssl req -new -key "$out/embedded-sct.key" -subj "/O=FWNetworking Test/CN=localhost" -out "$work/embedded-sct.csr"
+sct_start=$(stamp '-1 day')
+sct_end=$(stamp '+20 years')
+issue_embedded() { # $1 extension file, $2 output
+    rm -rf "$work/ca" && mkdir -p "$work/ca/newcerts" && : >"$work/ca/index.txt" && echo 5000 >"$work/ca/serial"
+    ca -notext -preserveDN -startdate "$sct_start" -enddate "$sct_end" -extfile "$1" -extensions ext \
+        -in "$work/embedded-sct.csr" -out "$2" 2>/dev/null
+}
+issue_embedded "$work/leaf.ext" "$work/embedded-sct-twin.pem"
+sct_ms=$(( $(date -u -d "$(openssl x509 -in "$work/embedded-sct-twin.pem" -noout -startdate | cut -d= -f2)" +%s) * 1000 ))
+sct_hex=$(Scripts/make-embedded-sct.py "$work/embedded-sct-twin.pem" "$tls/intermediate-ca.pem" "$sct_ms" \
+    "$out/ct-log-a.key" "$out/ct-log-b.key")
+{ cat "$work/leaf.ext"; echo "1.3.6.1.4.1.11129.2.4.2=DER:$sct_hex"; } >"$work/embedded-sct.ext"
+issue_embedded "$work/embedded-sct.ext" "$out/embedded-sct.pem"
+
 # MARK: - README
 
 pin_of_key() {
@@ -137,6 +162,8 @@ crl_date() { openssl crl -in "$out/intermediate-ca.crl.pem" -noout "-$1" | cut -
     echo "  list format); \`ct-log-unknown.key\`: a log no list names."
     echo "- \`valid-ecdsa.sct-two-logs.serverinfo.pem\` (logs a and b), \`-one-log\` (a), \`-unknown-log\`:"
     echo "  SCTs for \`../valid-ecdsa.pem\` timestamped at its notBefore, for \`openssl s_server -serverinfo\`."
+    echo "- \`embedded-sct.pem\`: a localhost leaf whose own SCT list extension carries SCTs from logs a and b"
+    echo "  (precert entries over its TBSCertificate, timestamped at its notBefore)."
 } >"$out/README.md"
 
 echo "make-pinning-fixtures: wrote $(ls "$out" | wc -l) files to $out"
