@@ -4,7 +4,13 @@
 # a file outside Fixtures/tls/pinning/, so the other fixtures and the tests that read them stay as they
 # are. Makes:
 #
-#   intermediate-ca.crl.pem  the intermediate's CRL revoking revoked.pem (keyCompromise), valid ~20 years
+#   intermediate-ca.crl.pem  the intermediate's CRL revoking revoked.pem and crl-dp-revoked.pem
+#                            (keyCompromise), valid ~20 years
+#   intermediate-ca.crl      the same CRL in DER: what the distribution point below serves
+#   crl-dp.pem / .key, crl-dp-revoked.pem / .key   localhost leaves whose CRL distribution point is
+#                            http://crl.fwnetworking.test/intermediate-ca.crl (a name under the reserved
+#                            .test domain, which never resolves: tests reach it through an HTTP proxy on
+#                            127.0.0.1 with a port chosen at test time, so no port is fixed here)
 #   rotated.pem / .key       a localhost leaf with a new key: the server after a key rotation
 #   next-backup.key          a key not in use by any certificate: the backup pin after the rotation
 #   ct-log-a.key, ct-log-b.key, ct-log-unknown.key   private test Certificate Transparency logs
@@ -12,6 +18,9 @@
 #   valid-ecdsa.sct-*.serverinfo.pem  SCTs for ../valid-ecdsa.pem (timestamp: its notBefore) for
 #                            `openssl s_server -serverinfo`: from logs a and b, from a only, from the
 #                            unknown log
+#   embedded-sct.pem / .key  a localhost leaf carrying SCTs from logs a and b in its own SCT list
+#                            extension (timestamp: its notBefore), made by Scripts/make-embedded-sct.py
+#                            over its twin without the extension
 #   README.md                every file with its SPKI pin, and the CRL's dates
 #
 # Needs only `openssl` (3.x) and bash.
@@ -23,7 +32,7 @@ out=$tls/pinning
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-rm -f "$out"/*.pem "$out"/*.key "$out"/*.cnf "$out"/README.md
+rm -f "$out"/*.pem "$out"/*.key "$out"/*.cnf "$out"/*.crl "$out"/README.md
 
 days=7300
 stamp() { date -u -d "$1" +%Y%m%d%H%M%SZ; }
@@ -67,10 +76,23 @@ openssl req -new -key "$out/rotated.key" -subj "/O=FWNetworking Test/CN=localhos
 ca -notext -preserveDN -startdate "$(stamp '-1 day')" -enddate "$(stamp '+20 years')" \
     -extfile "$work/leaf.ext" -extensions ext -in "$work/rotated.csr" -out "$out/rotated.pem" 2>/dev/null
 
-# MARK: - The CRL (revoked.pem revoked; every other leaf covered and not revoked)
+# MARK: - Leaves naming a CRL distribution point
+
+crl_dp_uri=http://crl.fwnetworking.test/intermediate-ca.crl
+{ cat "$work/leaf.ext"; echo "crlDistributionPoints=URI:$crl_dp_uri"; } >"$work/crl-dp.ext"
+for leaf in crl-dp crl-dp-revoked; do
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$out/$leaf.key" 2>/dev/null
+    openssl req -new -key "$out/$leaf.key" -subj "/O=FWNetworking Test/CN=localhost" -out "$work/$leaf.csr"
+    ca -notext -preserveDN -startdate "$(stamp '-1 day')" -enddate "$(stamp '+20 years')" \
+        -extfile "$work/crl-dp.ext" -extensions ext -in "$work/$leaf.csr" -out "$out/$leaf.pem" 2>/dev/null
+done
+
+# MARK: - The CRL (revoked.pem and crl-dp-revoked.pem revoked; every other leaf covered and not revoked)
 
 ca -revoke "$tls/revoked.pem" -crl_reason keyCompromise 2>/dev/null
+ca -revoke "$out/crl-dp-revoked.pem" -crl_reason keyCompromise 2>/dev/null
 ca -gencrl -crldays "$days" -out "$out/intermediate-ca.crl.pem" 2>/dev/null
+openssl crl -in "$out/intermediate-ca.crl.pem" -outform der -out "$out/intermediate-ca.crl"
 
 # MARK: - Certificate Transparency (private test logs only)
 
@@ -89,6 +111,28 @@ sct() { Scripts/make-sct-serverinfo.py "$tls/valid-ecdsa.pem" "$out/valid-ecdsa.
 sct two-logs "$out/ct-log-a.key" "$out/ct-log-b.key"
 sct one-log "$out/ct-log-a.key"
 sct unknown-log "$out/ct-log-unknown.key"
+
+# MARK: - A leaf with embedded SCTs
+#
+# The twin is the same certificate without the SCT list extension (same serial, dates, key and other
+# extensions); the logs sign its TBSCertificate as a precert_entry. Each is issued from its own empty CA
+# database, so both get serial 5000.
+
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$out/embedded-sct.key" 2>/dev/null
+openssl req -new -key "$out/embedded-sct.key" -subj "/O=FWNetworking Test/CN=localhost" -out "$work/embedded-sct.csr"
+sct_start=$(stamp '-1 day')
+sct_end=$(stamp '+20 years')
+issue_embedded() { # $1 extension file, $2 output
+    rm -rf "$work/ca" && mkdir -p "$work/ca/newcerts" && : >"$work/ca/index.txt" && echo 5000 >"$work/ca/serial"
+    ca -notext -preserveDN -startdate "$sct_start" -enddate "$sct_end" -extfile "$1" -extensions ext \
+        -in "$work/embedded-sct.csr" -out "$2" 2>/dev/null
+}
+issue_embedded "$work/leaf.ext" "$work/embedded-sct-twin.pem"
+sct_ms=$(( $(date -u -d "$(openssl x509 -in "$work/embedded-sct-twin.pem" -noout -startdate | cut -d= -f2)" +%s) * 1000 ))
+sct_hex=$(Scripts/make-embedded-sct.py "$work/embedded-sct-twin.pem" "$tls/intermediate-ca.pem" "$sct_ms" \
+    "$out/ct-log-a.key" "$out/ct-log-b.key")
+{ cat "$work/leaf.ext"; echo "1.3.6.1.4.1.11129.2.4.2=DER:$sct_hex"; } >"$work/embedded-sct.ext"
+issue_embedded "$work/embedded-sct.ext" "$out/embedded-sct.pem"
 
 # MARK: - README
 
@@ -109,12 +153,17 @@ crl_date() { openssl crl -in "$out/intermediate-ca.crl.pem" -noout "-$1" | cut -
     echo "| \`rotated.pem\` | localhost leaf with a new key: the server after a rotation | \`sha256//$(pin_of_key "$out/rotated.key")\` |"
     echo "| \`next-backup.key\` | a key no certificate uses yet: the backup pin after the rotation | \`sha256//$(pin_of_key "$out/next-backup.key")\` |"
     echo
-    echo "- \`intermediate-ca.crl.pem\`: the intermediate's CRL; revokes \`../revoked.pem\` (keyCompromise),"
-    echo "  covers every other leaf of the intermediate (curl's \`--crlfile\`)."
+    echo "- \`intermediate-ca.crl.pem\`: the intermediate's CRL; revokes \`../revoked.pem\` and \`crl-dp-revoked.pem\`"
+    echo "  (keyCompromise), covers every other leaf of the intermediate (curl's \`--crlfile\`);"
+    echo "  \`intermediate-ca.crl\`: the same in DER."
+    echo "- \`crl-dp.pem\`, \`crl-dp-revoked.pem\`: localhost leaves whose CRL distribution point is"
+    echo "  \`$crl_dp_uri\` (a reserved .test name: tests serve it through an HTTP proxy on 127.0.0.1)."
     echo "- \`ct-log-a.key\`, \`ct-log-b.key\`: private test CT logs listed in \`ct-logs.cnf\` (OpenSSL's log"
     echo "  list format); \`ct-log-unknown.key\`: a log no list names."
     echo "- \`valid-ecdsa.sct-two-logs.serverinfo.pem\` (logs a and b), \`-one-log\` (a), \`-unknown-log\`:"
     echo "  SCTs for \`../valid-ecdsa.pem\` timestamped at its notBefore, for \`openssl s_server -serverinfo\`."
+    echo "- \`embedded-sct.pem\`: a localhost leaf whose own SCT list extension carries SCTs from logs a and b"
+    echo "  (precert entries over its TBSCertificate, timestamped at its notBefore)."
 } >"$out/README.md"
 
 echo "make-pinning-fixtures: wrote $(ls "$out" | wc -l) files to $out"

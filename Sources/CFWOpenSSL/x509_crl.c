@@ -7,6 +7,7 @@
 #include "x509_verify.h"
 #include <openssl/err.h>
 #include <openssl/pem.h>
+#include <openssl/x509v3.h>
 #include <string.h>
 #include <time.h>
 
@@ -78,6 +79,73 @@ char *fw_crl_issuer_text(const STACK_OF(X509_CRL) *stack, int index) {
         return NULL;
     }
     return X509_NAME_oneline(X509_CRL_get_issuer(crl), NULL, 0);
+}
+
+// The http:// URIs of a certificate's CRL distribution points (RFC 5280 4.2.1.13): every fullName
+// GeneralName of type URI whose text starts with "http://", joined by newlines. Other schemes (ldap,
+// https) and relative names are skipped: the fetch is plain HTTP by design, as CRLs are signed.
+char *fw_x509_crl_distribution_points(X509 *certificate) {
+    STACK_OF(DIST_POINT) *points = X509_get_ext_d2i(certificate, NID_crl_distribution_points, NULL, NULL);
+    ERR_clear_error();
+    if (points == NULL) {
+        return NULL;
+    }
+    BIO *out = BIO_new(BIO_s_mem());
+    for (int index = 0; out != NULL && index < sk_DIST_POINT_num(points); index++) {
+        DIST_POINT *point = sk_DIST_POINT_value(points, index);
+        if (point->distpoint == NULL || point->distpoint->type != 0) {
+            continue;
+        }
+        GENERAL_NAMES *names = point->distpoint->name.fullname;
+        for (int name = 0; name < sk_GENERAL_NAME_num(names); name++) {
+            GENERAL_NAME *entry = sk_GENERAL_NAME_value(names, name);
+            if (entry->type != GEN_URI) {
+                continue;
+            }
+            const ASN1_IA5STRING *uri = entry->d.uniformResourceIdentifier;
+            const unsigned char *text = ASN1_STRING_get0_data(uri);
+            int length = ASN1_STRING_length(uri);
+            if (length <= 7 || strncmp((const char *)text, "http://", 7) != 0
+                || memchr(text, '\n', (size_t)length) != NULL || memchr(text, '\0', (size_t)length) != NULL) {
+                continue;
+            }
+            BIO_write(out, text, length);
+            BIO_write(out, "\n", 1);
+        }
+    }
+    CRL_DIST_POINTS_free(points);
+    char *result = NULL;
+    char *data = NULL;
+    long length = out == NULL ? 0 : BIO_get_mem_data(out, &data);
+    if (length > 0) {
+        result = OPENSSL_malloc((size_t)length + 1);
+        if (result != NULL) {
+            memcpy(result, data, (size_t)length);
+            result[length] = '\0';
+        }
+    }
+    BIO_free(out);
+    return result;
+}
+
+STACK_OF(X509_CRL) *fw_crl_stack_merge(STACK_OF(X509_CRL) *const *stacks, int count) {
+    STACK_OF(X509_CRL) *merged = sk_X509_CRL_new_null();
+    for (int stack = 0; merged != NULL && stack < count; stack++) {
+        for (int index = 0; index < sk_X509_CRL_num(stacks[stack]); index++) {
+            X509_CRL *crl = sk_X509_CRL_value(stacks[stack], index);
+            if (!X509_CRL_up_ref(crl)) {
+                continue;
+            }
+            if (!sk_X509_CRL_push(merged, crl)) {
+                X509_CRL_free(crl);
+            }
+        }
+    }
+    if (merged != NULL && sk_X509_CRL_num(merged) == 0) {
+        sk_X509_CRL_free(merged);
+        return NULL;
+    }
+    return merged;
 }
 
 int fw_x509_verify_chain(X509_STORE *store, X509 *leaf, STACK_OF(X509) *untrusted, int partial_chain,

@@ -22,6 +22,13 @@ extension Certificate {
         takeAllocatedString(fw_x509_issuer_text(handle.pointer)) ?? ""
     }
 
+    /// The http:// URIs of the certificate's CRL distribution points extension (its fullName URIs; ldap,
+    /// https and relative names are left out), in the order the certificate lists them.
+    public var crlDistributionPoints: [String] {
+        guard let text = takeAllocatedString(fw_x509_crl_distribution_points(handle.pointer)) else { return [] }
+        return text.split(separator: "\n").map(String.init)
+    }
+
     /// The subject's last (most specific) common name, if any.
     public var commonName: String? {
         copyAllocatedBytes { fw_x509_common_name(handle.pointer, &$0) }.map { String(decoding: $0, as: UTF8.self) }

@@ -29,6 +29,24 @@ public struct CertificateRevocationLists: Sendable {
         }
     }
 
+    /// Every CRL of `lists` in one value (the CRLs are shared, not copied); nil when `lists` is empty.
+    public init?(combining lists: [CertificateRevocationLists]) {
+        let pointers: [OpaquePointer?] = lists.map { $0.handle.pointer }
+        let merged = withExtendedLifetime(lists) {
+            pointers.withUnsafeBufferPointer { fw_crl_stack_merge($0.baseAddress, Int32($0.count)) }
+        }
+        guard let merged else { return nil }
+        handle = CRLStackHandle(taking: merged)
+    }
+
+    /// The earliest nextUpdate of the CRLs, in seconds since 1970: when the first of them goes stale. nil
+    /// when one has no nextUpdate (it never says when to look again).
+    public var earliestNextUpdate: Int64? {
+        let dates = updateTimes
+        guard dates.count == count, dates.allSatisfy({ $0.nextUpdate != nil }) else { return nil }
+        return dates.compactMap(\.nextUpdate).min()
+    }
+
     /// How many CRLs there are.
     public var count: Int { Int(fw_crl_stack_count(handle.pointer)) }
 

@@ -31,9 +31,27 @@ extension URLSession {
     }
 
     /// Raises the server-trust challenge of a connection to `key` made for `task` and calls `decide` with the
-    /// answer.
+    /// answer. With `tlsRevocationListFetching`, the chain's CRLs are fetched first (`RevocationListFetcher`,
+    /// asynchronous): a refusal there answers without a challenge.
     func challengeServerTrust(_ serverTrust: ServerTrust, key: ConnectionKey, task: URLSessionTask?,
                               decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
+        guard let fetching = sessionConfiguration.tlsRevocationListFetching else {
+            raiseServerTrustChallenge(serverTrust, key: key, task: task, decide: decide)
+            return
+        }
+        RevocationListFetcher(fetching: fetching, parent: sessionConfiguration).check(serverTrust) { [weak self] in
+            switch $0 {
+            case .refuse(let error):
+                decide(.reject(error))
+            case .proceed:
+                guard let self else { return decide(Self.defaultDecision(serverTrust)) }
+                self.raiseServerTrustChallenge(serverTrust, key: key, task: task, decide: decide)
+            }
+        }
+    }
+
+    private func raiseServerTrustChallenge(_ serverTrust: ServerTrust, key: ConnectionKey, task: URLSessionTask?,
+                                           decide: @escaping @Sendable (ServerTrustDecision) -> Void) {
         let trust = SecTrust(serverTrust: serverTrust)
         let space = URLProtectionSpace(serverTrust: trust, host: key.host, port: key.port)
         DelegateRouter.raiseConnectionChallenge(space, session: self, for: task) { disposition, credential in

@@ -125,6 +125,7 @@ private func sessionSetup(_ options: Options, cookies: [HTTPCookie]) -> (URLSess
     }
     if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
     configuration.tlsRequestsOCSPStapling = options.pinning.certStatus
+    configuration.tlsRevocationListFetching = options.revocationListFetching
     configuration.tlsRequestsSignedCertificateTimestamps = options.pinning.requireCT
     do throws(Options.UsageError) {
         try options.applyProxies(to: configuration)

@@ -10,6 +10,11 @@ import FWNetworking
 //   --show-pins          print every certificate of the served chain with its subject and SPKI pin
 //   --crlfile FILE       check the server's certificate against the CRLs in FILE (PEM or DER); a revoked
 //                        or uncovered leaf fails (exit 60), as curl's --crlfile does
+//   --crl-fetch          fetch the CRLs the leaf's distribution points name (http:// only; through the
+//                        http proxy, as any plain request) and refuse a revoked leaf (exit 60); a fetch
+//                        that fails goes on with a warning (soft-fail). curl has no such flag
+//   --crl-fetch-hard-fail  --crl-fetch, and a leaf no fetched list covers fails (exit 60)
+//   --crl-max-size N     the largest CRL --crl-fetch accepts, in bytes (k, M suffixes; default 1M)
 //   --cert-status        ask for a stapled OCSP response and require a good one (curl's name): a missing,
 //                        unusable or revoked staple fails with exit 91
 //   --require-ct         with --ct-log-list FILE: ask for Certificate Transparency SCTs and require valid
@@ -26,6 +31,10 @@ struct PinningOptions: Sendable {
     var showPins = false
     /// `--crlfile FILE`.
     var crlFile: String?
+    /// `--crl-fetch` (soft-fail) or `--crl-fetch-hard-fail`; nil without either.
+    var crlFetch: RevocationListFetching.FailurePolicy?
+    /// `--crl-max-size N`.
+    var crlMaximumSize = 1 << 20
     /// `--cert-status`.
     var certStatus = false
     /// `--require-ct`.
@@ -49,6 +58,19 @@ extension Options {
             pinning.showPins = true
         case "--crlfile":
             pinning.crlFile = try value(argument)
+        case "--crl-fetch":
+            pinning.crlFetch = pinning.crlFetch ?? .softFail
+        case "--crl-fetch-hard-fail":
+            pinning.crlFetch = .hardFail
+        case "--crl-max-size":
+            let text = try value(argument)
+            let multipliers: [Character: Int] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20]
+            let multiplier = text.last.flatMap { multipliers[$0] }
+            guard let number = Int(multiplier == nil ? text : String(text.dropLast())), number >= 1,
+                  number <= Int(Int32.max) / (multiplier ?? 1) else {
+                throw UsageError(description: "--crl-max-size needs a size in bytes (k, M suffixes), not '\(text)'")
+            }
+            pinning.crlMaximumSize = number * (multiplier ?? 1)
         case "--cert-status":
             pinning.certStatus = true
         case "--require-ct":
@@ -80,6 +102,17 @@ extension Options {
         }
         if let file = pinning.crlFile, !FileManager.default.isReadableFile(atPath: file) {
             throw UsageError(description: "--crlfile: cannot read \(file)")
+        }
+    }
+
+    /// What `--crl-fetch` asks of the session, nil without it (or with `-k`, which checks no chain, as
+    /// `--crlfile` does not either): a failed fetch is said on stderr, and with `--crl-fetch-hard-fail` it
+    /// refuses a leaf it leaves uncovered.
+    var revocationListFetching: RevocationListFetching? {
+        guard let policy = pinning.crlFetch, !insecure else { return nil }
+        return RevocationListFetching(failurePolicy: policy, maximumSize: pinning.crlMaximumSize) { failure in
+            Terminal.error("fwcurl: --crl-fetch: \(failure)"
+                + (policy == .hardFail ? "" : "; going on without that list (soft-fail)"))
         }
     }
 

@@ -88,7 +88,8 @@ struct Options {
                       [--max-time SECONDS] [-f] [--max-filesize BYTES] [--json] [--trace-ascii FILE|-]
                       [--cacert FILE] [-k]
                       [--pinnedpubkey sha256//BASE64[;...]] [--pin-report-only] [--pin-report FILE|-]
-                      [--show-pins] [--crlfile FILE] [--cert-status]
+                      [--show-pins] [--crlfile FILE] [--crl-fetch|--crl-fetch-hard-fail [--crl-max-size N]]
+                      [--cert-status]
                       [--require-ct --ct-log-list FILE [--ct-min-logs N]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
@@ -139,6 +140,10 @@ struct Options {
           --pin-report FILE  write each pin violation report (RFC 7469 JSON) as one line to FILE ("-": stdout)
           --show-pins      print every certificate of the served chain with its subject and SPKI pin
           --crlfile FILE   check the leaf against the CRLs in FILE (PEM or DER); revoked: exit 60
+          --crl-fetch      fetch the CRLs the leaf names (http:// distribution points, size-bounded,
+                           through the http proxy); revoked: exit 60; a failed fetch warns and goes on
+          --crl-fetch-hard-fail  --crl-fetch, and a leaf no fetched list covers fails (exit 60)
+          --crl-max-size N the largest CRL --crl-fetch accepts (k, M suffixes; default 1M)
           --cert-status    require a good stapled OCSP response (missing, bad or revoked: exit 91)
           --require-ct     require valid SCTs from --ct-min-logs N (default 2) distinct logs of the
                            --ct-log-list FILE (OpenSSL's CT log list format); fewer: exit 60

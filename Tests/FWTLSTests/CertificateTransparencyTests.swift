@@ -70,6 +70,39 @@ import TestSupport
         #expect(timestamps.map(\.status) == [.invalid, .invalid])
     }
 
+    /// The trust of a handshake with s_server serving pinning/embedded-sct.pem (its SCTs in its own extension,
+    /// no -serverinfo).
+    static func embeddedTrust() throws -> ServerTrust {
+        let server = try OpenSSLServer.start(certificate: "pinning/embedded-sct.pem")
+        defer { server.stop() }
+        let context = try TLSContext(configuration: try Fixtures.configuration {
+            $0.requestsSignedCertificateTimestamps = true
+        })
+        return try LoopbackTLSClient(context: context, port: server.port).connect()
+    }
+
+    @Test func sctsEmbeddedInTheCertificateAreValidatedByTheSamePolicy() throws {
+        let trust = try Self.embeddedTrust()
+        let timestamps = trust.signedCertificateTimestamps(validatedAgainst: try Self.logs())
+        #expect(timestamps.count == 2)
+        #expect(timestamps.allSatisfy { $0.status == .valid && $0.source == "certificate" })
+        let leaf = try Fixtures.certificate("pinning/embedded-sct.pem")
+        #expect(timestamps.allSatisfy { $0.timestampMilliseconds == leaf.notBefore * 1000 })
+        #expect(CertificateTransparencyTrustEvaluator.validLogCount(timestamps) == 2)
+        for (minimumLogs, outcome) in [(2, TrustOutcome.accepted), (3, .untrusted)] {
+            let evaluator = CertificateTransparencyTrustEvaluator(logs: try Self.logs(), minimumLogs: minimumLogs)
+            #expect(TrustOutcome.of { () throws(TrustError) in try evaluator.evaluate(trust) } == outcome)
+        }
+    }
+
+    @Test func embeddedSCTsDoNotValidateForAnotherCertificate() throws {
+        var trust = try Self.embeddedTrust()
+        trust.certificateChain = try Fixtures.chain("pinning/rotated.pem")
+        let timestamps = trust.signedCertificateTimestamps(validatedAgainst: try Self.logs())
+        #expect(timestamps.count == 2)
+        #expect(timestamps.allSatisfy { $0.status != .valid })
+    }
+
     @Test func listsThatAreNotLogListsAreRefused() {
         #expect(throws: TLSError.self) { try CertificateTransparencyLogs(file: Fixtures.path("valid-ecdsa.pem")) }
         #expect(throws: TLSError.self) { try CertificateTransparencyLogs(file: Fixtures.path("missing.cnf")) }

@@ -256,6 +256,14 @@ int fw_crl_dates(const STACK_OF(X509_CRL) *stack, int index, int64_t *last_updat
 /// The issuer of the stack's CRL at `index` as one-line text (allocated; free with fw_openssl_free).
 char *fw_crl_issuer_text(const STACK_OF(X509_CRL) *stack, int index);
 
+/// The http:// URIs of the certificate's CRL distribution points (fullName URIs only), one a line
+/// (allocated; free with fw_openssl_free). NULL when there is none.
+char *fw_x509_crl_distribution_points(X509 *certificate);
+
+/// One stack holding every CRL of the `count` stacks (each CRL gains a reference; free with
+/// fw_crl_stack_free). NULL when they hold none.
+STACK_OF(X509_CRL) *fw_crl_stack_merge(STACK_OF(X509_CRL) *const *stacks, int count);
+
 enum {
     FW_CRL_CHECK_NONE = 0,
     FW_CRL_CHECK_LEAF = 1,

@@ -49,6 +49,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var tlsSessionResumption = true
         var tlsRequestsOCSPStapling = false
         var tlsRequestsSignedCertificateTimestamps = false
+        var tlsRevocationListFetching: RevocationListFetching?
         // Cookies and credentials (their MARK block below).
         var httpCookieStorage: HTTPCookieStorage? = .shared
         var httpCookieAcceptPolicy = HTTPCookie.AcceptPolicy.onlyFromMainDocumentDomain
@@ -290,6 +291,14 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var tlsSessionResumption: Bool {
         get { withStorage { $0.tlsSessionResumption } }
         set { withStorage { $0.tlsSessionResumption = newValue } }
+    }
+
+    /// FWNetworking addition: check servers against the CRLs their chain's distribution points name,
+    /// fetched and cached by the session before the server-trust challenge (`RevocationListFetching`:
+    /// soft-fail or hard-fail, size-bounded). nil (the default): no fetch. Not archived by `encode(with:)`.
+    open var tlsRevocationListFetching: RevocationListFetching? {
+        get { withStorage { $0.tlsRevocationListFetching } }
+        set { withStorage { $0.tlsRevocationListFetching = newValue } }
     }
 
     /// FWNetworking addition: whether connections ask servers to staple an OCSP response (the TLS
