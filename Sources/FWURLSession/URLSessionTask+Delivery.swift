@@ -57,6 +57,7 @@ extension URLSessionTask {
 
     private func handleTransport(_ event: TaskEvent) {
         guard case .transport(let event) = event else { return }
+        traceTransport(event)
         switch event {
         case .connected(let info):
             DelegateRouter.didUseConnection(task: self, to: info.remoteAddress, reused: info.isReused)
