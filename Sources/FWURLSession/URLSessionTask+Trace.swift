@@ -82,12 +82,10 @@ extension URLSessionTask {
         case .connected(let info):
             // Sent only for traced requests.
             traceConnected(info)
-        case .wireWrite(let bytes), .wireRead(let bytes) where bytes.isEmpty:
-            break
         case .wireWrite(let bytes):
-            emitTrace("send", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))])
+            if !bytes.isEmpty { emitTrace("send", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
         case .wireRead(let bytes):
-            emitTrace("recv", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))])
+            if !bytes.isEmpty { emitTrace("recv", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
         case .headSent, .bodyBytesSent, .upgraded:
             break
         case .informational(let head), .head(let head):

@@ -54,7 +54,13 @@ extension Options {
         case "--strict":
             conformance.strict = true
         case "--request-raw":
-            conformance.rawRequestFile = try value(argument)
+            let path = try value(argument)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  FileManager.default.isReadableFile(atPath: path) else {
+                throw UsageError(description: "--request-raw: cannot read \(path) (it must be a readable file)")
+            }
+            conformance.rawRequestFile = path
         case "--trace-json":
             conformance.traceJSONFile = try value(argument)
         default:
