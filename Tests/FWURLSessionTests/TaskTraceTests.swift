@@ -129,6 +129,47 @@ extension URLSessionTaskTraceEvent.Value {
         #expect(received.flatMap { $0 } == Array("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndone".utf8))
     }
 
+    @Test("a request that queues behind the per-host limit is traced as waited, then runs on the freed connection")
+    func waitedPoolDecision() throws {
+        let released = LockedBox(false)
+        let server = try ScriptedServer { connection in
+            while let request = try connection.readRequest() {
+                if request.target == "/hold" { _ = waitUntil(timeout: 10) { released.withLock { $0 } } }
+                try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+        }
+        defer { server.stop() }
+        let recorder = TraceRecorder()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 1
+        let session = URLSession(configuration: configuration, delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let base = "http://127.0.0.1:\(server.port)"
+        func events(of task: URLSessionTask) -> [URLSessionTaskTraceEvent] {
+            recorder.log.withLock { $0.events.filter { $0.taskIdentifier == task.taskIdentifier } }
+        }
+        let first = session.dataTask(with: try #require(URL(string: base + "/hold")))
+        first.resume()
+        #expect(waitUntil(timeout: 10) { events(of: first).contains { $0.name == "send" } })
+        let second = session.dataTask(with: try #require(URL(string: base + "/next")))
+        second.resume()
+        // The pool's decision reaches the trace with the connection; the pool's own counters show the wait.
+        let origin = try #require(URL(string: base))
+        #expect(waitUntil(timeout: 10) { session.connectionPoolCounters(for: origin).waiting == 1 })
+        #expect(!events(of: second).contains { $0.name == "connected" })
+        released.withLock { $0 = true }
+        #expect(recorder.waitForCompletions(2))
+
+        #expect(events(of: first).first { $0.name == "pool" }?[field: "decision"]?.string == "new")
+        let waited = events(of: second)
+        #expect(waited.first { $0.name == "pool" }?[field: "decision"]?.string == "waited")
+        let connected = try #require(waited.first { $0.name == "connected" })
+        #expect(connected[field: "reused"]?.bool == true)
+        #expect(connected.connection == events(of: first).first { $0.name == "connected" }?.connection)
+        #expect(waited.last?.name == "end")
+        #expect(server.connectionCount == 1)
+    }
+
     @Test("a task whose delegate is no trace delegate sends no trace message")
     func untracedTaskEmitsNothing() throws {
         let server = try Self.redirectingResettingServer()
