@@ -60,6 +60,16 @@ extension HTTPTransport {
     }
 }
 
+extension HTTPTransport {
+    /// Whether the request connection `id` is being made for is traced: its TLS handshake then records its
+    /// messages (one lock per new TLS connection; nothing is recorded for an untraced one).
+    func tracesEstablishment(of id: ConnectionID) -> Bool {
+        state.withLock { state in
+            state.pool.waiter(for: id).flatMap { state.entries[$0] }?.prepared.request.tracesBytes ?? false
+        }
+    }
+}
+
 extension HTTP1Connection {
     /// The `.connected` event's facts for `request`; with the trace facts when the request is traced.
     func connectionInfo(for request: PreparedRequest) -> ConnectionInfo {

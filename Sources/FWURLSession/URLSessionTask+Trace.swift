@@ -153,7 +153,8 @@ extension URLSessionTask {
             var fields = phase(made.secureConnectionStart, made.secureConnectionEnd)
             if let tls = made.tls {
                 fields += [("version", .string("\(tls.version)")), ("cipher", .string("\(tls.cipherSuite)")),
-                           ("resumed", .bool(tls.isResumed)), ("alpn", .string(tls.alpn ?? ""))]
+                           ("resumed", .bool(tls.isResumed)), ("alpn", .string(tls.alpn ?? "")),
+                           ("messages", .strings(tls.handshakeMessages))]
             }
             emitTrace("tls", fields)
         }

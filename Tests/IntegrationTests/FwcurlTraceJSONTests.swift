@@ -45,6 +45,30 @@ import TestSupport
         #expect(sent == recorded.stdout)
     }
 
+    @Test("over https the trace has the connection's TLS handshake: its messages in order, version and cipher")
+    func tlsHandshakeEvent() throws {
+        let server = try RawConformanceServer()
+        defer { server.stop() }
+        let run = try Fwcurl.run(["-s", "--trace-json", "-", "-o", "/dev/null", "--cacert",
+                                  TLSFixtures.path("root-ca.pem"), server.tlsBaseURL + "/x"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try Self.events(run.text)
+        let names = events.compactMap { $0["event"] as? String }
+        let connect = try #require(names.firstIndex(of: "connect"), "\(names)")
+        let tlsIndex = try #require(names.firstIndex(of: "tls"), "\(names)")
+        let connected = try #require(names.firstIndex(of: "connected"), "\(names)")
+        #expect(connect < tlsIndex && tlsIndex < connected)
+        let tls = events[tlsIndex]
+        #expect((tls["version"] as? String)?.hasPrefix("TLSv1.") == true, "\(tls)")
+        #expect((tls["cipher"] as? String)?.isEmpty == false, "\(tls)")
+        let messages = try #require(tls["messages"] as? [String], "\(tls)")
+        #expect(messages.first == "> ClientHello", "\(messages)")
+        #expect(messages.dropFirst().first == "< ServerHello", "\(messages)")
+        #expect(messages.contains("< Certificate") && messages.last == "> Finished", "\(messages)")
+        let start = try #require(tls["start_ns"] as? Int), end = try #require(tls["end_ns"] as? Int)
+        #expect(start <= end)
+    }
+
     @Test("--trace-json - writes the trace to stdout (the body going to -o)")
     func traceToStandardOutput() throws {
         let server = try RawConformanceServer()
