@@ -46,6 +46,8 @@ extension URLSessionTask {
             sink.webSocket(event, for: self)
         case .stream(let event):
             sink.stream(event, for: self)
+        case .trace(let traced):
+            if !ending { DelegateRouter.didEmitTraceEvent(task: self, traced) }
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
             // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
             // redirect being followed is not delivered at all.

@@ -40,12 +40,16 @@ extension URLSessionTask {
     /// connection (`hop` when given, else the current hop's). Only called when the task is traced.
     func emitTrace(_ name: String, _ fields: [(name: String, value: URLSessionTaskTraceEvent.Value)] = [],
                    hop: Int? = nil) {
+        DelegateRouter.didEmitTraceEvent(task: self, traceEvent(name, fields, hop: hop))
+    }
+
+    /// The event `name` with `fields`, stamped now with the hop (`hop` when given), attempt and connection.
+    private func traceEvent(_ name: String, _ fields: [(name: String, value: URLSessionTaskTraceEvent.Value)],
+                            hop: Int? = nil) -> URLSessionTaskTraceEvent {
         let (current, trace) = withTransfer { ($0.hop.number, $0.trace) }
-        let hop = hop ?? current
-        let event = URLSessionTaskTraceEvent(time: session.clock.now().uptimeNanoseconds,
-                                             taskIdentifier: taskIdentifier, hop: hop, attempt: trace.attempt,
-                                             connection: trace.connection, name: name, fields: fields)
-        DelegateRouter.didEmitTraceEvent(task: self, event)
+        return URLSessionTaskTraceEvent(time: session.clock.now().uptimeNanoseconds, taskIdentifier: taskIdentifier,
+                                        hop: hop ?? current, attempt: trace.attempt, connection: trace.connection,
+                                        name: name, fields: fields)
     }
 
     /// Whether the hop being handled is traced.
@@ -53,14 +57,15 @@ extension URLSessionTask {
         withTransfer { $0.trace.enabled }
     }
 
-    /// The "request" event of a hop that `transmit` just handed to the transport.
+    /// The "request" event of a hop that `transmit` is handing to the transport. `transmit` may run on the
+    /// caller's thread (the first hop, from `resume()`): the event goes through the delivery queue.
     func traceRequest(_ request: URLRequest, reason: Hop.Reason) {
         var fields: [(name: String, value: URLSessionTaskTraceEvent.Value)] = [
             ("method", .string(request.httpMethod ?? "GET")), ("url", .string(request.url?.absoluteString ?? "")),
             ("reason", .string(Self.traceName(of: reason))),
         ]
         if let raw = request.fwRawRequest { fields.append(("raw_size", .integer(Int64(raw.count)))) }
-        emitTrace("request", fields)
+        enqueue(.trace(traceEvent("request", fields)))
     }
 
     /// The "redirect" (or "next_hop") event of hop `replaced`, which `next` replaces.

@@ -15,12 +15,18 @@ final class TraceRecorder: NSObject, URLSessionDataDelegate, URLSessionTaskTrace
         var data = Data()
         var completed = 0
         var error: (any Error)?
+        /// Trace events that arrived off the session's delegate queue.
+        var offDelegateQueue = 0
     }
 
     let log = LockedBox(Log())
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didEmitTraceEvent event: URLSessionTaskTraceEvent) {
-        log.withLock { $0.events.append(event) }
+        let onQueue = OperationQueue.current === session.delegateQueue
+        log.withLock {
+            $0.events.append(event)
+            if !onQueue { $0.offDelegateQueue += 1 }
+        }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -81,6 +87,7 @@ extension URLSessionTaskTraceEvent.Value {
         #expect(log.error == nil, "\(String(describing: log.error))")
         #expect(log.data == Data("okdone".utf8))
         #expect(server.connectionCount == 2)
+        #expect(log.offDelegateQueue == 0)
 
         let events = log.events.filter { $0.taskIdentifier == task.taskIdentifier }
         // One time line, in emission order.
