@@ -1,7 +1,9 @@
 # A raw HTTP/1.1 test server for the conformance kit, Python standard library only: it answers with bytes
 # written by hand (each one needs a named deviation) and records what it read.
-# One thread per connection on 127.0.0.1; the first line on stdout is "PORTS <port>". Arguments (the
-# fixture chain and key, given to every port-announcing script) are not used.
+# One thread per connection on 127.0.0.1; the first line on stdout is "PORTS <plain> <tls>": the same server
+# on a plain port and on a TLS port, whose certificate chain and key are the two arguments (the fixture chain
+# and key given to every port-announcing script). Recording is shared: `/recorded` on either port returns the
+# bytes (decrypted) of the previous connection on either port.
 #
 #   GET /deviation/<name>   the canned response of RESPONSES[name], then the connection stays open for the
 #                           next request (unless the response is close-delimited)
@@ -9,6 +11,7 @@
 #                           connection ended
 #   anything else           "200 OK" with body "ok"
 import socket
+import ssl
 import sys
 import threading
 
@@ -84,8 +87,9 @@ def serve(conn):
                 conn.sendall(ok(recorded))
             else:
                 conn.sendall(ok(b"ok"))
-        conn.shutdown(socket.SHUT_WR)
-        connection.drain()
+        if not isinstance(conn, ssl.SSLSocket):
+            conn.shutdown(socket.SHUT_WR)
+            connection.drain()
     except OSError:
         pass
     finally:
@@ -96,15 +100,41 @@ def serve(conn):
                 lock.notify_all()
 
 
-def main():
+def serve_tls(conn, context):
+    try:
+        conn.settimeout(10)
+        wrapped = context.wrap_socket(conn, server_side=True)
+        wrapped.settimeout(None)
+    except OSError:
+        conn.close()
+        return
+    serve(wrapped)
+
+
+def listen():
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
-    print("PORTS %d" % listener.getsockname()[1], flush=True)
+    return listener
+
+
+def accept_loop(listener, context):
     while True:
         conn, _ = listener.accept()
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+        if context is None:
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+        else:
+            threading.Thread(target=serve_tls, args=(conn, context), daemon=True).start()
+
+
+def main():
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    plain, secure = listen(), listen()
+    print("PORTS %d %d" % (plain.getsockname()[1], secure.getsockname()[1]), flush=True)
+    threading.Thread(target=accept_loop, args=(secure, context), daemon=True).start()
+    accept_loop(plain, None)
 
 
 main()

@@ -80,6 +80,9 @@ public final class TLSEngine {
     var certificateWasRequested = false
     var sentCertificate = false
     var storesSessions = true
+    /// The handshake messages seen so far, once `recordHandshakeMessages()` asked for them; nil (nothing
+    /// recorded, nothing allocated) otherwise.
+    var handshakeMessageLog: [TLSHandshakeMessage]?
 
     /// A connection to `serverName`:`port`: SNI for host names (not for IP literals), the stored session
     /// for that host and port if any, OCSP stapling if configured.

@@ -1,3 +1,5 @@
+import FWLoop
+
 // MARK: - ConnectionKey
 
 /// Which connections can serve a request: the pool keeps one per-host limit, one waiter queue and one
@@ -14,6 +16,9 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     public var port: Int
     /// The proxy the origin is reached through, or nil for a direct connection.
     public var proxy: ProxyServer?
+    /// Requests whose keys differ only here never share a connection. 0 for every ordinary request; a raw
+    /// request (`TransportRequest.rawBytes`) takes a number of its own, so it always opens a new connection.
+    public var partition: UInt64 = 0
 
     /// Creates a key; scheme and host are lowercased so that equal origins share connections.
     public init(scheme: String, host: String, port: Int, proxy: ProxyServer? = nil) {
@@ -31,6 +36,20 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
         default: return 80
         }
     }
+
+    /// The same origin and proxy with a partition no other key has: a request sent with it opens a new
+    /// connection (a raw request's).
+    public func isolated() -> ConnectionKey {
+        var key = self
+        key.partition = Self.partitions.withLock { next in
+            next += 1
+            return next
+        }
+        return key
+    }
+
+    /// The last partition handed out by `isolated()`.
+    private static let partitions = LockedBox<UInt64>(0)
 
     /// Whether `port` is the scheme's default (then `Host` and the origin leave it out).
     public var usesDefaultPort: Bool { port == Self.defaultPort(forScheme: scheme) }
@@ -53,7 +72,7 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
 
     /// "http://host:port", then " via socks5h://proxy:port" through a proxy (credentials never appear).
     public var description: String {
-        let origin = "\(scheme)://\(authority)"
+        let origin = partition == 0 ? "\(scheme)://\(authority)" : "\(scheme)://\(authority) #\(partition)"
         guard let proxy else { return origin }
         return "\(origin) via \(proxy)"
     }

@@ -13,6 +13,7 @@ extension HTTP1Connection {
     func startTLS() {
         do throws(TLSError) {
             try core.startTLS(context: transport.tlsContext().get(), host: key.host, port: key.port)
+            if transport.tracesEstablishment(of: id) { core.tls?.recordHandshakeMessages() }
         } catch {
             run(machine.connectFailed(.secureConnectionFailed(error)))
             return

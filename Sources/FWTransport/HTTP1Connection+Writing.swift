@@ -19,9 +19,7 @@ extension HTTP1Connection {
         startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)
         if request.request.reportsConnection {
-            let info = ConnectionInfo(id: id, isReused: machine.isReused, localAddress: addresses.local,
-                                      remoteAddress: addresses.remote)
-            post([.connected(info)], to: request)
+            post([.connected(connectionInfo(for: request))], to: request)
         }
         if let producers = request.bodyProducers {
             guard let producer = producers.producerForAttempt() else {

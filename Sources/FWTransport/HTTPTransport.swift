@@ -69,6 +69,8 @@ public final class HTTPTransport: Sendable {
         /// While the request waits for a connection: when it times out (its idle timeout, counted from
         /// `execute`, covers the wait, the connect and the TLS handshake).
         var waitDeadline: Deadline?
+        /// How the pool served the request at its last enqueue (read only for a traced request's trace).
+        var poolDecision: PoolDecision?
     }
 
     struct State {
@@ -144,6 +146,7 @@ public final class HTTPTransport: Sendable {
             }
             state.entries[id] = Entry(prepared: prepared)
             let action = state.pool.enqueue(id, key: request.key, priority: request.priority)
+            if request.tracesBytes { state.entries[id]?.poolDecision = PoolDecision(action) }
             var work = resolveLocked(action, in: &state, failure: .shutDown)
             if state.pool.isWaiting(id, key: request.key) {
                 work += startWaitingLocked(id, timeout: request.idleTimeout, in: &state)
@@ -245,6 +248,7 @@ public final class HTTPTransport: Sendable {
         state.entries[request.id] = entry
         let action = state.pool.enqueue(request.id, key: request.request.key, priority: request.request.priority,
                                         requiresNewConnection: true)
+        if request.request.tracesBytes { state.entries[request.id]?.poolDecision = PoolDecision(action) }
         var work = resolveLocked(action, in: &state, failure: .shutDown)
         if state.pool.isWaiting(request.id, key: request.request.key) {
             work += startWaitingLocked(request.id, timeout: request.request.idleTimeout, in: &state)

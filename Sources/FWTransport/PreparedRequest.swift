@@ -24,8 +24,20 @@ final class PreparedRequest: Sendable {
     /// Completes the head (`Host`, as the first field; `Content-Length`, or `Transfer-Encoding: chunked` for
     /// a stream of unknown length; `Expect: 100-continue` for large or unknown-length bodies; the proxy's
     /// form, see `addressProxy`; a WebSocket handshake's fields) and encodes it; throws before any connection
-    /// is involved when the request would put invalid bytes on the wire.
+    /// is involved when the request would put invalid bytes on the wire. A raw request's bytes are taken as
+    /// they are (`TransportRequest.rawBytes`).
     init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
+        if let raw = request.rawBytes {
+            // A raw request goes out exactly as given, and nothing else may follow it on its connection.
+            self.id = id
+            self.request = request
+            self.encodedHead = raw
+            self.forbidsReuse = true
+            self.expectsContinue = false
+            self.bodyProducers = nil
+            self.delegate = delegate
+            return
+        }
         var head = request.head
         // RFC 9110 §7.2: Host goes first (servers and proxies that read it by position exist).
         if head.headers.contains(name: "Host") {

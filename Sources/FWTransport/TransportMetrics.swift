@@ -71,6 +71,9 @@ public struct TLSConnectionMetrics: Sendable, Hashable {
     public var alpn: String?
     /// How many Certificate Transparency SCTs the server presented (when asked for them).
     public var signedCertificateTimestampCount: Int
+    /// The handshake messages in order ("> ClientHello", "< ServerHello", ...), when the connection recorded
+    /// them (for a traced request's connection); empty otherwise.
+    public var handshakeMessages: [String]
 
     /// Collects the facts of a finished handshake; nil before it has finished.
     init?(_ engine: TLSEngine) {
@@ -81,5 +84,6 @@ public struct TLSConnectionMetrics: Sendable, Hashable {
         self.alpn = engine.alpn
         self.signedCertificateTimestampCount =
             engine.signedCertificateTimestampList.map(SignedCertificateTimestamp.count(inList:)) ?? 0
+        self.handshakeMessages = engine.handshakeMessages.map(\.description)
     }
 }

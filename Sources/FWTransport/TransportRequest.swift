@@ -26,6 +26,12 @@ public struct TransportRequest: Sendable {
     /// Report `.connected` when the request gets its connection. A receiver that does not read it (a session
     /// without a trace delegate) turns it off: each event it is sent costs it a hand-off.
     public var reportsConnection: Bool
+    /// A raw request: these bytes are written exactly as they are, instead of the encoded head and body (no
+    /// field added or changed, no line ending normalised), and the connection closes after the response.
+    /// `head.method` must still name the method, for the response's framing (a HEAD response has no body);
+    /// `body` must be nil, and the key should have a `partition` of its own so the bytes go on a new
+    /// connection. nil for an ordinary request.
+    public var rawBytes: [UInt8]?
     /// Turn the connection into a WebSocket: the handshake's fields are added, a 101 is the final response
     /// and, once checked, the connection leaves the pool as `.upgraded`'s channel. nil for plain HTTP.
     public var webSocket: WebSocketUpgrade?
@@ -121,6 +127,8 @@ public struct ConnectionInfo: Sendable {
     public var localAddress: String?
     /// The peer address, when known.
     public var remoteAddress: String?
+    /// For a traced request (`tracesBytes`): how the pool served it and how a new connection was made.
+    public var trace: ConnectionTrace?
 }
 
 /// Receives a request's events on the connection's event-loop thread. Implementations hop to their

@@ -28,6 +28,7 @@ enum RedirectPolicy {
 
         var next = request
         next.url = target
+        next.fwRawRequest = nil
         let method = request.httpMethod ?? "GET"
         let becomesGET = switch response.statusCode {
         case 301, 302: method == "POST"

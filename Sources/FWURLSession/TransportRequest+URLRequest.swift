@@ -41,7 +41,8 @@ extension TransportRequest {
     /// without a URL, as FoundationNetworking does), and `unsupportedURL` when their proxy setting cannot be
     /// used. With `webSocket` (a WebSocket task's handshake) `ws` and `wss` URLs are carried too. `tracing`
     /// (`DelegateRouter.wantsTrace`): the bytes moved and the connection used are reported; without it no
-    /// `.connected` event is sent, since its only reader is a trace message.
+    /// `.connected` event is sent, since its only reader is a trace message. A raw request
+    /// (`URLRequest.fwRawRequest`) carries its bytes, on a key of its own, with its content left encoded.
     init(_ request: URLRequest, configuration: URLSessionConfiguration, proxies: ProxySettings = .direct,
          priority: Float = URLSessionTask.defaultPriority, tracing: Bool,
          webSocket: WebSocketUpgrade? = nil) throws(URLError) {
@@ -66,6 +67,17 @@ extension TransportRequest {
         var target = path.isEmpty ? "/" : path
         if let query = absolute.query(percentEncoded: true) { target += "?" + query }
 
+        if let raw = request.fwRawRequest {
+            // A raw request: its own bytes on a connection of its own; the first word frames the response.
+            let bytes = [UInt8](raw)
+            let method = String(decoding: bytes.prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+            self.init(key: key.isolated(), head: HTTPRequestHead(method: method, target: target, headers: HTTPHeaders()),
+                      idleTimeout: Self.idleTimeout(of: request, configuration: configuration),
+                      priority: Int((priority * 1000).rounded()), decodesContent: false,
+                      tracesBytes: tracing, reportsConnection: tracing)
+            self.rawBytes = bytes
+            return
+        }
         let method = request.httpMethod ?? "GET"
         var headers = HTTPHeaders()
         let fields = request.orderedHeaderFields

@@ -235,6 +235,10 @@ enum DelegateRouter {
         trace(task) { $0.urlSession($1, task: task, didReceiveResponseHead: head()) }
     }
 
+    static func didEmitTraceEvent(task: URLSessionTask, _ event: @autoclosure () -> URLSessionTaskTraceEvent) {
+        trace(task) { $0.urlSession($1, task: task, didEmitTraceEvent: event()) }
+    }
+
     static func didReceiveTrailers(task: URLSessionTask,
                                    _ trailers: @autoclosure () -> [(name: String, value: String)]) {
         trace(task) { $0.urlSession($1, task: task, didReceiveTrailers: trailers()) }

@@ -118,6 +118,11 @@ public protocol URLSessionTaskTraceDelegate: URLSessionTaskDelegate {
     /// Trailer fields that followed a chunked body, in order.
     func urlSession(_ session: URLSession, task: URLSessionTask,
                     didReceiveTrailers trailers: [(name: String, value: String)])
+    /// One event of the task's event trace, in order: name resolution, connect, TLS, the pool's decision,
+    /// bytes sent and received, the response head, body pieces, trailers, deviations, retries and redirects,
+    /// each with its time, hop, attempt and connection (schema: `URLSessionTaskTraceEvent`, the DocC article
+    /// "Event trace"). `event.jsonLine` is what `fwcurl --trace-json` writes.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didEmitTraceEvent event: URLSessionTaskTraceEvent)
 }
 
 // MARK: - Default implementations
@@ -240,6 +245,12 @@ extension URLSessionTaskTraceDelegate {
     public func urlSession(_ session: URLSession, task: URLSessionTask,
                            didReceiveTrailers trailers: [(name: String, value: String)]) {
         traceFallback(session, task)?.urlSession(session, task: task, didReceiveTrailers: trailers)
+    }
+
+    /// Tells the session delegate when this is the task's own delegate; else does nothing.
+    public func urlSession(_ session: URLSession, task: URLSessionTask,
+                           didEmitTraceEvent event: URLSessionTaskTraceEvent) {
+        traceFallback(session, task)?.urlSession(session, task: task, didEmitTraceEvent: event)
     }
 
     private func traceFallback(_ session: URLSession, _ task: URLSessionTask) -> (any URLSessionTaskTraceDelegate)? {

@@ -46,6 +46,8 @@ extension URLSessionTask {
             sink.webSocket(event, for: self)
         case .stream(let event):
             sink.stream(event, for: self)
+        case .trace(let traced):
+            if !ending { DelegateRouter.didEmitTraceEvent(task: self, traced) }
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
             // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
             // redirect being followed is not delivered at all.
@@ -57,6 +59,7 @@ extension URLSessionTask {
 
     private func handleTransport(_ event: TaskEvent) {
         guard case .transport(let event) = event else { return }
+        traceTransport(event)
         switch event {
         case .connected(let info):
             DelegateRouter.didUseConnection(task: self, to: info.remoteAddress, reused: info.isReused)

@@ -242,13 +242,17 @@ extension URLSessionTask {
     /// Sends the request that replaces the current hop (`Hop.next`) as a new hop. A redirect that turned the
     /// method into GET drops the upload body.
     func sendNextHop() {
-        let replaced = withTransfer { state -> Bool in
-            guard let next = state.hop.next else { return false }
+        let replaced = withTransfer { state -> (NextHop, hop: Int, status: Int?, traced: Bool)? in
+            guard let next = state.hop.next else { return nil }
             if (next.request.httpMethod ?? "GET") != (state.hop.request?.httpMethod ?? "GET") { state.upload = nil }
             RedirectHopPolicy.replaced(by: next, &state.policies)
+            let replaced = (next, hop: state.hop.number, status: state.hop.response?.statusCode,
+                            traced: state.trace.enabled)
             state.hop = state.hop.replacing(with: next)
-            return true
+            return replaced
         }
-        if replaced { send() }
+        guard let replaced else { return }
+        if replaced.traced { traceNextHop(replaced.0, replaced: replaced.hop, replacedStatus: replaced.status) }
+        send()
     }
 }

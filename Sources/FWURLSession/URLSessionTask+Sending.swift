@@ -80,10 +80,11 @@ extension URLSessionTask {
             return
         }
         var transportRequest: TransportRequest
+        let tracing = DelegateRouter.wantsTrace(task: self)
         do {
             transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
                                                     proxies: session.proxySettings, priority: priority,
-                                                    tracing: DelegateRouter.wantsTrace(task: self),
+                                                    tracing: tracing,
                                                     webSocket: try sink.webSocketUpgrade(for: request, task: self))
             if let body = try uploadBody(for: request) { transportRequest.body = body }
         } catch {
@@ -91,11 +92,13 @@ extension URLSessionTask {
             return
         }
         let proxy = transportRequest.key.proxy
-        let answer = withTransfer { state -> String? in
+        let (answer, reason) = withTransfer { state -> (String?, Hop.Reason) in
             state.hop.proxy = proxy
-            return ProxyAuthenticationHopPolicy.authorization(for: proxy, state.policies)
+            state.trace.startHop(traced: tracing)
+            return (ProxyAuthenticationHopPolicy.authorization(for: proxy, state.policies), state.hop.reason)
         }
         if let answer { transportRequest.key.proxy?.authorization = answer }
+        if tracing { traceRequest(request, reason: reason) }
         update { $0.transmitting() }
         accepted(transport.execute(transportRequest, delegate: self))
     }

@@ -246,6 +246,8 @@ struct TaskTransfer {
     var upload: UploadBody?
     /// The original request's `httpBodyStream` went out with a request (it cannot be read twice).
     var usedOriginalBodyStream = false
+    /// Where the event trace stands (`URLSessionTask+Trace.swift`); inert unless the task is traced.
+    var trace = TaskTraceState()
 
     init(currentRequest: URLRequest?) {
         hop = Hop(request: currentRequest)

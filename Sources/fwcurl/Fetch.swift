@@ -39,7 +39,13 @@ func fetch(_ given: Options) async -> Int32 {
 
     let traceLog = options.traceFile.flatMap(TraceLog.init(path:))
     if let path = options.traceFile, traceLog == nil { Terminal.error("fwcurl: cannot write the trace to \(path)") }
-    let makeTrace = { @Sendable in FetchTrace(verbose: options.verbose, traceLog: traceLog, policy: policy) }
+    let eventLog = options.conformance.traceJSONFile.flatMap(JSONTraceLog.init(path:))
+    if let path = options.conformance.traceJSONFile, eventLog == nil {
+        Terminal.error("fwcurl: cannot write the trace to \(path)")
+    }
+    let makeTrace = { @Sendable in
+        FetchTrace(verbose: options.verbose, traceLog: traceLog, policy: policy, eventLog: eventLog)
+    }
     if options.urls.count == 1, ["ws", "wss"].contains(options.urls[0].scheme?.lowercased()) {
         do {
             return await runWebSocket(try options.request(forURLAt: 0, resumeOffset: nil), options: options,

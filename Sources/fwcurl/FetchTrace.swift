@@ -14,11 +14,14 @@ final class FetchTrace: Sendable {
     private let verbose: Bool
     private let traceLog: TraceLog?
     private let policy: TLSPolicy
+    /// `--trace-json`'s output.
+    private let eventLog: JSONTraceLog?
 
-    init(verbose: Bool, traceLog: TraceLog?, policy: TLSPolicy) {
+    init(verbose: Bool, traceLog: TraceLog?, policy: TLSPolicy, eventLog: JSONTraceLog? = nil) {
         self.verbose = verbose
         self.traceLog = traceLog
         self.policy = policy
+        self.eventLog = eventLog
     }
 
     /// The policy's trust mode ("default", "pinned", "insecure").
@@ -59,6 +62,10 @@ final class FetchTrace: Sendable {
 
     func read(_ bytes: Data) {
         traceLog?.dump("<= Recv data", bytes)
+    }
+
+    func emitted(_ event: URLSessionTaskTraceEvent) {
+        eventLog?.write(event)
     }
 
     func sentRequestHead(_ head: Data) {

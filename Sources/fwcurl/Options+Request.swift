@@ -9,7 +9,8 @@ extension Options {
     func request(forURLAt index: Int, resumeOffset: Int64?) throws -> URLRequest {
         var request = URLRequest(url: uploadFile.map { Self.uploadURL(urls[index], file: $0) } ?? urls[index])
         request.httpMethod = method ?? (uploadFile != nil ? "PUT" : body == nil && formFields.isEmpty ? "GET" : "POST")
-        for header in headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
+        // Each -H is a line of its own, in the given order and case, even when a name repeats.
+        for header in headers { request.fwAppendHeaderFieldLine(header.value, forHTTPHeaderField: header.name) }
         // `-b NAME=VALUE` after a `-H Cookie:` of the user's; the session adds the stored cookies after both.
         if let pairs = cookies.fieldValue {
             let own = request.value(forHTTPHeaderField: "Cookie")
@@ -33,6 +34,12 @@ extension Options {
             request.setValue(encoded ? Self.compressedEncodings : "identity", forHTTPHeaderField: "Accept-Encoding")
         }
         if let resumeOffset { request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range") }
+        if let path = conformance.rawRequestFile {
+            // --request-raw: the file's bytes replace everything above on the wire.
+            request.fwRawRequest = try Data(contentsOf: URL(fileURLWithPath: path))
+            request.cachePolicy = .reloadIgnoringLocalCacheData
+            return request
+        }
         return formFields.isEmpty ? request : try addingForm(to: request)
     }
 

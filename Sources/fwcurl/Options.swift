@@ -48,7 +48,7 @@ struct Options {
     var pinning = PinningOptions()
     /// `-b`, `-c`, `-j` (Options+Cookies.swift).
     var cookies = CookieOptions()
-    /// `--strict` (Options+Conformance.swift).
+    /// `--strict`, `--request-raw`, `--trace-json` (Options+Conformance.swift).
     var conformance = ConformanceOptions()
     /// `--background ID`: the durable session the downloads run in (Options+Background.swift).
     var background: String?
@@ -95,7 +95,8 @@ struct Options {
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
                       [--background ID]
                       [-b NAME=VALUE|FILE]... [-c FILE] [-j] [-u USER:PASSWORD] [--basic|--digest|--anyauth]
-                      [--proxy-basic|--proxy-digest|--proxy-anyauth] [--strict] URL [URL...]
+                      [--proxy-basic|--proxy-digest|--proxy-anyauth] [--strict] [--request-raw FILE]
+                      [--trace-json FILE|-] URL [URL...]
                fwcurl demo
 
           -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order

@@ -52,6 +52,10 @@ extension Transfer {
         trace.read(bytes)
     }
 
+    func urlSession(_ session: URLSession, task: URLSessionTask, didEmitTraceEvent event: URLSessionTaskTraceEvent) {
+        trace.emitted(event)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {
         trace.sentRequestHead(head)
     }

@@ -138,7 +138,7 @@ import Testing
         case .created: "created"
         case .resumed: "resumed"
         case .suspended: "suspended"
-        case .transport, .cached, .loaded, .begin, .webSocket, .stream: "other"
+        case .transport, .cached, .loaded, .begin, .webSocket, .stream, .trace: "other"
         }
     }
 

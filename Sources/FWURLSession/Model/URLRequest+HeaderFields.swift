@@ -41,7 +41,8 @@ extension URLRequest {
             headerFields.map { fields in
                 var dictionary: [String: String] = [:]
                 for field in fields {
-                    dictionary[field.key] = field.value
+                    // Lines of one name (`fwAppendHeaderFieldLine`) read as one field, as `addValue` joins them.
+                    dictionary[field.key] = dictionary[field.key].map { $0 + "," + field.value } ?? field.value
                 }
                 return dictionary
             }
@@ -84,6 +85,17 @@ extension URLRequest {
         } else {
             fields.append(HeaderField(name: field, key: field.capitalized, value: value))
         }
+        headerFields = fields
+    }
+
+    /// FWNetworking addition: appends a field line named `field` with `value` even when a field with that
+    /// name is set already, so that the request carries it on a line of its own (in the order and with the
+    /// name's case as given), where `addValue` joins the values into one line. `value(forHTTPHeaderField:)`
+    /// reports the first line's value, `allHTTPHeaderFields` the lines' values joined with `","`. A value with CR, LF or NUL is refused when
+    /// the request is sent, as with `setValue`.
+    public mutating func fwAppendHeaderFieldLine(_ value: String, forHTTPHeaderField field: String) {
+        var fields = headerFields ?? []
+        fields.append(HeaderField(name: field, key: field.capitalized, value: value))
         headerFields = fields
     }
 

@@ -74,6 +74,16 @@ public struct URLRequest: Sendable {
     /// What `URLProtocol.setProperty(_:forKey:in:)` stored with the request (not part of equality).
     internal var protocolProperties = ProtocolProperties()
 
+    /// FWNetworking addition: a raw request. When set, these bytes are written exactly as they are (no field
+    /// added or changed, no line ending normalised; the URL's target, the method, the header fields and the
+    /// body are not sent) on a new connection to the URL's origin (TLS for https, trusted as any task's
+    /// connection), and the connection closes after the response. The response is read as any other, so its
+    /// named deviations reach `URLSessionTaskTransactionMetrics.fwResponseDeviations` (and
+    /// `httpRefusesDeviations` refuses them). The bytes' first word (up to the first space) is the method
+    /// the response is framed for (a HEAD response has no body). A redirect's request does not inherit the
+    /// bytes. Not part of equality and not archived. nil by default.
+    public var fwRawRequest: Data?
+
     // MARK: Initialisation
 
     /// Creates a request for `url` with the given cache policy (default `.useProtocolCachePolicy`). Its

@@ -40,6 +40,9 @@ enum TaskEvent {
     case webSocket(WebSocketTaskEvent)
     /// What a stream task's connection reported (`Stream/StreamSink.swift`).
     case stream(StreamTaskEvent)
+    /// An event of the task's trace that the session made off the delegate queue (a hop's "request", from
+    /// `transmit`), so that it reaches the trace delegate in order with the transport's (`URLSessionTask+Trace`).
+    case trace(URLSessionTaskTraceEvent)
 
     /// Whether this is a message about the task itself rather than its load: see `DeliveryQueue`.
     var isStateMessage: Bool {
