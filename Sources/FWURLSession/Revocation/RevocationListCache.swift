@@ -1,5 +1,6 @@
 import Foundation
 import FWTLS
+import FWTransport
 
 // MARK: - RevocationListCache
 
@@ -8,15 +9,14 @@ import FWTLS
 /// A list without a nextUpdate, or one already past it, is not kept (it would be stale at once). The
 /// clock is injected (seconds since 1970; the wall clock by default), so a test decides when a list goes
 /// stale. At most `capacity` URIs are kept; storing one more drops the entry that goes stale first.
-/// `@unchecked Sendable`: `entries` is only touched under `lock`.
-public final class RevocationListCache: @unchecked Sendable { // entries: under lock
+public final class RevocationListCache: Sendable {
     private struct Entry {
         var lists: CertificateRevocationLists
         var nextUpdate: Int64
     }
 
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:] // under lock
+    /// The lists by URI, behind `withEntries`.
+    private let entries = LockedBox<[String: Entry]>([:])
     private let clock: @Sendable () -> Int64
     /// The most URIs kept.
     public let capacity: Int
@@ -33,7 +33,7 @@ public final class RevocationListCache: @unchecked Sendable { // entries: under 
     /// The lists fetched from `uri`, while the clock is before their nextUpdate; nil otherwise.
     public func lists(for uri: String) -> CertificateRevocationLists? {
         let now = clock()
-        return lock.withLock {
+        return withEntries { entries in
             guard let entry = entries[uri] else { return nil }
             guard now < entry.nextUpdate else {
                 entries[uri] = nil
@@ -47,7 +47,7 @@ public final class RevocationListCache: @unchecked Sendable { // entries: under 
     /// nextUpdate, are not kept.
     public func store(_ lists: CertificateRevocationLists, for uri: String) {
         guard let nextUpdate = lists.earliestNextUpdate, clock() < nextUpdate else { return }
-        lock.withLock {
+        withEntries { entries in
             if entries[uri] == nil, entries.count >= capacity,
                let soonest = entries.min(by: { $0.value.nextUpdate < $1.value.nextUpdate })?.key {
                 entries[soonest] = nil
@@ -57,10 +57,15 @@ public final class RevocationListCache: @unchecked Sendable { // entries: under 
     }
 
     /// How many URIs are kept (stale ones included until looked up).
-    public var count: Int { lock.withLock { entries.count } }
+    public var count: Int { withEntries { $0.count } }
 
     /// Forgets every list.
     public func removeAll() {
-        lock.withLock { entries.removeAll() }
+        withEntries { $0.removeAll() }
+    }
+
+    /// The door to the entries: a read or change under the lock, calling nothing out.
+    private func withEntries<Result>(_ body: (inout [String: Entry]) -> Result) -> Result {
+        entries.withLock(body)
     }
 }

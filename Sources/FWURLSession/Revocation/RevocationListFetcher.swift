@@ -1,5 +1,6 @@
 import Foundation
 import FWTLS
+import FWTransport
 
 // MARK: - RevocationListFetcher
 
@@ -100,11 +101,11 @@ struct RevocationListFetcher: Sendable {
 
 // MARK: - Gathered
 
-/// The results of one check's fetches, by URI, in the order they came. `@unchecked Sendable`: `results`
-/// is only touched under `lock`.
-private final class Gathered: @unchecked Sendable { // results: under lock
-    private let lock = NSLock()
-    private var entries: [(String, Result<CertificateRevocationLists, RevocationListDownloadError>)] = []
+/// The results of one check's fetches, by URI, in the order they came.
+private final class Gathered: Sendable {
+    typealias Entry = (uri: String, result: Result<CertificateRevocationLists, RevocationListDownloadError>)
+
+    private let entries = LockedBox<[Entry]>([])
     private let expected: Int
 
     init(expected: Int) {
@@ -114,17 +115,20 @@ private final class Gathered: @unchecked Sendable { // results: under lock
     /// Adds the result for `uri`; true when it was the last one expected.
     @discardableResult
     func add(_ uri: String, _ result: Result<CertificateRevocationLists, RevocationListDownloadError>) -> Bool {
-        lock.withLock {
+        withEntries { entries in
             entries.append((uri, result))
             return entries.count == expected
         }
     }
 
-    func has(_ uri: String) -> Bool { lock.withLock { entries.contains { $0.0 == uri } } }
+    func has(_ uri: String) -> Bool { withEntries { $0.contains { $0.uri == uri } } }
 
-    var isComplete: Bool { lock.withLock { entries.count == expected } }
+    var isComplete: Bool { withEntries { $0.count == expected } }
 
-    var results: [(String, Result<CertificateRevocationLists, RevocationListDownloadError>)] {
-        lock.withLock { entries }
+    var results: [Entry] { withEntries { $0 } }
+
+    /// The door to the entries: a read or change under the lock, calling nothing out.
+    private func withEntries<Result>(_ body: (inout [Entry]) -> Result) -> Result {
+        entries.withLock(body)
     }
 }
