@@ -52,10 +52,10 @@ struct CookieStorageState {
         return effects
     }
 
-    /// Stores `cookie` as set through the API (no secure scheme to respect) unless the policy is `.never`.
+    /// Stores `cookie` as set through the API (no secure cookie blocks it). The accept policy is the caller's
+    /// to apply: the storage reads its `cookieAcceptPolicy`, which a subclass may override.
     mutating func store(_ cookie: HTTPCookie, now: Date) -> CookieStorageEffects {
-        guard acceptPolicy != .never else { return CookieStorageEffects() }
-        return change(now: now) { jar, now in jar.store(cookie, fromSecureScheme: nil, now: now) }
+        change(now: now) { jar, now in jar.store(cookie, fromSecureScheme: nil, now: now) }
     }
 
     /// Stores the cookies a response `fromSecureScheme` (or not) set, in order.

@@ -118,6 +118,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// Stores `cookie`, replacing the one with the same name, domain and path (and keeping that one's
     /// creation time); an expired cookie removes it. Ignored when the accept policy is `.never`.
     open func setCookie(_ cookie: HTTPCookie) {
+        guard cookieAcceptPolicy != .never else { return }
         change { state, now in state.store(cookie, now: now) }
     }
 
