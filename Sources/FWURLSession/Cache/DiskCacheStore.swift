@@ -2,11 +2,13 @@
 //
 // The disk tier of `URLCache`: one file per entry in a directory (format: DiskCacheEntryCodec.swift,
 // naming: DiskCacheFiles.swift), least recently used first out, within a byte capacity measured in file
-// sizes. The index (which file holds which key, its size and storage time, in recency order) lives in
-// memory behind one lock; it is rebuilt by a scan of the directory (DiskCacheStore+Scan.swift) when the
-// store is first used, not when it is created: making a cache (the shared one comes with every default
-// session configuration) touches no disk and does not even work out the default directory's path, and a
-// program that never stores anything gets no directory.
+// sizes. The index (which file holds which key, its size and storage time, in recency order), the capacity,
+// the phase and the directory are one value, `DiskCacheState`, behind one lock reached through one door
+// (`access`); its methods return the names of the files that became obsolete, which the door deletes after
+// the lock. The index is rebuilt by a scan of the directory (DiskCacheStore+Scan.swift) when the store is
+// first used, not when it is created: making a cache (the shared one comes with every default session
+// configuration) touches no disk and does not even work out the default directory's path, and a program that
+// never stores anything gets no directory.
 //
 // Only index updates happen under the lock, and that first opening (creating the directory and scanning
 // it), because every operation needs the index it builds. Encoding, writing, renaming, reading, decoding and deleting
@@ -31,10 +33,12 @@ struct DiskCacheRecord: Equatable, Sendable {
     var storedDate: Date
 }
 
-/// The least-recently-used disk tier of a URL cache.
-final class DiskCacheStore: Sendable {
-    // MARK: State
+// MARK: - DiskCacheState
 
+/// A disk tier's capacity, phase, directory and index, as a value: the tier's rules, with no lock and no file
+/// touched (the store does the opening scan and the file work). Changes return the names of the files they
+/// made obsolete.
+struct DiskCacheState {
     /// Whether the directory was opened.
     enum Phase: Equatable {
         /// Not used yet: the directory may not exist (or be known).
@@ -45,64 +49,126 @@ final class DiskCacheStore: Sendable {
         case unavailable
     }
 
-    /// The capacity, the phase and the index (keyed by the SHA-256 stem of the cache key, costs in bytes).
-    struct State {
-        var capacity: Int
-        var phase: Phase
-        var records = LRUStore<String, DiskCacheRecord>()
-    }
-
     /// A directory computed when first asked for.
-    private enum LazyDirectory {
+    enum LazyDirectory {
         case unresolved(@Sendable () -> URL?)
         case resolved(URL?)
+    }
+
+    /// The most bytes the tier's files occupy (never negative).
+    private(set) var capacity: Int
+    private(set) var phase = Phase.unopened
+    private var lazyDirectory: LazyDirectory
+    /// The index, keyed by the SHA-256 stem of the cache key, costs in bytes.
+    private(set) var records = LRUStore<String, DiskCacheRecord>()
+
+    init(directory: @escaping @Sendable () -> URL?, capacity: Int) {
+        self.capacity = max(0, capacity)
+        lazyDirectory = .unresolved(directory)
+    }
+
+    // MARK: Directory and opening
+
+    /// Where the entries go (nil: nowhere), computed the first time it is asked for.
+    mutating func directory() -> URL? {
+        switch lazyDirectory {
+        case .resolved(let directory):
+            return directory
+        case .unresolved(let resolve):
+            let directory = resolve()
+            lazyDirectory = .resolved(directory)
+            return directory
+        }
+    }
+
+    /// The directory once the store is open; nil before and when it is unavailable.
+    mutating func openDirectory() -> URL? {
+        phase == .open ? directory() : nil
+    }
+
+    /// The store opened its directory and found `records` there; or (nil) it could not.
+    mutating func opened(_ records: LRUStore<String, DiskCacheRecord>?) {
+        guard let records else {
+            phase = .unavailable
+            return
+        }
+        self.records = records
+        phase = .open
+    }
+
+    // MARK: Changes
+
+    /// Sets the capacity (a negative one is 0); an open store evicts the least recently used entries beyond it.
+    mutating func setCapacity(_ newValue: Int) -> [String] {
+        capacity = max(0, newValue)
+        guard phase == .open else { return [] }
+        return records.evict(toFit: capacity).map(\.value.fileName)
+    }
+
+    /// The record for `stem`, which becomes the most recently used, and the directory its file is in.
+    mutating func lookUp(_ stem: String) -> (record: DiskCacheRecord, directory: URL)? {
+        guard let directory = openDirectory(), let record = records.value(for: stem) else { return nil }
+        return (record, directory)
+    }
+
+    /// Indexes `record`, whose file has `cost` bytes, for `stem` as the most recently used; returns the file it
+    /// replaced and the files evicted to make room (`record`'s own, when the store is not open).
+    mutating func insert(_ record: DiskCacheRecord, cost: Int, for stem: String) -> [String] {
+        guard phase == .open else { return [record.fileName] }
+        let replaced = records.insert(record, cost: cost, for: stem)
+        let evicted = records.evict(toFit: capacity)
+        return (replaced.map { [$0.fileName] } ?? []) + evicted.map(\.value.fileName)
+    }
+
+    /// Removes the entry for `stem`; returns its file.
+    mutating func remove(_ stem: String) -> [String] {
+        records.removeValue(for: stem).map { [$0.fileName] } ?? []
+    }
+
+    /// Removes every entry stored at or after `date`; returns their files.
+    mutating func removeAll(storedSince date: Date) -> [String] {
+        records.removeAll { $0.storedDate >= date }.map(\.value.fileName)
+    }
+
+    /// `record`'s file failed to read or decode: its entry goes unless the index names a newer file for `stem`
+    /// already; the file goes in any case.
+    mutating func discard(_ record: DiskCacheRecord, for stem: String) -> [String] {
+        if records.peekValue(for: stem) == record { records.removeValue(for: stem) }
+        return [record.fileName]
+    }
+}
+
+// MARK: - DiskCacheStore
+
+/// The least-recently-used disk tier of a URL cache: a `DiskCacheState` behind one lock, and the files.
+final class DiskCacheStore: Sendable {
+    /// The capacity, phase, directory and index, behind one lock.
+    private let state: LockedBox<DiskCacheState>
+
+    /// A store over `directory` (nil: one that keeps nothing; evaluated on first use) holding at most
+    /// `capacity` bytes. Nothing touches the disk until the store is first used.
+    init(directory: @autoclosure @escaping @Sendable () -> URL?, capacity: Int) {
+        state = LockedBox(DiskCacheState(directory: directory, capacity: capacity))
     }
 
     /// Where the entries go; nil for a store that keeps nothing. Computed on first use: the default
     /// directory comes from the environment, the home directory and the process name, which a cache that
     /// is never used (the shared one comes with every default configuration) need not look up.
     var directory: URL? {
-        lazyDirectory.withLock { lazy in
-            switch lazy {
-            case .resolved(let directory):
-                return directory
-            case .unresolved(let resolve):
-                let directory = resolve()
-                lazy = .resolved(directory)
-                return directory
-            }
-        }
-    }
-
-    /// `directory`, before or after it was computed (its own lock: `state`'s holder may ask for it).
-    private let lazyDirectory: LockedBox<LazyDirectory>
-    /// The capacity, phase and index, behind one lock.
-    private let state: LockedBox<State>
-
-    /// A store over `directory` (nil: one that keeps nothing; evaluated on first use) holding at most
-    /// `capacity` bytes. Nothing touches the disk until the store is first used.
-    init(directory: @autoclosure @escaping @Sendable () -> URL?, capacity: Int) {
-        lazyDirectory = LockedBox(.unresolved(directory))
-        state = LockedBox(State(capacity: max(0, capacity), phase: .unopened))
+        access(opening: false) { ($0.directory(), []) }
     }
 
     // MARK: Capacity and usage
 
     /// The most bytes the tier holds; lowering it evicts the least recently used entries at once.
     var capacity: Int {
-        get { state.withLock { $0.capacity } }
-        set {
-            state.withLock { $0.capacity = max(0, newValue) }
-            let evicted = withOpenState { state, _ in
-                state.records.evict(toFit: state.capacity).map(\.value.fileName)
-            }
-            delete(evicted ?? [])
-        }
+        get { access(opening: false) { ($0.capacity, []) } }
+        set { access { ((), $0.setCapacity(newValue)) } }
     }
 
     /// The bytes the tier's files occupy now.
     var usage: Int {
-        withOpenState { state, _ in state.records.totalCost } ?? 0
+        access { ($0.phase == .open ? $0.records.totalCost : 0, []) }
     }
 
     // MARK: Access
@@ -111,30 +177,30 @@ final class DiskCacheStore: Sendable {
     /// file is unreadable (then the entry is removed).
     func response(for key: CacheKey) -> CachedURLResponse? {
         let stem = key.fileStem
-        let found = withOpenState { state, directory in
-            state.records.value(for: stem).map { (record: $0, directory: directory) }
-        }
-        guard let (record, directory) = found ?? nil else { return nil }
+        guard let (record, directory) = access({ ($0.lookUp(stem), []) }) else { return nil }
         do {
             return try DiskCacheEntryCodec.decode(DiskCacheFiles.read(record.fileName, in: directory), key: key)
         } catch {
-            discard(record, stem: stem)
+            access { ((), $0.discard(record, for: stem)) }
             return nil
         }
     }
 
     /// Makes the entry for `key`, if any, the most recently used (its response was used from memory).
     func touch(_ key: CacheKey) {
-        guard directory != nil else { return }
         let stem = key.fileStem
-        _ = withOpenState { state, _ in state.records.value(for: stem) }
+        access { state in
+            _ = state.lookUp(stem)
+            return ((), [])
+        }
     }
 
     /// Stores `response` (stamped with its storage time) for `key`, evicting the least recently used
     /// entries to make room. An entry larger than the capacity, or one that cannot be written, is not
     /// stored and removes the entry stored for `key` before.
     func store(_ response: CachedURLResponse, for key: CacheKey) {
-        guard let directory = withOpenState({ _, directory in directory }) else { return }
+        guard let (directory, capacity) = access({ state in (state.openDirectory().map { ($0, state.capacity) }, []) })
+        else { return }
         let stem = key.fileStem
         let storedDate = response.cacheInfo?.storedDate ?? .distantPast
         let contents = DiskCacheEntryCodec.encode(response, key: key)
@@ -144,77 +210,44 @@ final class DiskCacheStore: Sendable {
             return
         }
         let record = DiskCacheRecord(fileName: fileName, storedDate: storedDate)
-        let obsolete = withOpenState { state, _ in
-            let replaced = state.records.insert(record, cost: contents.count, for: stem)
-            let evicted = state.records.evict(toFit: state.capacity)
-            return (replaced.map { [$0.fileName] } ?? []) + evicted.map(\.value.fileName)
-        }
-        delete(obsolete ?? [fileName])
+        access { ((), $0.insert(record, cost: contents.count, for: stem)) }
     }
 
     /// Removes the entry stored for `key`.
     func removeResponse(for key: CacheKey) {
-        guard directory != nil else { return }
         let stem = key.fileStem
-        let removed = withOpenState { state, _ in state.records.removeValue(for: stem) } ?? nil
-        delete(removed.map { [$0.fileName] } ?? [])
+        access { ((), $0.remove(stem)) }
     }
 
     /// Removes every entry stored at or after `date` (all of them for `.distantPast`).
     func removeResponses(storedSince date: Date) {
-        let removed = withOpenState { state, _ in
-            state.records.removeAll { $0.storedDate >= date }.map(\.value.fileName)
-        }
-        delete(removed ?? [])
+        access { ((), $0.removeAll(storedSince: date)) }
     }
 
-    // MARK: Opening and removal helpers
+    // MARK: The door
 
-    /// Runs `body` under the lock on the state of the opened store, opening it first when needed; nil
-    /// when the store has no usable directory. Files the opening made obsolete are deleted after the lock.
-    private func withOpenState<Result>(_ body: (inout State, URL) -> Result) -> Result? {
-        var obsolete: [String] = []
-        let result: Result? = state.withLock { state in
-            if state.phase == .unopened {
-                if let directory {
-                    obsolete = Self.open(directory, state: &state)
+    /// Runs `body` on the state under the lock, opening the store first (unless `opening` is false) when it
+    /// was not yet: the directory is created and scanned, under the lock, since every later operation needs the
+    /// index it builds. The files that `body` or the opening made obsolete are deleted after the lock.
+    private func access<Result>(opening: Bool = true,
+                                _ body: (inout DiskCacheState) -> (Result, obsolete: [String])) -> Result {
+        let (result, obsolete, directory) = state.withLock { state in
+            var obsolete: [String] = []
+            if opening, state.phase == .unopened {
+                let directory = state.directory()
+                if let directory, DiskCacheFiles.makeDirectory(directory) {
+                    let scanned = Self.scan(directory, capacity: state.capacity)
+                    state.opened(scanned.records)
+                    obsolete = scanned.obsolete
                 } else {
-                    state.phase = .unavailable
+                    state.opened(nil)
                 }
             }
-            guard state.phase == .open, let directory else { return nil }
-            return body(&state, directory)
+            let (result, more) = body(&state)
+            obsolete += more
+            return (result, obsolete, obsolete.isEmpty ? nil : state.directory())
         }
-        delete(obsolete)
+        if let directory { DiskCacheFiles.remove(obsolete, in: directory) }
         return result
-    }
-
-    /// Creates and scans `directory` into `state`; returns the names of the files to delete.
-    private static func open(_ directory: URL, state: inout State) -> [String] {
-        guard DiskCacheFiles.makeDirectory(directory) else {
-            state.phase = .unavailable
-            return []
-        }
-        let scanned = scan(directory, capacity: state.capacity)
-        state.records = scanned.records
-        state.phase = .open
-        return scanned.obsolete
-    }
-
-    /// Drops the entry whose file `record` names after it failed to read or decode, unless the index
-    /// already names a newer file for `stem`; deletes the file.
-    private func discard(_ record: DiskCacheRecord, stem: String) {
-        _ = withOpenState { state, _ in
-            if state.records.peekValue(for: stem) == record {
-                state.records.removeValue(for: stem)
-            }
-        }
-        delete([record.fileName])
-    }
-
-    /// Deletes the files `names` (outside the lock).
-    private func delete(_ names: [String]) {
-        guard let directory, !names.isEmpty else { return }
-        DiskCacheFiles.remove(names, in: directory)
     }
 }

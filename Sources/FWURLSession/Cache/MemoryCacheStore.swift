@@ -3,78 +3,105 @@
 // The memory tier of `URLCache`: cached responses by key, least recently used first out, within a byte
 // capacity. A response's cost is its body plus an estimate of its head (URL and header fields), so the
 // tier's usage tracks the memory it really holds. A response that costs more than the whole capacity is not
-// kept (and any older response for its key goes). Everything happens under one lock, nothing calls out.
+// kept (and any older response for its key goes). The rules are `MemoryCacheState`'s, a value the store keeps
+// behind one lock and reaches through one door; nothing under it calls out.
 
 import Foundation
 import FWTransport
 
-/// The least-recently-used memory tier of a URL cache.
-final class MemoryCacheStore: Sendable {
-    // MARK: State
+/// The responses of a memory tier and its capacity, as a value: the tier's rules, with no lock.
+struct MemoryCacheState {
+    /// The most bytes the tier holds (never negative).
+    private(set) var capacity: Int
+    private(set) var responses = LRUStore<CacheKey, CachedURLResponse>()
 
-    /// The capacity and the responses.
-    private struct State {
-        var capacity: Int
-        var responses = LRUStore<CacheKey, CachedURLResponse>()
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
     }
 
+    /// Sets the capacity (a negative one is 0) and evicts the least recently used responses beyond it.
+    mutating func setCapacity(_ newValue: Int) {
+        capacity = max(0, newValue)
+        _ = responses.evict(toFit: capacity)
+    }
+
+    /// The response stored for `key`, which becomes the most recently used.
+    mutating func response(for key: CacheKey) -> CachedURLResponse? {
+        responses.value(for: key)
+    }
+
+    /// Removes the response stored for `key`.
+    mutating func removeResponse(for key: CacheKey) {
+        responses.removeValue(for: key)
+    }
+
+    /// Stores `response`, which costs `cost` bytes, for `key`, evicting the least recently used responses to
+    /// make room; a response larger than the capacity is not stored and removes the one stored for `key` before.
+    mutating func store(_ response: CachedURLResponse, cost: Int, for key: CacheKey) {
+        guard cost <= capacity else {
+            removeResponse(for: key)
+            return
+        }
+        responses.insert(response, cost: cost, for: key)
+        _ = responses.evict(toFit: capacity)
+    }
+
+    /// Removes every response stored at or after `date` (all of them for `.distantPast`).
+    mutating func removeResponses(storedSince date: Date) {
+        _ = responses.removeAll { ($0.cacheInfo?.storedDate ?? .distantFuture) >= date }
+    }
+}
+
+/// The least-recently-used memory tier of a URL cache: a `MemoryCacheState` behind one lock.
+final class MemoryCacheStore: Sendable {
     /// Everything, behind one lock.
-    private let state: LockedBox<State>
+    private let state: LockedBox<MemoryCacheState>
 
     /// An empty tier holding at most `capacity` bytes.
     init(capacity: Int) {
-        state = LockedBox(State(capacity: max(0, capacity)))
+        state = LockedBox(MemoryCacheState(capacity: capacity))
     }
 
     // MARK: Capacity and usage
 
     /// The most bytes the tier holds; lowering it evicts the least recently used responses at once.
     var capacity: Int {
-        get { state.withLock { $0.capacity } }
-        set {
-            state.withLock { state in
-                state.capacity = max(0, newValue)
-                _ = state.responses.evict(toFit: state.capacity)
-            }
-        }
+        get { access { $0.capacity } }
+        set { access { $0.setCapacity(newValue) } }
     }
 
     /// The bytes the tier holds now.
     var usage: Int {
-        state.withLock { $0.responses.totalCost }
+        access { $0.responses.totalCost }
     }
 
     // MARK: Access
 
     /// The response stored for `key`, which becomes the most recently used.
     func response(for key: CacheKey) -> CachedURLResponse? {
-        state.withLock { $0.responses.value(for: key) }
+        access { $0.response(for: key) }
     }
 
     /// Stores `response` for `key`, evicting the least recently used responses to make room; a response
     /// larger than the capacity is not stored and removes the one stored for `key` before.
     func store(_ response: CachedURLResponse, for key: CacheKey) {
         let cost = Self.cost(of: response, key: key)
-        state.withLock { state in
-            guard cost <= state.capacity else {
-                state.responses.removeValue(for: key)
-                return
-            }
-            state.responses.insert(response, cost: cost, for: key)
-            _ = state.responses.evict(toFit: state.capacity)
-        }
+        access { $0.store(response, cost: cost, for: key) }
     }
 
     /// Removes the response stored for `key`.
     func removeResponse(for key: CacheKey) {
-        state.withLock { _ = $0.responses.removeValue(for: key) }
+        access { $0.removeResponse(for: key) }
     }
 
     /// Removes every response stored at or after `date` (all of them for `.distantPast`).
     func removeResponses(storedSince date: Date) {
-        state.withLock { state in
-            _ = state.responses.removeAll { ($0.cacheInfo?.storedDate ?? .distantFuture) >= date }
-        }
+        access { $0.removeResponses(storedSince: date) }
+    }
+
+    /// The door: runs `body` on the state under the lock (nothing in it calls out).
+    private func access<Result>(_ body: (inout MemoryCacheState) -> Result) -> Result {
+        state.withLock(body)
     }
 
     // MARK: Cost

@@ -29,8 +29,13 @@ extension URLCache {
 
     /// The cache `shared` returns: the assigned one, else the default one.
     static var sharedCache: URLCache {
-        get { assignedShared.withLock { $0 } ?? defaultShared }
-        set { assignedShared.withLock { $0 = newValue } }
+        get { withAssignedShared { $0 } ?? defaultShared }
+        set { withAssignedShared { $0 = newValue } }
+    }
+
+    /// The door to the assigned cache: `body` reads or replaces it under its lock.
+    private static func withAssignedShared<Result>(_ body: (inout URLCache?) -> Result) -> Result {
+        assignedShared.withLock(body)
     }
 
     /// A new cache for an ephemeral session configuration: FoundationNetworking's 4 MiB in memory, and no

@@ -1,9 +1,9 @@
 // HTTPCookieStorage.swift
 //
-// The cookie storage, source-compatible with FoundationNetworking's `HTTPCookieStorage`. The cookies live
-// in a `CookieJar` value behind one lock; every change computes, under the lock, what changed and (for a
-// persistent storage) the snapshot to write, then writes the file and posts
-// `NSHTTPCookieManagerCookiesChanged` after the lock is released. The shared storage (and a group
+// The cookie storage, source-compatible with FoundationNetworking's `HTTPCookieStorage`. Its whole state is
+// one `CookieStorageState` value (the jar, the accept policy, the write generation) behind one lock, reached
+// through one door (`access`): a read or a change of the value runs under the lock, and the effects a change
+// returns (the snapshot to write, the notifications to post) are performed after the lock is released. The shared storage (and a group
 // container's) is persistent: `HTTPCookieStorage+Persistence.swift`. An ephemeral configuration's storage
 // lives in memory only. Time comes from an injected clock.
 
@@ -17,15 +17,7 @@ import FWTransport
 /// `@unchecked Sendable`: the only mutable state is in `state`, a `LockedBox`; the other stored properties
 /// are immutable (`file` guards its own writes).
 open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: `state` (LockedBox)
-    /// The cookies and the accept policy.
-    struct State {
-        var jar: CookieJar
-        var acceptPolicy = HTTPCookie.AcceptPolicy.always
-        /// Counts changes, so that file writes land in order.
-        var generation: UInt64 = 0
-    }
-
-    private let state: LockedBox<State>
+    private let state: LockedBox<CookieStorageState>
     /// The file a persistent storage keeps its cookies in; nil for an in-memory storage.
     let file: PersistentFile?
     /// What "now" is.
@@ -51,7 +43,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
             let now = clock()
             for cookie in Self.load(from: file) { _ = jar.store(cookie, fromSecureScheme: nil, now: now) }
         }
-        state = LockedBox(State(jar: jar))
+        state = LockedBox(CookieStorageState(jar: jar, isPersistent: file != nil))
         super.init()
     }
 
@@ -66,13 +58,14 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// The persistent storage of an application group: the same instance for the same identifier, kept
     /// in its own file beside the shared storage's.
     open class func sharedCookieStorage(forGroupContainerIdentifier identifier: String) -> HTTPCookieStorage {
-        if let storage = groupStorages.withLock({ $0[identifier] }) { return storage }
-        let safeName = String(identifier.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
-        let loaded = HTTPCookieStorage(file: persistentFile(named: "cookies-\(safeName).json"))
-        return groupStorages.withLock { storages in
+        // Made (its file read) under the registry's lock, so that one identifier never loads its file twice;
+        // the initialiser calls nothing outside this module.
+        groupStorages.withLock { storages in
             if let storage = storages[identifier] { return storage }
-            storages[identifier] = loaded
-            return loaded
+            let safeName = String(identifier.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
+            let made = HTTPCookieStorage(file: persistentFile(named: "cookies-\(safeName).json"))
+            storages[identifier] = made
+            return made
         }
     }
 
@@ -86,7 +79,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// Every cookie in the storage (expired ones excluded), oldest first.
     open var cookies: [HTTPCookie]? {
         let now = clock()
-        return state.withLock { $0.jar.cookies(now: now) }
+        return read { $0.jar.cookies(now: now) }
     }
 
     /// The cookies a request to `url` sends, in RFC 6265's order (longer paths first, then older); nil
@@ -94,7 +87,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     open func cookies(for url: URL) -> [HTTPCookie]? {
         guard HTTPCookie.canonicalHost(of: url) != nil else { return nil }
         let now = clock()
-        return state.withLock { $0.jar.cookies(for: url, now: now) }
+        return read { $0.jar.cookies(for: url, now: now) }
     }
 
     /// Every cookie, sorted by `sortOrder` (descriptors made with `NSSortDescriptor(keyPath:ascending:)`
@@ -116,14 +109,8 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// Which cookies `setCookie(_:)` and `setCookies(_:for:mainDocumentURL:)` accept; `.always` by
     /// default. Changing it posts `NSHTTPCookieManagerAcceptPolicyChanged`.
     open var cookieAcceptPolicy: HTTPCookie.AcceptPolicy {
-        get { state.withLock { $0.acceptPolicy } }
-        set {
-            let changed = state.withLock { state in
-                defer { state.acceptPolicy = newValue }
-                return state.acceptPolicy != newValue
-            }
-            if changed { NotificationCenter.default.post(name: .NSHTTPCookieManagerAcceptPolicyChanged, object: self) }
-        }
+        get { read { $0.acceptPolicy } }
+        set { access { ((), $0.setAcceptPolicy(newValue)) } }
     }
 
     // MARK: Changing
@@ -132,7 +119,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// creation time); an expired cookie removes it. Ignored when the accept policy is `.never`.
     open func setCookie(_ cookie: HTTPCookie) {
         guard cookieAcceptPolicy != .never else { return }
-        mutate { jar, now in jar.store(cookie, fromSecureScheme: nil, now: now) }
+        change { state, now in state.store(cookie, now: now) }
     }
 
     /// Stores the cookies a response from `url` set, by the accept policy: none for `.never`; for
@@ -145,12 +132,12 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
 
     /// Removes the stored cookie with `cookie`'s name, domain and path.
     open func deleteCookie(_ cookie: HTTPCookie) {
-        mutate { jar, _ in jar.remove(cookie) }
+        change { state, now in state.change(now: now) { jar, _ in jar.remove(cookie) } }
     }
 
     /// Removes the cookies created at or after `date`.
     open func removeCookies(since date: Date) {
-        mutate { jar, _ in jar.removeAll { $0.creationDate >= date } }
+        change { state, now in state.change(now: now) { jar, _ in jar.removeAll { $0.creationDate >= date } } }
     }
 
     /// "<NSHTTPCookieStorage cookies count:N>", with "Ephemeral" before it for an in-memory storage.
@@ -175,11 +162,7 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
             cookie.isHostOnly ? cookie.domain == host : HTTPCookie.domainMatches(host, cookie.bareDomain)
         }
         let secureScheme = HTTPCookie.isSecureScheme(url)
-        mutate { jar, now in
-            var change = CookieJar.Change()
-            for cookie in accepted { change.merge(jar.store(cookie, fromSecureScheme: secureScheme, now: now)) }
-            return change
-        }
+        change { state, now in state.store(accepted, fromSecureScheme: secureScheme, now: now) }
     }
 
     /// Stores the cookies of the Set-Cookie field values (one cookie each, as received) of a response
@@ -195,25 +178,36 @@ open class HTTPCookieStorage: NSObject, @unchecked Sendable { // mutable state: 
     /// The Cookie field value a request to `url` sends, nil when it sends no cookie.
     func cookieFieldValue(for url: URL) -> String? {
         // An empty jar (the usual case for a service) answers before the URL's host is parsed or the clock read.
-        guard !state.withLock({ $0.jar.entries.isEmpty }) else { return nil }
+        guard !read({ $0.jar.entries.isEmpty }) else { return nil }
         return cookies(for: url).flatMap(HTTPCookie.cookieFieldValue)
     }
 
-    // MARK: Changing under the lock
+    // MARK: The door
 
-    /// Applies `body` to the jar (after forgetting expired cookies) under the lock; then, outside it,
-    /// writes the file when persistent cookies changed and posts the change notification.
-    private func mutate(_ body: (inout CookieJar, Date) -> CookieJar.Change) {
-        let now = clock()
-        let (change, snapshot) = state.withLock { state -> (CookieJar.Change, (UInt64, [HTTPCookie])?) in
-            var change = state.jar.removeExpired(now: now)
-            change.merge(body(&state.jar, now))
-            guard change.changed else { return (change, nil) }
-            state.generation += 1
-            guard change.persistentChanged, file != nil else { return (change, nil) }
-            return (change, (state.generation, state.jar.persistentCookies(now: now)))
+    /// Runs `body` on the state under the lock, then performs the effects it returned (writes the file,
+    /// posts the notifications) after the lock is released.
+    private func access<Result>(_ body: (inout CookieStorageState) -> (Result, CookieStorageEffects)) -> Result {
+        let (result, effects) = state.withLock(body)
+        if let file, let snapshot = effects.snapshot {
+            Self.save(snapshot.cookies, to: file, generation: snapshot.generation)
         }
-        if let file, let snapshot { Self.save(snapshot.1, to: file, generation: snapshot.0) }
-        if change.changed { NotificationCenter.default.post(name: .NSHTTPCookieManagerCookiesChanged, object: self) }
+        if effects.cookiesChanged {
+            NotificationCenter.default.post(name: .NSHTTPCookieManagerCookiesChanged, object: self)
+        }
+        if effects.acceptPolicyChanged {
+            NotificationCenter.default.post(name: .NSHTTPCookieManagerAcceptPolicyChanged, object: self)
+        }
+        return result
+    }
+
+    /// Reads the state under the lock.
+    private func read<Value>(_ body: (CookieStorageState) -> Value) -> Value {
+        access { (body($0), CookieStorageEffects()) }
+    }
+
+    /// Changes the state under the lock with the time read just before (`clock`), then performs the effects.
+    private func change(_ body: (inout CookieStorageState, Date) -> CookieStorageEffects) {
+        let now = clock()
+        access { ((), body(&$0, now)) }
     }
 }

@@ -1,9 +1,9 @@
 // URLCredentialStorage.swift
 //
-// The credential storage, source-compatible with FoundationNetworking's `URLCredentialStorage`. The
-// credentials live in a `CredentialTable` value behind one lock; every change computes, under the lock,
-// what changed and (for a persistent storage) the snapshot to write, then writes the file and posts
-// `NSURLCredentialStorageChanged` after the lock is released. The shared storage keeps `.permanent`
+// The credential storage, source-compatible with FoundationNetworking's `URLCredentialStorage`. Its whole
+// state is one `CredentialStorageState` value (the `CredentialTable` and the write generation) behind one
+// lock, reached through one door (`access`): a read or a change runs under the lock, and the effects a change
+// returns (the snapshot to write, the notification) are performed after the lock is released. The shared storage keeps `.permanent`
 // credentials in a file only its user can read (`URLCredentialStorage+Persistence.swift`); `.forSession`
 // credentials stay in memory; `.none` credentials are not stored. A storage made with `init()` (and an
 // ephemeral configuration's) lives in memory only.
@@ -19,7 +19,7 @@ import FWTransport
 /// guards its own writes.
 open class URLCredentialStorage: NSObject, @unchecked Sendable { // mutable state: `state` (LockedBox)
     /// The credentials, and a change counter so that file writes land in order.
-    private let state: LockedBox<(table: CredentialTable, generation: UInt64)>
+    private let state: LockedBox<CredentialStorageState>
     /// The file `.permanent` credentials are kept in; nil for an in-memory storage.
     let file: PersistentFile?
 
@@ -27,7 +27,7 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable { // mutable stat
 
     /// A new storage in memory only.
     public override init() {
-        state = LockedBox((CredentialTable(), 0))
+        state = LockedBox(CredentialStorageState(isPersistent: false))
         file = nil
         super.init()
     }
@@ -36,7 +36,7 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable { // mutable stat
     init(file: PersistentFile) {
         var table = CredentialTable()
         for entry in Self.load(from: file) { table.restore(entry) }
-        state = LockedBox((table, 0))
+        state = LockedBox(CredentialStorageState(table: table, isPersistent: true))
         self.file = file
         super.init()
     }
@@ -54,17 +54,17 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable { // mutable stat
 
     /// The credentials stored for `space`, by user name; nil when there are none.
     open func credentials(for space: URLProtectionSpace) -> [String: URLCredential]? {
-        state.withLock { $0.table.credentials[space] }
+        read { $0.table.credentials[space] }
     }
 
     /// Every stored credential: by protection space, then by user name.
     open var allCredentials: [URLProtectionSpace: [String: URLCredential]] {
-        state.withLock { $0.table.credentials }
+        read { $0.table.credentials }
     }
 
     /// The default credential for `space`, if any.
     open func defaultCredential(for space: URLProtectionSpace) -> URLCredential? {
-        state.withLock { $0.table.defaults[space] }
+        read { $0.table.defaults[space] }
     }
 
     // MARK: Changing
@@ -72,12 +72,12 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable { // mutable stat
     /// Stores `credential` for `space`, replacing the one with the same user; it becomes the space's
     /// default when the space has none. `.none` and `.synchronizable` credentials are not stored.
     open func set(_ credential: URLCredential, for space: URLProtectionSpace) {
-        mutate { $0.set(credential, for: space, isDefault: false) }
+        change { $0.set(credential, for: space, isDefault: false) }
     }
 
     /// Stores `credential` for `space` and makes it the space's default.
     open func setDefaultCredential(_ credential: URLCredential, for space: URLProtectionSpace) {
-        mutate { $0.set(credential, for: space, isDefault: true) }
+        change { $0.set(credential, for: space, isDefault: true) }
     }
 
     /// Removes `credential` from `space` (from its users and, when it is the default, the default).
@@ -93,23 +93,30 @@ open class URLCredentialStorage: NSObject, @unchecked Sendable { // mutable stat
             let option = options?[NSURLCredentialStorageRemoveSynchronizableCredentials] as? NSNumber
             guard option?.boolValue == true else { return }
         }
-        mutate { $0.remove(credential, for: space) }
+        change { $0.remove(credential, for: space) }
     }
 
-    // MARK: Changing under the lock
+    // MARK: The door
 
-    /// Applies `body` under the lock; then, outside it, writes the file when written credentials changed
-    /// and posts the change notification.
-    private func mutate(_ body: (inout CredentialTable) -> CredentialTable.Change) {
-        typealias Outcome = (change: CredentialTable.Change, snapshot: (UInt64, [CredentialTable.Entry])?)
-        let (change, snapshot) = state.withLock { state -> Outcome in
-            let change = body(&state.table)
-            guard change.changed else { return (change, nil) }
-            state.generation += 1
-            guard change.persistentChanged, file != nil else { return (change, nil) }
-            return (change, (state.generation, state.table.writtenEntries))
+    /// Runs `body` on the state under the lock, then performs the effects it returned (writes the file, posts
+    /// the notification) after the lock is released.
+    private func access<Result>(_ body: (inout CredentialStorageState) -> (Result, CredentialStorageEffects))
+        -> Result {
+        let (result, effects) = state.withLock(body)
+        if let file, let snapshot = effects.snapshot {
+            Self.save(snapshot.entries, to: file, generation: snapshot.generation)
         }
-        if let file, let snapshot { Self.save(snapshot.1, to: file, generation: snapshot.0) }
-        if change.changed { NotificationCenter.default.post(name: .NSURLCredentialStorageChanged, object: self) }
+        if effects.changed { NotificationCenter.default.post(name: .NSURLCredentialStorageChanged, object: self) }
+        return result
+    }
+
+    /// Reads the state under the lock.
+    private func read<Value>(_ body: (CredentialStorageState) -> Value) -> Value {
+        access { (body($0), CredentialStorageEffects()) }
+    }
+
+    /// Changes the table under the lock, then performs the effects.
+    private func change(_ edit: (inout CredentialTable) -> CredentialTable.Change) {
+        access { ((), $0.change(edit)) }
     }
 }

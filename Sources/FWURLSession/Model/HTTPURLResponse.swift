@@ -28,7 +28,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// This is an addition to FoundationNetworking's API for tools that need the wire view. A response
     /// created from a dictionary lists its fields sorted by name (case-insensitively).
     public var orderedHeaderFields: [(name: String, value: String)] {
-        derived.withLock { Self.fields(&$0, wire: wire) }
+        withDerived { Self.fields(&$0, wire: wire) }
     }
 
     /// The head's fields as the parser left them, when the response came from the wire: lookups read them in
@@ -61,7 +61,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
     /// use: combining duplicates and canonicalising names (`capitalized`) is costly, and most callers only use
     /// `value(forHTTPHeaderField:)`, which reads the few fields it needs where they are.
     private var canonicalHeaderFields: [String: String] {
-        derived.withLock { derived in
+        withDerived { derived in
             if let canonical = derived.canonical { return canonical }
             let fields = Self.fields(&derived, wire: wire)
             var canonical: [String: String] = [:]
@@ -76,6 +76,11 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
             derived.canonical = canonical
             return canonical
         }
+    }
+
+    /// The door to what is made on first use: `body` runs under its lock (it only computes).
+    private func withDerived<Result>(_ body: (inout Derived) -> Result) -> Result {
+        derived.withLock(body)
     }
 
     /// The fields, made from `wire` the first time they are asked for.

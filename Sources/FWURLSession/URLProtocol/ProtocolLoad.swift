@@ -2,10 +2,9 @@
 //
 // One `URLProtocol` instance loading one hop of a task, and the client it reports to.
 //
-// The instance is started once and stopped once, both on the load's own serial queue (never on the
-// caller's thread, never under a lock): `stopLoading()` runs exactly once for an instance that was started,
-// whatever ends the load first — its end, its failure, a redirect followed elsewhere, `cancel()`, a
-// timeout. A load stopped before it started is never started. The client turns every call into a task
+// The load's rules (started at most once, stopped exactly once, nothing after the stop, withdrawn challenges) are
+// `ProtocolLoadStateMachine`'s; `ProtocolLoad` holds that value in one lock and runs its actions on the load's own
+// serial queue (never on the caller's thread, never under the lock). The client turns every call into a task
 // event (`TaskEvent.loaded`), queued in order with the task's other events and handled on the delegate
 // queue (`URLSessionTask+Protocol.swift`); events of a stopped load, or of a load the task replaced, are
 // dropped there.
@@ -26,28 +25,14 @@ enum URLProtocolEvent {
 
 // MARK: - ProtocolLoad
 
-/// One protocol instance's load of one hop: its lifecycle, and the response kept for the URL cache.
-final class ProtocolLoad: @unchecked Sendable { // `state` is a LockedBox; the rest are lets
-    private struct State {
-        /// The instance, from `start` until it is stopped.
-        var instance: URLProtocol?
-        var isStopped = false
-        /// The response the protocol reported, and the body bytes it loaded since.
-        var response: URLResponse?
-        var bytesLoaded: Int64 = 0
-        /// What may be stored in the URL cache: the policy and the body so far (nil when it may not be stored;
-        /// dropped once it outgrew the cache).
-        var storagePolicy = URLCache.StoragePolicy.notAllowed
-        var storedBody: BodyCollector?
-        /// Challenges the protocol withdrew (`didCancel`).
-        var withdrawn: Set<ObjectIdentifier> = []
-    }
-
+/// One protocol instance's load of one hop: a `ProtocolLoadStateMachine` behind one lock, and the queue its
+/// instance runs on.
+final class ProtocolLoad: @unchecked Sendable { // `machine` is a LockedBox; the rest are lets
     /// The canonical request the instance loads: the URL cache's key for its response.
     let request: URLRequest
     /// Where the instance is started, stopped and answered.
     private let queue = DispatchQueue(label: "FWURLSession.URLProtocol")
-    private let state = LockedBox(State())
+    private let machine = LockedBox(ProtocolLoadStateMachine())
 
     init(request: URLRequest) {
         self.request = request
@@ -57,28 +42,18 @@ final class ProtocolLoad: @unchecked Sendable { // `state` is a LockedBox; the r
 
     /// Starts `instance`, unless the load was stopped already.
     func start(_ instance: URLProtocol) {
-        let started = state.withLock { state -> Bool in
-            guard !state.isStopped else { return false }
-            state.instance = instance
-            return true
-        }
-        if started { queue.async { instance.startLoading() } }
+        run(apply { $0.start(instance) })
     }
 
     /// Stops the load: its instance hears `stopLoading()` if it was started (once, whoever calls this first);
     /// its later events are dropped.
     func stop() {
-        let instance = state.withLock { state -> URLProtocol? in
-            defer { state.instance = nil }
-            state.isStopped = true
-            return state.instance
-        }
-        if let instance { queue.async { instance.stopLoading() } }
+        run(apply { $0.stop() })
     }
 
     /// Whether the load was stopped.
     var isStopped: Bool {
-        state.withLock { $0.isStopped }
+        apply { $0.isStopped }
     }
 
     /// Runs `work` where the instance runs (for answers to its challenges).
@@ -91,48 +66,50 @@ final class ProtocolLoad: @unchecked Sendable { // `state` is a LockedBox; the r
     /// The protocol reported `response`; it may be stored under `policy` in a cache of `cacheLimit` bytes (nil:
     /// no cache), as long as its body fits.
     func received(_ response: URLResponse, storagePolicy: URLCache.StoragePolicy, cacheLimit: Int?) {
-        state.withLock { state in
-            state.response = response
-            state.storagePolicy = storagePolicy
-            state.storedBody = cacheLimit.flatMap { limit in
-                storagePolicy == .notAllowed ? nil
-                    : BodyCollector(.store(ceiling: limit), limits: HTTPLimits(), url: response.url)
-            }
-        }
+        apply { $0.received(response, storagePolicy: storagePolicy, cacheLimit: cacheLimit) }
     }
 
     /// The protocol loaded `data`: counted, and kept for the cache while the body fits it.
     func loaded(_ data: Data) {
-        state.withLock { state in
-            state.bytesLoaded += Int64(data.count)
-            try? state.storedBody?.append(data) // a `store` collector never throws: it drops the body instead
-        }
+        apply { $0.loaded(data) }
     }
 
     /// The response and the number of body bytes loaded so far.
     var outcome: (response: URLResponse?, bytes: Int64) {
-        state.withLock { ($0.response, $0.bytesLoaded) }
+        apply { ($0.response, $0.bytesLoaded) }
     }
 
     /// What the load proposes to store once finished: its response and whole body, with its policy.
     var storageProposal: CachedURLResponse? {
-        state.withLock { state in
-            guard let response = state.response, let body = state.storedBody?.collected else { return nil }
-            return CachedURLResponse(response: response, data: body, userInfo: nil,
-                                     storagePolicy: state.storagePolicy)
-        }
+        apply { $0.storageProposal }
     }
 
     // MARK: Challenges
 
     /// The protocol withdrew `challenge`.
     func withdraw(_ challenge: URLAuthenticationChallenge) {
-        state.withLock { _ = $0.withdrawn.insert(ObjectIdentifier(challenge)) }
+        apply { $0.withdraw(ObjectIdentifier(challenge)) }
     }
 
     /// Whether an answer to `challenge` still goes to the protocol.
     func awaitsAnswer(to challenge: URLAuthenticationChallenge) -> Bool {
-        state.withLock { !$0.isStopped && !$0.withdrawn.contains(ObjectIdentifier(challenge)) }
+        apply { $0.awaitsAnswer(to: ObjectIdentifier(challenge)) }
+    }
+
+    // MARK: The door
+
+    /// Applies one input to the machine (or reads it) under the lock; nothing in `input` calls out.
+    private func apply<Result>(_ input: (inout ProtocolLoadStateMachine) -> Result) -> Result {
+        machine.withLock(input)
+    }
+
+    /// Runs what an input asked for, on the load's queue: never on the caller's thread, never under the lock.
+    private func run(_ action: ProtocolLoadStateMachine.Action) {
+        switch action {
+        case .none: break
+        case .startLoading(let instance): queue.async { instance.startLoading() }
+        case .stopLoading(let instance): queue.async { instance.stopLoading() }
+        }
     }
 }
 

@@ -28,8 +28,8 @@ open class URLProtocol: NSObject, @unchecked Sendable { // `links` is a LockedBo
     private let loadRequest: URLRequest
     private let storedCachedResponse: CachedURLResponse?
 
-    /// The classes `registerClass(_:)` added, most recent first.
-    private static let registered = LockedBox<[URLProtocol.Type]>([])
+    /// The classes `registerClass(_:)` added.
+    private static let registry = LockedBox(URLProtocolRegistry())
 
     // MARK: Initialisation
 
@@ -55,8 +55,8 @@ open class URLProtocol: NSObject, @unchecked Sendable { // `links` is a LockedBo
 
     /// The object the protocol reports its load to.
     open var client: (any URLProtocolClient)? {
-        get { links.withLock { $0.client } }
-        set { links.withLock { $0.client = newValue } }
+        get { withLinks { $0.client } }
+        set { withLinks { $0.client = newValue } }
     }
 
     /// The request the protocol loads.
@@ -67,8 +67,8 @@ open class URLProtocol: NSObject, @unchecked Sendable { // `links` is a LockedBo
 
     /// The task the protocol loads for, when it was made for one.
     open var task: URLSessionTask? {
-        get { links.withLock { $0.task } }
-        set { links.withLock { $0.task = newValue } }
+        get { withLinks { $0.task } }
+        set { withLinks { $0.task = newValue } }
     }
 
     // MARK: For subclasses
@@ -132,21 +132,49 @@ open class URLProtocol: NSObject, @unchecked Sendable { // `links` is a LockedBo
     @discardableResult
     open class func registerClass(_ protocolClass: AnyClass) -> Bool {
         guard let protocolType = protocolClass as? URLProtocol.Type else { return false }
-        registered.withLock { classes in
-            classes.removeAll { ObjectIdentifier($0) == ObjectIdentifier(protocolType) }
-            classes.insert(protocolType, at: 0)
-        }
+        withRegistry { $0.register(protocolType) }
         return true
     }
 
     /// Removes `protocolClass` from the registered classes.
     open class func unregisterClass(_ protocolClass: AnyClass) {
-        registered.withLock { classes in classes.removeAll { ObjectIdentifier($0) == ObjectIdentifier(protocolClass) } }
+        withRegistry { $0.unregister(protocolClass) }
     }
 
     /// The registered classes, most recently registered first.
     static var registeredClasses: [URLProtocol.Type] {
-        registered.withLock { $0 }
+        withRegistry { $0.classes }
+    }
+
+    // MARK: The doors
+
+    /// Reads or changes the client and the task under their lock.
+    private func withLinks<Result>(_ body: (inout Links) -> Result) -> Result {
+        links.withLock(body)
+    }
+
+    /// Reads or changes the registered classes under their lock.
+    private static func withRegistry<Result>(_ body: (inout URLProtocolRegistry) -> Result) -> Result {
+        registry.withLock(body)
+    }
+}
+
+// MARK: - Registry
+
+/// The classes registered with `URLProtocol.registerClass(_:)`, which the shared session consults: each class
+/// once, the most recently registered first.
+struct URLProtocolRegistry {
+    private(set) var classes: [URLProtocol.Type] = []
+
+    /// Puts `protocolClass` first (taking it from where it was, if registered already).
+    mutating func register(_ protocolClass: URLProtocol.Type) {
+        unregister(protocolClass)
+        classes.insert(protocolClass, at: 0)
+    }
+
+    /// Removes `protocolClass`, if registered.
+    mutating func unregister(_ protocolClass: AnyClass) {
+        classes.removeAll { ObjectIdentifier($0) == ObjectIdentifier(protocolClass) }
     }
 }
 

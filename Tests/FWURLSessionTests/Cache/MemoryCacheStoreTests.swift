@@ -87,3 +87,37 @@ import Testing
         #expect(store.usage == 0)
     }
 }
+
+/// The memory tier's rules on its state value alone, costs given directly.
+@Suite struct MemoryCacheStateTests {
+    let response = CacheFixtures.cached(CacheFixtures.response("https://example.com/a"), data: Data())
+
+    func key(_ name: String) -> CacheKey {
+        CacheKey(url: URL(string: "https://example.com/\(name)")!)
+    }
+
+    @Test func storingEvictsTheLeastRecentlyUsedAndRefusesWhatCannotFit() {
+        var state = MemoryCacheState(capacity: 20)
+        state.store(response, cost: 10, for: key("a"))
+        state.store(response, cost: 10, for: key("b"))
+        #expect(state.response(for: key("a")) != nil)
+        state.store(response, cost: 5, for: key("c"))
+        #expect(state.responses.keysFromOldest == [key("a"), key("c")])
+        state.store(response, cost: 21, for: key("a"))
+        #expect(state.responses.keysFromOldest == [key("c")])
+        #expect(state.responses.totalCost == 5)
+    }
+
+    @Test func theCapacityIsNeverNegativeAndLoweringItEvicts() {
+        var state = MemoryCacheState(capacity: -1)
+        #expect(state.capacity == 0)
+        state.setCapacity(100)
+        state.store(response, cost: 60, for: key("a"))
+        state.store(response, cost: 40, for: key("b"))
+        state.setCapacity(50)
+        #expect(state.responses.keysFromOldest == [key("b")])
+        state.setCapacity(-7)
+        #expect(state.capacity == 0)
+        #expect(state.responses.totalCost == 0)
+    }
+}
