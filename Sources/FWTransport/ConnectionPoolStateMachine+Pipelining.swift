@@ -7,6 +7,9 @@
 // connection's own (`HTTP1ConnectionStateMachine+Pipelining.swift`), so the pool never relies on it: when a
 // request ends, it is removed wherever it is, and another of the connection's requests takes `.leased`.
 //
+// A pipelinable request never goes ahead of a waiter that cannot share: it joins a pipeline only when no such
+// waiter waits, and a pipeline takes waiters only from the front of the queue.
+//
 // A pipeline stops taking requests once one of its requests left early (bounced by the connection, whose
 // response will close it, or cancelled before its turn): the connection ends after its current response. A
 // connection that closes takes its pipeline with it; the connection replays the requests it had written.
@@ -49,7 +52,7 @@ extension ConnectionPoolStateMachine {
         var taken: [RequestID] = []
         while var pipeline = pool.pipelines[connection], pipeline.isOpen,
               1 + pipeline.followers.count < pipeliningDepth,
-              let waiter = pool.waiters.first, waiter.pipelinable, !waiter.requiresNewConnection {
+              let waiter = pool.waiters.first, waiter.pipelinable {
             _ = pool.removeWaiter(at: 0)
             pipeline.followers.append(waiter.request)
             pool.pipelines[connection] = pipeline
@@ -67,10 +70,10 @@ extension ConnectionPoolStateMachine {
             pool.pipelines[connection] = nil
             return nil
         }
-        guard refill else { return .none }
+        guard refill else { return Action.none }
         let taken = fillPipeline(connection, in: &pool)
         switch taken.count {
-        case 0: return .none
+        case 0: return Action.none
         case 1: return Action(request: .execute(taken[0], on: connection), connection: .none)
         default: return Action(request: .executeAll(taken, on: connection), connection: .none)
         }

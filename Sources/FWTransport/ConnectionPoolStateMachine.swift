@@ -163,7 +163,9 @@ struct ConnectionPoolStateMachine {
             if pipelines { pool.pipelines[connection] = Pipeline() }
             return Action(request: .execute(request, on: connection), connection: .none)
         }
-        if pipelines, !requiresNewConnection, let connection = joinablePipeline(in: pool) {
+        // Never ahead of a waiter that cannot share a connection (FIFO holds for it).
+        if pipelines, !requiresNewConnection, pool.waiters.count == pool.pipelinableWaiters,
+           let connection = joinablePipeline(in: pool) {
             pool.pipelines[connection]?.followers.append(request)
             return Action(request: .execute(request, on: connection), connection: .none)
         }
