@@ -224,7 +224,7 @@ struct ConnectionPoolStateMachine {
         guard case .leased = pool.connections[connection] else {
             preconditionFailure("requestFinished(on: \(connection)) in state \(pool.describe(connection))")
         }
-        if reusable, let request, pool.pipelines[connection] != nil,
+        if reusable, let request, !pool.pipelines.isEmpty, pool.pipelines[connection] != nil,
            let action = pipelinedRequestFinished(request, on: connection, in: &pool,
                                                  refill: !retiring.contains(connection)) {
             return action

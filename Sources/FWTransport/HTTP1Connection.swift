@@ -225,10 +225,10 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         post([.metrics(finalMetrics()), .end(trailers: trailers)], to: request)
         if !reusable {
             closeSocket()
+        } else if machine.isIdle {
+            armIdleConnectionTimer()
         } else if let promoted = machine.activeRequest {
             startPromotedResponse(promoted)
-        } else {
-            armIdleConnectionTimer()
         }
         let (next, more) = transport.requestFinished(request, on: self, reusable: reusable)
         if reusable { refreshInterest() }
