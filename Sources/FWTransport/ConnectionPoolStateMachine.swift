@@ -33,6 +33,11 @@
 // After `shutdown()` nothing new starts: idle connections are closed, connections that finish are
 // closed instead of parked, and enqueued requests are refused.
 //
+// Pipelining (`pipeliningDepth` > 1, `+Pipelining.swift`): a connection leased to a pipelinable request (GET
+// or HEAD without a body, asking for it) carries up to the depth of them at once. A pipelinable request
+// without an idle connection joins such a pipeline before a new connection is opened for it, and a new or
+// freed connection takes the pipelinable waiters at the front of the queue along with the first.
+//
 // `retireConnections()` (URLSession's `flush` and `reset`) keeps the pool running but ends the connections
 // open now: idle ones are closed at once, leased ones when their request ends (they serve no other), so
 // that later requests get new connections. Connections still connecting are not retired: they were opened
@@ -47,6 +52,8 @@ struct ConnectionPoolStateMachine {
         case execute(RequestID, on: ConnectionID)
         /// The request left the pool without a connection: fail it (the caller knows the reason).
         case fail(RequestID)
+        /// Pipelining: run these requests on this connection, behind each other (it is leased to all).
+        case executeAll([RequestID], on: ConnectionID)
     }
 
     /// What to do with connections.
@@ -76,25 +83,37 @@ struct ConnectionPoolStateMachine {
         var fail: [RequestID]
     }
 
-    private enum ConnectionState: Equatable {
+    enum ConnectionState: Equatable {
         case connecting
         case idle
         case leased(RequestID)
     }
 
-    private struct Waiter {
+    struct Waiter {
         var request: RequestID
         var priority: Int
         var requiresNewConnection: Bool
+        var pipelinable = false
     }
 
-    private struct HostPool {
+    struct HostPool {
         var connections: [ConnectionID: ConnectionState] = [:]
         /// LIFO: the last element is the most recently parked.
         var idle: [ConnectionID] = []
         /// FIFO.
         var waiters: [Waiter] = []
         var connectingCount = 0
+        /// Pipelining: the connections that carry (or may carry) several requests at once.
+        var pipelines: [ConnectionID: Pipeline] = [:]
+        /// Pipelining: how many waiters are pipelinable.
+        var pipelinableWaiters = 0
+
+        /// Removes and returns waiter `index`.
+        mutating func removeWaiter(at index: Int) -> Waiter {
+            let waiter = waiters.remove(at: index)
+            if waiter.pipelinable { pipelinableWaiters -= 1 }
+            return waiter
+        }
 
         var isUnused: Bool { connections.isEmpty && waiters.isEmpty }
 
@@ -109,37 +128,52 @@ struct ConnectionPoolStateMachine {
     }
 
     private var state = State.running
-    private var hosts: [ConnectionKey: HostPool] = [:]
+    var hosts: [ConnectionKey: HostPool] = [:]
     /// Leased connections that close when their request ends (`retireConnections()`).
     private var retiring: Set<ConnectionID> = []
-    private var keyOfConnection: [ConnectionID: ConnectionKey] = [:]
+    var keyOfConnection: [ConnectionID: ConnectionKey] = [:]
     private var nextConnectionNumber: UInt64 = 1
     private var maxConnectionsPerHost: Int
     private let maxIdleConnectionsPerHost: Int
+    /// Pipelining: the most requests one connection carries at once (1: no pipelining).
+    let pipeliningDepth: Int
 
     /// Creates an empty pool; both limits are clamped to at least 1 (idle: at least 0). The idle cap
-    /// defaults to the connection limit.
-    init(maxConnectionsPerHost: Int, maxIdleConnectionsPerHost: Int? = nil) {
+    /// defaults to the connection limit. `pipeliningDepth` (at least 1) bounds the requests one pipelined
+    /// connection carries at once.
+    init(maxConnectionsPerHost: Int, maxIdleConnectionsPerHost: Int? = nil, pipeliningDepth: Int = 1) {
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.maxIdleConnectionsPerHost = max(0, maxIdleConnectionsPerHost ?? maxConnectionsPerHost)
+        self.pipeliningDepth = max(1, pipeliningDepth)
     }
 
     // MARK: Inputs
 
-    /// A request wants a connection for `key`. Higher `priority` waits ahead of lower.
+    /// A request wants a connection for `key`. Higher `priority` waits ahead of lower. A `pipelinable` one
+    /// may share a connection with others (`pipeliningDepth`).
     mutating func enqueue(_ request: RequestID, key: ConnectionKey, priority: Int = 0,
-                          requiresNewConnection: Bool = false) -> Action {
+                          requiresNewConnection: Bool = false, pipelinable: Bool = false) -> Action {
         guard case .running = state else { return Action(request: .fail(request), connection: .none) }
         var pool = hosts[key, default: HostPool()]
         defer { hosts[key] = pool }
+        let pipelines = pipelinable && pipeliningDepth > 1
 
         if !requiresNewConnection, let connection = pool.idle.popLast() {
             pool.connections[connection] = .leased(request)
+            if pipelines { pool.pipelines[connection] = Pipeline() }
             return Action(request: .execute(request, on: connection), connection: .none)
         }
-        let waiter = Waiter(request: request, priority: priority, requiresNewConnection: requiresNewConnection)
+        // Never ahead of a waiter that cannot share a connection (FIFO holds for it).
+        if pipelines, !requiresNewConnection, pool.waiters.count == pool.pipelinableWaiters,
+           let connection = joinablePipeline(in: pool) {
+            pool.pipelines[connection]?.followers.append(request)
+            return Action(request: .execute(request, on: connection), connection: .none)
+        }
+        let waiter = Waiter(request: request, priority: priority, requiresNewConnection: requiresNewConnection,
+                            pipelinable: pipelines)
         let index = pool.waiters.lastIndex { $0.priority >= priority }.map { $0 + 1 } ?? 0
         pool.waiters.insert(waiter, at: index)
+        if pipelines { pool.pipelinableWaiters += 1 }
         let creation = createIfNeeded(in: &pool, key: key)
         if creation != .none {
             return Action(request: .none, connection: creation)
@@ -176,18 +210,24 @@ struct ConnectionPoolStateMachine {
         pool.connectingCount -= 1
         forget(connection, in: &pool)
         guard !pool.waiters.isEmpty else { return .none }
-        let failed = pool.waiters.removeFirst().request
+        let failed = pool.removeWaiter(at: 0).request
         return Action(request: .fail(failed), connection: createIfNeeded(in: &pool, key: key))
     }
 
     /// The request leased on `connection` is over. A reusable connection serves the next waiter or
     /// parks; one that is not reusable has closed itself and leaves the pool.
-    mutating func requestFinished(on connection: ConnectionID, reusable: Bool) -> Action {
+    /// `request` names the finished request (needed on a pipelined connection, which carries several).
+    mutating func requestFinished(on connection: ConnectionID, reusable: Bool, request: RequestID? = nil) -> Action {
         let key = self.key(of: connection)
         var pool = hostPool(for: key)
         defer { store(pool, for: key) }
         guard case .leased = pool.connections[connection] else {
             preconditionFailure("requestFinished(on: \(connection)) in state \(pool.describe(connection))")
+        }
+        if reusable, let request, !pool.pipelines.isEmpty, pool.pipelines[connection] != nil,
+           let action = pipelinedRequestFinished(request, on: connection, in: &pool,
+                                                 refill: !retiring.contains(connection)) {
+            return action
         }
         if reusable, !retiring.contains(connection) {
             return serveOrPark(connection, in: &pool, key: key)
@@ -236,7 +276,7 @@ struct ConnectionPoolStateMachine {
         guard var pool = hosts[key], let index = pool.waiters.firstIndex(where: { $0.request == request }) else {
             return .none
         }
-        pool.waiters.remove(at: index)
+        _ = pool.removeWaiter(at: index)
         store(pool, for: key)
         return Action(request: .fail(request), connection: .none)
     }
@@ -248,6 +288,7 @@ struct ConnectionPoolStateMachine {
         for (key, var pool) in hosts {
             result.fail += pool.waiters.map(\.request)
             pool.waiters.removeAll()
+            pool.pipelinableWaiters = 0
             for connection in pool.idle { forget(connection, in: &pool) }
             result.close += pool.idle
             pool.idle.removeAll()
@@ -285,45 +326,6 @@ struct ConnectionPoolStateMachine {
         return actions
     }
 
-    // MARK: Queries
-
-    /// Counts for one key.
-    func counters(for key: ConnectionKey) -> ConnectionPoolCounters {
-        guard let pool = hosts[key] else { return ConnectionPoolCounters() }
-        var counters = ConnectionPoolCounters(waiting: pool.waiters.count)
-        for state in pool.connections.values {
-            switch state {
-            case .connecting: counters.connecting += 1
-            case .idle: counters.idle += 1
-            case .leased: counters.leased += 1
-            }
-        }
-        return counters
-    }
-
-    /// The connection `request` is leased to, if any (nil while it waits or after it finished).
-    func connection(leasedTo request: RequestID, key: ConnectionKey) -> ConnectionID? {
-        hosts[key]?.connections.first { $0.value == .leased(request) }?.key
-    }
-
-    /// Whether `request` waits for a connection of `key`.
-    func isWaiting(_ request: RequestID, key: ConnectionKey) -> Bool {
-        hosts[key]?.waiters.contains { $0.request == request } ?? false
-    }
-
-    /// Every key with connections or waiters.
-    var keys: [ConnectionKey] { Array(hosts.keys) }
-
-    /// The request a connecting `connection` is being made for: its rank among the key's connecting
-    /// connections (oldest first) picks a waiter in queue order. nil when the connection is not
-    /// connecting or has no waiter left to serve (cancelled, or served by another connection).
-    func waiter(for connection: ConnectionID) -> RequestID? {
-        guard let key = keyOfConnection[connection], let pool = hosts[key],
-              pool.connections[connection] == .connecting else { return nil }
-        let rank = pool.connections.count { $0.value == .connecting && $0.key.rawValue < connection.rawValue }
-        return pool.waiters.indices.contains(rank) ? pool.waiters[rank].request : nil
-    }
-
     // MARK: Helpers
 
     private func key(of connection: ConnectionID) -> ConnectionKey {
@@ -334,7 +336,7 @@ struct ConnectionPoolStateMachine {
     }
 
     /// The pool of a key that has a connection the machine knows.
-    private func hostPool(for key: ConnectionKey) -> HostPool {
+    func hostPool(for key: ConnectionKey) -> HostPool {
         guard let pool = hosts[key] else { preconditionFailure("no pool for \(key) in state \(state)") }
         return pool
     }
@@ -350,6 +352,7 @@ struct ConnectionPoolStateMachine {
 
     private mutating func forget(_ connection: ConnectionID, in pool: inout HostPool) {
         pool.connections[connection] = nil
+        if !pool.pipelines.isEmpty { pool.pipelines[connection] = nil }
         keyOfConnection[connection] = nil
         retiring.remove(connection)
     }
@@ -357,8 +360,9 @@ struct ConnectionPoolStateMachine {
     private mutating func serveOrPark(_ connection: ConnectionID, in pool: inout HostPool,
                                       key: ConnectionKey) -> Action {
         if !pool.waiters.isEmpty {
-            let waiter = pool.waiters.removeFirst()
+            let waiter = pool.removeWaiter(at: 0)
             pool.connections[connection] = .leased(waiter.request)
+            if waiter.pipelinable { return startPipeline(on: connection, with: waiter.request, in: &pool) }
             return Action(request: .execute(waiter.request, on: connection), connection: .none)
         }
         if case .shutDown = state {
@@ -376,12 +380,12 @@ struct ConnectionPoolStateMachine {
     /// Starts a connection when waiters outnumber the connections on their way and the limit allows.
     private mutating func createIfNeeded(in pool: inout HostPool, key: ConnectionKey) -> ConnectionAction {
         guard case .running = state,
-              pool.waiters.count > pool.connectingCount,
+              pool.connectionDemand(depth: pipeliningDepth) > pool.connectingCount,
               pool.connections.count < maxConnectionsPerHost else { return .none }
         return .create(startConnection(in: &pool, key: key), key)
     }
 
-    private mutating func store(_ pool: HostPool, for key: ConnectionKey) {
+    mutating func store(_ pool: HostPool, for key: ConnectionKey) {
         hosts[key] = pool.isUnused ? nil : pool
     }
 }

@@ -185,6 +185,7 @@ extension HTTP1Connection {
         metrics.tls = establishment.tls
         metrics.requestStart = loop.now().uptimeNanoseconds
         metrics.requestHeaderBytes = Int64(request.encodedHead.count)
+        metrics.pipelineReplays = request.pipelineReplays
         bytesWritten = 0
         bytesRead = 0
     }

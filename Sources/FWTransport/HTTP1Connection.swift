@@ -67,7 +67,8 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     var bytesRead: Int64 = 0
 
     init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
-         connectTimeout: Duration, idleConnectionTimeout: Duration, maxRequests: Int?, limits: HTTPLimits) {
+         connectTimeout: Duration, idleConnectionTimeout: Duration, maxRequests: Int?, pipeliningDepth: Int = 1,
+         limits: HTTPLimits) {
         self.id = id
         self.key = key
         self.loop = loop
@@ -76,7 +77,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         self.idleConnectionTimeout = idleConnectionTimeout
         self.limits = limits
         self.parser = HTTPResponseParser(limits: limits)
-        self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests)
+        self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests, pipeliningDepth: pipeliningDepth)
         self.lastActivity = loop.now()
         self.core = ChannelCore(loop: loop, hangUp: .endsChannel)
     }
@@ -112,7 +113,11 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// Ends `request` with `error` if it is the one running here.
     func cancel(_ request: RequestID, error: TransportError) {
         loop.preconditionInEventLoop()
-        guard machine.activeRequest?.id == request else { return }
+        guard machine.activeRequest?.id == request else {
+            // A pipelined request still waiting for its turn leaves the queue.
+            if !machine.followers.isEmpty { run(machine.cancelFollower(request, error: error)) }
+            return
+        }
         run(machine.failActiveRequest(error))
     }
 
@@ -195,6 +200,18 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
             cancelTimer()
             closeSocket()
             transport.connectionClosed(self)
+        case .writeFollower(let request):
+            writeFollower(request)
+        case .bounceFollower(let request):
+            flushOutbox()
+            transport.followerBounced(request, on: self)
+        case .failFollower(let request, let error):
+            flushOutbox()
+            transport.followerFailed(request, on: self, error: error)
+        case .replaying(let requests, let action):
+            run(action)
+            flushOutbox()
+            transport.replay(requests)
         }
     }
 
@@ -206,14 +223,17 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         cancelContinueTimer()
         producer?.producer.stop()
         post([.metrics(finalMetrics()), .end(trailers: trailers)], to: request)
-        if reusable {
-            armIdleConnectionTimer()
-        } else {
+        if !reusable {
             closeSocket()
+        } else if machine.isIdle {
+            armIdleConnectionTimer()
+        } else if let promoted = machine.activeRequest {
+            startPromotedResponse(promoted)
         }
-        let next = transport.requestFinished(request, on: self, reusable: reusable)
+        let (next, more) = transport.requestFinished(request, on: self, reusable: reusable)
         if reusable { refreshInterest() }
         if let next { execute(next) }
+        for request in more { execute(request) }
     }
 
     /// The request failed: its metrics and the events collected so far go out before the transport

@@ -50,6 +50,17 @@ extension HTTP1ConnectionStateMachine {
         case failRequest(PreparedRequest, TransportError, retry: Bool, stop: BodyProducer?)
         /// Close the connection and tell the pool it is gone.
         case closeIdle
+        /// Pipelining: write this request's head behind the requests in flight (it joined the queue).
+        case writeFollower(PreparedRequest)
+        /// Pipelining: the request cannot join this connection's queue (full, closing, or not pipelinable): it
+        /// goes back to the pool for another connection (no byte of it was written).
+        case bounceFollower(PreparedRequest)
+        /// Pipelining: a queued follower ends with this error before its turn (cancelled); the connection ends
+        /// after the request in flight, since the follower's response would still come.
+        case failFollower(PreparedRequest, TransportError)
+        /// Pipelining: run `then` (the connection is closed by it), then send `requests` again, in order, on
+        /// another connection: they were written but never answered.
+        indirect case replaying([PreparedRequest], then: Action)
     }
 
     /// Who takes the connection out of HTTP.

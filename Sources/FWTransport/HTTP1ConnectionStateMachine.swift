@@ -49,6 +49,12 @@ import FWWire
 // resends a streamed body only when its stream makes a new producer, and otherwise does not retry.
 //
 // Bytes arriving while idle are never a response to a later request: the connection closes.
+//
+// Pipelining (opt-in, `+Pipelining.swift`): while `active`, requests that may be pipelined (GET or HEAD, no
+// body) join a queue of followers behind the one in flight, up to the depth; their heads are written at
+// once, and the end of a response promotes the oldest follower to `active` (the reads complete the head of
+// the queue). Whenever the connection closes with followers queued, they go back to the pool with the
+// action (`replaying`), as does a promoted follower that lost its connection before its response began.
 
 /// The state machine of one HTTP/1.1 connection.
 struct HTTP1ConnectionStateMachine {
@@ -66,14 +72,28 @@ struct HTTP1ConnectionStateMachine {
     /// TLS with the origin follows the TCP connection (or the tunnel).
     var secure = false
     private var completedRequests = 0
-    private let maxRequests: Int
+    let maxRequests: Int
     /// The server's trust was decided during this handshake (it asked for a client certificate).
     var trustDecidedEarly = false
+    /// Pipelining: the requests written behind the one in flight, oldest first (empty without pipelining).
+    var followers: [PreparedRequest] = []
+    /// Pipelining: the most requests in flight at once (1: no pipelining).
+    let pipeliningDepth: Int
+    /// Pipelining: the request in flight was written as a follower (its head went out behind another's).
+    var headWasPipelined = false
+    /// Pipelining: no request joins any more and the connection ends after the request in flight (its response
+    /// will close the connection, or a follower left the queue).
+    var pipelineClosed = false
 
-    /// A machine for a new connection that carries at most `maxRequests` requests (nil: no limit).
-    init(maxRequests: Int? = nil) {
+    /// A machine for a new connection that carries at most `maxRequests` requests (nil: no limit) and at most
+    /// `pipeliningDepth` at once (1: one at a time).
+    init(maxRequests: Int? = nil, pipeliningDepth: Int = 1) {
         self.maxRequests = max(1, maxRequests ?? .max)
+        self.pipeliningDepth = max(1, pipeliningDepth)
     }
+
+    /// The number of requests this connection carried to their end.
+    var carriedRequests: Int { completedRequests }
 
     // MARK: State queries
 
@@ -132,10 +152,14 @@ struct HTTP1ConnectionStateMachine {
         switch state {
         case .idle:
             state = .active(HTTP1RequestStateMachine(request, readingPaused: readingPaused))
+            headWasPipelined = false
+            pipelineClosed = false
             return .startWriting(request)
         case .closed:
             return .bounceRequest(request)
-        case .connecting, .active:
+        case .active(let head):
+            return admitFollower(request, behind: head)
+        case .connecting:
             preconditionFailure("startRequest(\(request.id)) in state \(state)")
         }
     }
@@ -169,6 +193,7 @@ struct HTTP1ConnectionStateMachine {
         case .active(var request):
             let producer = request.receivedHead(head)
             state = .active(request)
+            if request.request.isPipelinable, Self.closesAfterResponse(head) { pipelineClosed = true }
             return .deliverHead(head, to: request.request, stop: producer)
         case .idle:
             return receivedUnsolicitedBytes()
@@ -243,17 +268,29 @@ struct HTTP1ConnectionStateMachine {
             state = .closed
             return .handOver(request.request, to: .webSocket(head), stop: request.stopBody())
         }
-        let reusable = keepAlive && request.writeDone && !request.request.forbidsReuse && !hasUnreadBytes
+        // Behind a pipelined response, the unread bytes are the followers' responses.
+        let pipelined = !followers.isEmpty
+        let reusable = keepAlive && (request.writeDone || pipelined && request.bodyIsComplete)
+            && !request.request.forbidsReuse && (!hasUnreadBytes || pipelined) && !pipelineClosed
             && completedRequests < maxRequests
         let producer = request.stopBody()
-        state = reusable ? .idle : .closed
-        return .completeRequest(request.request, trailers: trailers, reusable: reusable, stop: producer)
+        let complete = Action.completeRequest(request.request, trailers: trailers, reusable: reusable, stop: producer)
+        guard reusable else {
+            state = .closed
+            return closing(complete)
+        }
+        state = pipelined ? .active(promoteFollower()) : .idle
+        return complete
     }
 
     /// The task of the request in flight took its response as a stream (`.becomeStream`): the connection
     /// leaves HTTP for good (ignored without a request in flight).
     mutating func detachStream(deliver: @escaping @Sendable (StreamChannel?) -> Void) -> Action {
         guard case .active(var request) = state else { return .none }
+        // The followers' responses would run into the stream: the pipelined request cannot become one.
+        guard followers.isEmpty else {
+            return failActiveRequest(.connectionLost("a pipelined response cannot become a stream"))
+        }
         state = .closed
         return .handOver(request.request, to: .stream(deliver: deliver), stop: request.stopBody())
     }
@@ -272,9 +309,15 @@ struct HTTP1ConnectionStateMachine {
         switch state {
         case .active(var request):
             state = .closed
+            if headWasPipelined, !request.responseStarted {
+                // Unanswered and idempotent, like the followers behind it: all are replayed.
+                _ = request.stopBody()
+                followers.insert(request.request, at: 0)
+                return closing(.closeIdle)
+            }
             let safeToRetry = isReused && !request.responseStarted
                 && (!request.wroteAnyByte || request.request.request.isReplayable)
-            return .failRequest(request.request, error, retry: safeToRetry, stop: request.stopBody())
+            return closing(.failRequest(request.request, error, retry: safeToRetry, stop: request.stopBody()))
         case .idle:
             state = .closed
             return .closeIdle
@@ -290,7 +333,7 @@ struct HTTP1ConnectionStateMachine {
     mutating func failActiveRequest(_ error: TransportError) -> Action {
         guard case .active(var request) = state else { return .none }
         state = .closed
-        return .failRequest(request.request, error, retry: false, stop: request.stopBody())
+        return closing(.failRequest(request.request, error, retry: false, stop: request.stopBody()))
     }
 
     /// The pool retired the idle connection.

@@ -25,31 +25,33 @@ extension HTTPTransport {
         })
     }
 
-    /// The connection finished `request`; returns the request the pool leased the connection to next, for
-    /// the connection to start once it is done with this one (other work is done here).
+    /// The connection finished `request`; returns the request the pool leased the connection to next, and
+    /// with pipelining the ones to write behind it, for the connection to start once it is done with this one
+    /// (other work is done here).
     func requestFinished(_ request: PreparedRequest, on connection: HTTP1Connection,
-                         reusable: Bool) -> PreparedRequest? {
+                         reusable: Bool) -> (next: PreparedRequest?, more: [PreparedRequest]) {
         let work = state.withLock { state in
             state.entries[request.id] = nil
             if !reusable { state.connections[connection.id] = nil }
-            let action = state.pool.requestFinished(on: connection.id, reusable: reusable)
+            let action = state.pool.requestFinished(on: connection.id, reusable: reusable, request: request.id)
             return resolveLocked(action, in: &state, failure: .shutDown)
         }
         var next: PreparedRequest?
+        var more: [PreparedRequest] = []
         let others = work.filter { item in
             guard case .execute(let request, let target) = item, target === connection else { return true }
-            next = request
+            if next == nil { next = request } else { more.append(request) }
             return false
         }
         perform(others)
-        return next
+        return (next, more)
     }
 
     func requestFailed(_ request: PreparedRequest, on connection: HTTP1Connection, error: TransportError,
                        retry: Bool) {
         perform(state.withLock { state in
             state.connections[connection.id] = nil
-            var work = resolveLocked(state.pool.requestFinished(on: connection.id, reusable: false),
+            var work = resolveLocked(state.pool.requestFinished(on: connection.id, reusable: false, request: request.id),
                                      in: &state, failure: .shutDown)
             work += requeueOrFailLocked(request, error: error, retry: retry, in: &state)
             return work

@@ -34,13 +34,16 @@ public final class HTTPTransport: Sendable {
         /// Chooses the certificate to send when a server asks for one and `tls.clientIdentity` is nil
         /// (nil: none is sent).
         public var clientIdentityHandler: ClientIdentityHandler?
+        /// The most requests one connection carries at once when they ask for pipelining
+        /// (`TransportRequest.pipelining`); 4 by default, 1 turns pipelining off.
+        public var pipeliningDepth: Int
 
         /// Creates a configuration; the defaults match URLSession's.
         public init(maxConnectionsPerHost: Int = 6, maxIdleConnectionsPerHost: Int? = nil,
                     maxRequestsPerConnection: Int? = nil, connectTimeout: Duration = .seconds(60),
                     idleConnectionTimeout: Duration = .seconds(90), limits: HTTPLimits = HTTPLimits(),
                     tls: TLSConfiguration = TLSConfiguration(), serverTrustHandler: ServerTrustHandler? = nil,
-                    clientIdentityHandler: ClientIdentityHandler? = nil) {
+                    clientIdentityHandler: ClientIdentityHandler? = nil, pipeliningDepth: Int = 4) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxIdleConnectionsPerHost = maxIdleConnectionsPerHost
             self.maxRequestsPerConnection = maxRequestsPerConnection
@@ -50,6 +53,7 @@ public final class HTTPTransport: Sendable {
             self.tls = tls
             self.serverTrustHandler = serverTrustHandler
             self.clientIdentityHandler = clientIdentityHandler
+            self.pipeliningDepth = pipeliningDepth
         }
     }
 
@@ -109,7 +113,8 @@ public final class HTTPTransport: Sendable {
         self.sweepLoop = group.next()
         self.state = LockedBox(State(pool: ConnectionPoolStateMachine(
             maxConnectionsPerHost: configuration.maxConnectionsPerHost,
-            maxIdleConnectionsPerHost: configuration.maxIdleConnectionsPerHost)))
+            maxIdleConnectionsPerHost: configuration.maxIdleConnectionsPerHost,
+            pipeliningDepth: configuration.pipeliningDepth)))
     }
 
     /// Creates a transport on the process-wide event loops (one per core, started on first use), or
@@ -145,7 +150,8 @@ public final class HTTPTransport: Sendable {
                 return (id, [.fail(id, delegate, .invalidRequest(error))])
             }
             state.entries[id] = Entry(prepared: prepared)
-            let action = state.pool.enqueue(id, key: request.key, priority: request.priority)
+            let action = state.pool.enqueue(id, key: request.key, priority: request.priority,
+                                            pipelinable: prepared.isPipelinable)
             if request.tracesBytes { state.entries[id]?.poolDecision = PoolDecision(action) }
             var work = resolveLocked(action, in: &state, failure: .shutDown)
             if state.pool.isWaiting(id, key: request.key) {
@@ -234,7 +240,8 @@ public final class HTTPTransport: Sendable {
     // MARK: Under the lock
 
     func requeueOrFailLocked(_ request: PreparedRequest, error: TransportError, retry: Bool,
-                                     countsAsRetry: Bool = true, in state: inout State) -> [Work] {
+                             countsAsRetry: Bool = true, newConnection: Bool = true,
+                             in state: inout State) -> [Work] {
         guard var entry = state.entries[request.id] else { return [] }
         if let cancel = entry.pendingCancel {
             state.entries[request.id] = nil
@@ -247,7 +254,7 @@ public final class HTTPTransport: Sendable {
         entry.retried = entry.retried || countsAsRetry
         state.entries[request.id] = entry
         let action = state.pool.enqueue(request.id, key: request.request.key, priority: request.request.priority,
-                                        requiresNewConnection: true)
+                                        requiresNewConnection: newConnection, pipelinable: request.isPipelinable)
         if request.request.tracesBytes { state.entries[request.id]?.poolDecision = PoolDecision(action) }
         var work = resolveLocked(action, in: &state, failure: .shutDown)
         if state.pool.isWaiting(request.id, key: request.request.key) {
@@ -280,6 +287,17 @@ public final class HTTPTransport: Sendable {
             }
             state.entries[requestID]?.waitDeadline = nil
             work.append(.execute(entry.prepared, on: connection))
+        case .executeAll(let requestIDs, let connectionID):
+            guard let connection = state.connections[connectionID] else {
+                preconditionFailure("pool leased \(connectionID), which the transport does not know")
+            }
+            for requestID in requestIDs {
+                guard let entry = state.entries[requestID] else {
+                    preconditionFailure("pool leased \(connectionID) to \(requestID), which the transport does not know")
+                }
+                state.entries[requestID]?.waitDeadline = nil
+                work.append(.execute(entry.prepared, on: connection))
+            }
         case .fail(let requestID):
             if let entry = state.entries.removeValue(forKey: requestID) {
                 work.append(.fail(requestID, entry.prepared.delegate, entry.pendingCancel ?? failure))
@@ -301,6 +319,7 @@ public final class HTTPTransport: Sendable {
                                          connectTimeout: timeout,
                                          idleConnectionTimeout: configuration.idleConnectionTimeout,
                                          maxRequests: configuration.maxRequestsPerConnection,
+                                         pipeliningDepth: configuration.pipeliningDepth,
                                          limits: configuration.limits)
         state.connections[id] = connection
         return connection

@@ -17,6 +17,12 @@ final class PreparedRequest: Sendable {
     /// The body waits for `100 Continue` (or `continueWait`) before it is sent.
     let expectsContinue: Bool
     let delegate: any TransportTaskDelegate
+    /// The request may join a pipeline (`TransportRequest.pipelining`, and it is a GET or HEAD without a body,
+    /// `Connection: close`, `Expect` or a WebSocket handshake): pipelined requests are always replayable.
+    let isPipelinable: Bool
+    /// How many times the request was sent again because the pipelined connection it was written on closed
+    /// (or broke) before its response began (reported in its metrics).
+    let pipelineReplays: Int
 
     /// Hands out the producers of a streamed body, one per attempt (nil for other bodies).
     let bodyProducers: RequestBodyProducers?
@@ -79,6 +85,29 @@ final class PreparedRequest: Sendable {
             self.bodyProducers = nil
         }
         self.delegate = delegate
+        self.isPipelinable = request.pipelining && request.body == nil && request.webSocket == nil
+            && (head.method == "GET" || head.method == "HEAD")
+            && !head.headers.containsToken("close", inField: "Connection") && !head.headers.contains(name: "Expect")
+        self.pipelineReplays = 0
+    }
+
+    /// The same request, to be sent again after its pipelined connection closed before answering it.
+    private init(replaying original: PreparedRequest) {
+        id = original.id
+        request = original.request
+        encodedHead = original.encodedHead
+        forbidsReuse = original.forbidsReuse
+        expectsContinue = original.expectsContinue
+        delegate = original.delegate
+        bodyProducers = original.bodyProducers
+        isPipelinable = original.isPipelinable
+        pipelineReplays = original.pipelineReplays + 1
+    }
+
+    /// The request as it goes out again after its pipelined connection closed before answering it (its
+    /// replay counted).
+    func replayed() -> PreparedRequest {
+        PreparedRequest(replaying: self)
     }
 
     /// Readies the body for a resend on a new connection after a failure on `loop`: a streamed body

@@ -39,6 +39,9 @@ public struct TransportMetrics: Sendable {
     public var responseBodyBytes: Int64 = 0
     /// The named deviations from RFC 9112 the response needed (CONFORMANCE.md; none for a strict one).
     public var responseDeviations = HTTPDeviations()
+    /// How many times the request was replayed on a new connection because the pipelined connection it had
+    /// been written on closed (or broke) before its response began; 0 without pipelining.
+    public var pipelineReplays = 0
     /// What the connection's TLS handshake negotiated; nil for plain HTTP (and for a request that
     /// failed on a TLS connection before any response byte arrived, when the connection was reused).
     public var tls: TLSConnectionMetrics?

@@ -35,6 +35,11 @@ public struct TransportRequest: Sendable {
     /// Turn the connection into a WebSocket: the handshake's fields are added, a 101 is the final response
     /// and, once checked, the connection leaves the pool as `.upgraded`'s channel. nil for plain HTTP.
     public var webSocket: WebSocketUpgrade?
+    /// Ask for HTTP/1.1 pipelining: when the request is a GET or HEAD without a body (and no
+    /// `Connection: close`, no WebSocket handshake), it may be written on a connection behind other such
+    /// requests, up to `HTTPTransport.Configuration.pipeliningDepth` in flight; its response comes in order,
+    /// and it is replayed on a new connection when the server closes before answering it. False by default.
+    public var pipelining = false
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,

@@ -97,6 +97,7 @@ extension TransportRequest {
                   tracesBytes: tracing,
                   reportsConnection: tracing)
         self.webSocket = webSocket
+        self.pipelining = configuration.httpShouldUsePipelining && request.httpShouldUsePipelining
     }
 
     /// The longest a request without timeout is given: about 68 years (`Duration` and the loops' deadlines

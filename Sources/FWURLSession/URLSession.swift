@@ -111,7 +111,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             limits: configuration.httpResponseLimits,
             tls: tls,
             serverTrustHandler: Self.serverTrustHandler(reference),
-            clientIdentityHandler: Self.clientIdentityHandler(reference)
+            clientIdentityHandler: Self.clientIdentityHandler(reference),
+            pipeliningDepth: configuration.httpShouldUsePipelining ? configuration.httpPipeliningDepth : 1
         ), group: engine.group) }
         self.deliveryPump = DeliveryPump(queue: delegateQueue)
         self.proxySettings = ProxySettings(configuration: configuration)

@@ -124,6 +124,10 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// Conformance), in a fixed order; empty for a response that kept to the grammar, and for a
     /// transaction without a response. `URLSessionConfiguration.httpRefusesDeviations` refuses them all.
     public let fwResponseDeviations: [String]
+    /// FWNetworking addition: how many times this request was sent again on a new connection because the
+    /// pipelined connection it had been written on closed (or broke) before its response began
+    /// (`URLSessionConfiguration.httpShouldUsePipelining`); 0 without pipelining.
+    public let fwPipelineReplayCount: Int
     /// FWNetworking addition: how many Certificate Transparency SCTs the server presented (TLS extension,
     /// certificate, stapled OCSP); 0 unless `tlsRequestsSignedCertificateTimestamps` asked for them.
     public let fwSignedCertificateTimestampCount: Int
@@ -166,6 +170,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         fwNegotiatedTLSCipherSuiteName = tls?.cipherSuite.name
         fwNegotiatedALPNProtocol = tls?.alpn
         fwResponseDeviations = transport?.responseDeviations.names ?? []
+        fwPipelineReplayCount = transport?.pipelineReplays ?? 0
         fwSignedCertificateTimestampCount = tls?.signedCertificateTimestampCount ?? 0
         super.init()
     }

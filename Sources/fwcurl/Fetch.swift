@@ -57,7 +57,14 @@ func fetch(_ given: Options) async -> Int32 {
     }
     var results: [FetchResult] = []
     var status: Int32 = 0
-    for index in options.urls.indices {
+    if options.pipeline.enabled {
+        guard let pipelined = await fetchPipelined(options, session: session, makeTrace: makeTrace) else {
+            return ExitCode.readError
+        }
+        results = pipelined
+        for result in results { if let failure = exitStatus(of: result, options: options) { status = failure } }
+    }
+    for index in options.urls.indices where !options.pipeline.enabled {
         let plan = options.plan(forURLAt: index)
         let request: URLRequest
         do {
@@ -121,6 +128,7 @@ private func sessionSetup(_ options: Options, cookies: [HTTPCookie]) -> (URLSess
     }
     if let maxTime = options.maxTime { configuration.timeoutIntervalForResource = maxTime }
     options.conformance.apply(to: configuration)
+    options.pipeline.apply(to: configuration)
     if let path = options.caCertificateFile {
         do {
             configuration.tlsTrustRoots = .certificates(try Certificate.certificates(pemFile: path))

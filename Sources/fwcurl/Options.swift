@@ -50,6 +50,8 @@ struct Options {
     var cookies = CookieOptions()
     /// `--strict`, `--request-raw`, `--trace-json` (Options+Conformance.swift).
     var conformance = ConformanceOptions()
+    /// `--pipeline` (Options+Pipelining.swift).
+    var pipeline = PipelineOptions()
     /// `--background ID`: the durable session the downloads run in (Options+Background.swift).
     var background: String?
     /// `-u USER:PASSWORD` (Options+Auth.swift).
@@ -96,7 +98,7 @@ struct Options {
                       [--background ID]
                       [-b NAME=VALUE|FILE]... [-c FILE] [-j] [-u USER:PASSWORD] [--basic|--digest|--anyauth]
                       [--proxy-basic|--proxy-digest|--proxy-anyauth] [--strict] [--request-raw FILE]
-                      [--trace-json FILE|-] URL [URL...]
+                      [--trace-json FILE|-] [--pipeline] URL [URL...]
                fwcurl demo
 
           -F name=value    a multipart/form-data field (POST unless -X); one part per -F, in order
@@ -152,6 +154,7 @@ struct Options {
           --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
                            from Content-Length before the transfer, or while it runs
         \(ConformanceOptions.usage)
+        \(PipelineOptions.usage)
         ws:// and wss:// URLs open a WebSocket: each line of standard input is sent as a text message, every
         message that arrives is printed (--json: one JSON object per message, with its type), and the end of
         standard input closes the connection with 1000
@@ -224,6 +227,7 @@ struct Options {
                 if try parseBackground(argument, value: value) { continue }
                 if try parseCookies(argument, value: value) { continue }
                 if try parseConformance(argument, value: value) { continue }
+                if parsePipelining(argument) { continue }
                 if try parseAuth(argument, value: value) { continue }
                 if try parsePinning(argument, value: value) { continue }
                 try parseTLSOrURL(argument, value: value)
@@ -272,6 +276,7 @@ struct Options {
     private func validate() throws(UsageError) {
         if urls.isEmpty { throw UsageError(description: "no URL given") }
         try validatePinning()
+        try validatePipelining()
         if proxyUser != nil, proxy?.isEmpty ?? true { throw UsageError(description: "--proxy-user needs -x") }
         _ = try proxyDictionary()
         if keyFile != nil, certificateFile == nil { throw UsageError(description: "--key needs --cert") }

@@ -235,6 +235,7 @@ import TestSupport
                 idle.removeAll { $0 == connection }
                 leased.append(connection)
             case .fail(let request): waiting.removeAll { $0 == request }
+            case .executeAll: Issue.record("no request asked for pipelining")
             }
         }
 

@@ -22,7 +22,7 @@ enum StubRequests {
     /// streamed body of `stream` bytes, and header `fields`.
     static func prepared(_ number: UInt64, method: String = "GET", body: [UInt8]? = nil, stream: Int64? = nil,
                          closes: Bool = false, decodes: Bool = false, webSocket: Bool = false,
-                         fields: [(String, String)] = []) -> PreparedRequest {
+                         fields: [(String, String)] = [], pipelining: Bool = false) -> PreparedRequest {
         var headers = HTTPHeaders()
         if closes { headers.add(name: "Connection", value: "close") }
         for (name, value) in fields { headers.add(name: name, value: value) }
@@ -30,6 +30,7 @@ enum StubRequests {
                                        decodesContent: decodes)
         if let body { request.body = .bytes(body) }
         if webSocket { request.webSocket = try? WebSocketUpgrade() }
+        request.pipelining = pipelining
         if let stream { request.body = .stream(TransportBodyStream(length: stream) { IdleProducer() }) }
         do {
             return try PreparedRequest(id: RequestID(number), request: request, delegate: Sink())
@@ -72,6 +73,11 @@ extension HTTP1ConnectionStateMachine.Action {
         case .handOver(let request, .stream, let producer):
             return "handOver(\(request.id), stream, stop: \(producer != nil))"
         case .closeIdle: return "closeIdle"
+        case .writeFollower(let request): return "writeFollower(\(request.id))"
+        case .bounceFollower(let request): return "bounceFollower(\(request.id))"
+        case .failFollower(let request, let error): return "failFollower(\(request.id), \(error.kind))"
+        case .replaying(let requests, let action):
+            return "replay([\(requests.map { "\($0.id)" }.joined(separator: ", "))], then: \(action.summary))"
         }
     }
 }

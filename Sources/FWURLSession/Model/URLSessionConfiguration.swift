@@ -37,6 +37,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var sessionSendsLaunchEvents = true
         var connectionProxyDictionary: [AnyHashable: Any]?
         var httpShouldUsePipelining = false
+        var httpPipeliningDepth = 4
         var httpShouldSetCookies = true
         var httpMaximumConnectionsPerHost = 6
         var httpAdditionalHeaders: [AnyHashable: Any]?
@@ -224,10 +225,23 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
 
     // MARK: HTTP
 
-    /// Whether the session may pipeline HTTP/1.1 requests; `false` by default.
+    /// Whether the session may pipeline HTTP/1.1 requests; `false` by default. When true, a GET or HEAD
+    /// without a body whose `URLRequest.httpShouldUsePipelining` is also true (its default) may be written on a
+    /// connection behind other such requests before their responses came, up to `httpPipeliningDepth` at
+    /// once; responses are matched in order. Requests that were written but not answered when the server
+    /// closed the connection are sent again on a new one
+    /// (`URLSessionTaskTransactionMetrics.fwPipelineReplayCount`). Other methods, requests with a body and
+    /// requests that say `Connection: close` never join a pipeline.
     open var httpShouldUsePipelining: Bool {
         get { withStorage { $0.httpShouldUsePipelining } }
         set { withStorage { $0.httpShouldUsePipelining = newValue } }
+    }
+
+    /// FWNetworking addition: the most requests one connection carries at once when
+    /// `httpShouldUsePipelining` is true; 4 by default (values below 1 count as 1, which is no pipelining).
+    open var httpPipeliningDepth: Int {
+        get { withStorage { $0.httpPipeliningDepth } }
+        set { withStorage { $0.httpPipeliningDepth = newValue } }
     }
 
     /// Whether the session sends and stores cookies; `true` by default.
