@@ -42,6 +42,8 @@ final class PreparedRequest: Sendable {
             self.expectsContinue = false
             self.bodyProducers = nil
             self.delegate = delegate
+            self.isPipelinable = false
+            self.pipelineReplays = 0
             return
         }
         var head = request.head
