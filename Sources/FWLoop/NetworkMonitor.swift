@@ -64,7 +64,7 @@ public final class NetworkMonitor: @unchecked Sendable { // socket, registration
     public init(loop: EventLoop, sysfsClassNet: String = "/sys/class/net") throws(IOError) {
         let classifier = InterfaceClassifier(root: sysfsClassNet)
         let socket = try NetlinkSocket(groups: FW_RTMGRP_MONITOR)
-        let view = try NetlinkSocket.dumpView(classify: classifier.kind(of:))
+        let view = try classifier.dumpView()
         self.loop = loop
         self.classifier = classifier
         self.socket = socket
@@ -149,7 +149,7 @@ public final class NetworkMonitor: @unchecked Sendable { // socket, registration
     /// monitoring when even that fails.
     func resynchronize() {
         do throws(IOError) {
-            let view = try NetlinkSocket.dumpView(classify: classifier.kind(of:))
+            let view = try classifier.dumpView()
             let updates = state.withLock { state in
                 state.view = view
                 return passAllBarriersLocked(&state)
