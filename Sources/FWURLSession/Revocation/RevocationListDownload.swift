@@ -1,5 +1,6 @@
 import Foundation
 import FWTLS
+import FWTransport
 
 // MARK: - RevocationListDownload
 
@@ -10,20 +11,19 @@ import FWTLS
 /// never recurse, and it carries no pins. A status other than 200, a Content-Length over the bound, or a
 /// body growing past it cancels the task at once; the body must then read as a CRL (DER or PEM).
 /// `@unchecked Sendable`: `body` and `failure` are only touched on the session's serial delegate queue,
-/// and `completion` is taken under `lock` so it runs once.
+/// and `completion` is taken out of its box so it runs once.
 final class RevocationListDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable { // see above
     private let uri: String
     private let maximumSize: Int
     private var body: [UInt8] = [] // delegate queue only
     private var failure: String? // delegate queue only
-    private let lock = NSLock()
-    private var completion: (@Sendable (Result<CertificateRevocationLists, RevocationListDownloadError>) -> Void)?
+    private let completion: LockedBox<(@Sendable (Result<CertificateRevocationLists, RevocationListDownloadError>) -> Void)?>
 
     private init(uri: String, maximumSize: Int,
                  completion: @escaping @Sendable (Result<CertificateRevocationLists, RevocationListDownloadError>) -> Void) {
         self.uri = uri
         self.maximumSize = maximumSize
-        self.completion = completion
+        self.completion = LockedBox(completion)
     }
 
     /// Fetches `uri` within the bounds of `fetching`, proxied as `parent` says; `completion` runs once, on
@@ -87,9 +87,9 @@ final class RevocationListDownload: NSObject, URLSessionDataDelegate, @unchecked
                 result = .failure(RevocationListDownloadError(reason: "the body is not a CRL (\(error.reason))"))
             }
         }
-        let completion = lock.withLock {
-            defer { self.completion = nil }
-            return self.completion
+        let completion = self.completion.withLock { completion in
+            defer { completion = nil }
+            return completion
         }
         completion?(result)
     }
