@@ -72,7 +72,14 @@ func fetchPipelined(_ options: Options, session: URLSession,
     }
     let results = await withTaskGroup(of: (Int, FetchResult).self) { group in
         for (index, plan, request) in requests {
-            group.addTask { (index, await Transfer(plan: plan, trace: makeTrace()).run(request, uploading: nil, on: session)) }
+            // Each transfer's start is queued before the next transfer is made, so the requests reach the
+            // pool, and the wire, in the order of the URLs (the tasks of a group run in any order).
+            await withCheckedContinuation { queued in
+                group.addTask {
+                    let transfer = Transfer(plan: plan, trace: makeTrace())
+                    return (index, await transfer.run(request, uploading: nil, on: session, queued: { queued.resume() }))
+                }
+            }
         }
         var collected: [Int: FetchResult] = [:]
         for await (index, result) in group { collected[index] = result }

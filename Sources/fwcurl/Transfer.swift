@@ -67,9 +67,12 @@ final class Transfer: NSObject, URLSessionDataDelegate, URLSessionTaskTraceDeleg
     }
 
     /// Runs `request` (uploading `uploadFile` when given) on `session` to its end. The task starts on the
-    /// session's delegate queue, so `state` is never touched elsewhere.
-    func run(_ request: URLRequest, uploading uploadFile: String?, on session: URLSession) async -> FetchResult {
+    /// session's delegate queue, so `state` is never touched elsewhere; `queued` runs once that start is
+    /// queued (the queue is serial: starts queued one after the other go out in that order).
+    func run(_ request: URLRequest, uploading uploadFile: String?, on session: URLSession,
+             queued: (@Sendable () -> Void)? = nil) async -> FetchResult {
         await withCheckedContinuation { continuation in
+            defer { queued?() }
             session.delegateQueue.addOperation { [self] in
                 withState(session) { $0.continuation = continuation }
                 let task: URLSessionTask = if let uploadFile {
