@@ -101,6 +101,14 @@ public final class NginxServer: @unchecked Sendable { // immutable after init; `
             .split(separator: "\n").map(String.init)
     }
 
+    /// The access log once it has at least `count` lines (or what it has after `timeout` seconds): nginx writes
+    /// a request's line after the response went out, so a client that just read its response may be ahead of
+    /// the log.
+    public func accessLog(atLeast count: Int, timeout: Double = 10) -> [String] {
+        _ = waitUntil(timeout: timeout) { accessLog.count >= count }
+        return accessLog
+    }
+
     /// Stops nginx and removes its directory (idempotent; also in deinit).
     public func stop() {
         process.stop()

@@ -6,6 +6,7 @@ import TestSupport
 // Cookies on the wire, against nginx: what a response sets is sent with the next request of the session —
 // on every hop of a redirect chain too — unless the configuration or the request turns cookies off; the
 // configuration's accept policy decides what may be set; sessions with their own storage share nothing.
+// nginx logs a request after its response went out: each test reads the log once it has every request.
 @Suite struct CookiePipelineTests {
     static func nginx() throws -> NginxServer {
         try NginxServer(files: ["page.txt": Array("page".utf8)], serverConfig: """
@@ -29,7 +30,8 @@ import TestSupport
         defer { session.invalidateAndCancel() }
         try Self.get("/set", server, session)
         try Self.get("/page.txt", server, session)
-        #expect(server.accessLog.last?.contains("cookie=session=abc user=") == true, "\(server.accessLog)")
+        let log = server.accessLog(atLeast: 2)
+        #expect(log.last?.contains("cookie=session=abc user=") == true, "\(log)")
         #expect(session.configuration.httpCookieStorage?.cookies?.map(\.name) == ["session"])
     }
 
@@ -38,9 +40,10 @@ import TestSupport
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
         try Self.get("/hop", server, session)
-        #expect(server.accessLog.first?.contains("cookie=- ") == true)
-        #expect(server.accessLog.last?.hasPrefix("\"GET /page.txt") == true)
-        #expect(server.accessLog.last?.contains("cookie=hop=1 ") == true, "\(server.accessLog)")
+        let log = server.accessLog(atLeast: 2)
+        #expect(log.first?.contains("cookie=- ") == true)
+        #expect(log.last?.hasPrefix("\"GET /page.txt") == true)
+        #expect(log.last?.contains("cookie=hop=1 ") == true, "\(log)")
     }
 
     @Test func aRequestsOwnCookieIsKeptBeforeTheStoredOnes() throws {
@@ -49,7 +52,8 @@ import TestSupport
         defer { session.invalidateAndCancel() }
         try Self.get("/set", server, session)
         try Self.get("/page.txt", server, session) { $0.setValue("mine=1", forHTTPHeaderField: "Cookie") }
-        #expect(server.accessLog.last?.contains("cookie=mine=1; session=abc ") == true, "\(server.accessLog)")
+        let log = server.accessLog(atLeast: 2)
+        #expect(log.last?.contains("cookie=mine=1; session=abc ") == true, "\(log)")
     }
 
     struct Switch: Sendable, CustomTestStringConvertible {
@@ -75,7 +79,8 @@ import TestSupport
         defer { session.invalidateAndCancel() }
         try Self.get("/set", server, session) { $0.httpShouldHandleCookies = !row.perRequest }
         try Self.get("/page.txt", server, session) { $0.httpShouldHandleCookies = !row.perRequest }
-        #expect(server.accessLog.last?.contains("cookie=- ") == true, "\(server.accessLog)")
+        let log = server.accessLog(atLeast: 2)
+        #expect(log.last?.contains("cookie=- ") == true, "\(log)")
     }
 
     @Test func aSecureCookieIsNotTakenFromPlainHTTP() throws {
@@ -84,7 +89,7 @@ import TestSupport
         defer { session.invalidateAndCancel() }
         try Self.get("/set-secure", server, session)
         try Self.get("/page.txt", server, session)
-        #expect(server.accessLog.last?.contains("cookie=- ") == true)
+        #expect(server.accessLog(atLeast: 2).last?.contains("cookie=- ") == true)
         #expect(session.configuration.httpCookieStorage?.cookies?.isEmpty == true)
     }
 
@@ -97,6 +102,6 @@ import TestSupport
         }
         try Self.get("/set", server, first)
         try Self.get("/page.txt", server, second)
-        #expect(server.accessLog.last?.contains("cookie=- ") == true)
+        #expect(server.accessLog(atLeast: 2).last?.contains("cookie=- ") == true)
     }
 }
