@@ -17,45 +17,23 @@ import TestSupport
     /// Something a completion handler captures.
     final class Captured: Sendable {}
 
-    @Test func aFinishedTaskKeepsNoneOfItsCollectedBodyNorItsHandler() throws {
+    /// Runs the task `make` builds against a 1 MiB server: its handler reports the body size through the
+    /// given closure while holding a `Captured`. Checks that the whole body arrived and that the handler, with
+    /// what it captured, was released once called (Apple's URLSession does the same); returns the task.
+    private static func runReleasingItsHandler<Task: URLSessionTask>(
+        _ make: (URLSession, URL, @escaping @Sendable (Int?) -> Void) -> Task
+    ) throws -> Task {
         let server = try Self.server()
         defer { server.stop() }
         let session = URLSession(configuration: .default)
         defer { session.invalidateAndCancel() }
         let received = LockedBox<Int?>(nil)
         weak var weakCaptured: Captured?
-        let task: URLSessionDataTask
+        let task: Task
         do {
             let captured = Captured()
             weakCaptured = captured
-            task = session.dataTask(with: url(server, "/")) { data, _, _ in
-                withExtendedLifetime(captured) { received.withLock { $0 = data?.count } }
-            }
-        }
-        task.resume()
-        #expect(waitUntil(timeout: 10) { received.withLock { $0 } != nil })
-        #expect(received.withLock { $0 } == Self.bodySize)
-        #expect(task.sink is CollectingSink)
-        #expect(task.withSink { $0.collector == nil && $0.completion == nil })
-        // The handler was released once called, with what it captured (Apple's URLSession does the same).
-        #expect(waitUntil(timeout: 2) { weakCaptured == nil })
-    }
-
-    // A download made with a completion handler lets the handler (and what it captured) go once it was
-    // called, and keeps no file.
-    @Test func aFinishedDownloadKeepsNeitherItsHandlerNorItsFile() throws {
-        let server = try Self.server()
-        defer { server.stop() }
-        let session = URLSession(configuration: .default)
-        defer { session.invalidateAndCancel() }
-        let received = LockedBox<Int?>(nil)
-        weak var weakCaptured: Captured?
-        let task: URLSessionDownloadTask
-        do {
-            let captured = Captured()
-            weakCaptured = captured
-            task = session.downloadTask(with: url(server, "/")) { location, _, _ in
-                let size = location.flatMap { try? Data(contentsOf: $0).count }
+            task = make(session, url(server, "/")) { size in
                 withExtendedLifetime(captured) { received.withLock { $0 = size } }
             }
         }
@@ -63,6 +41,25 @@ import TestSupport
         #expect(waitUntil(timeout: 10) { received.withLock { $0 } != nil })
         #expect(received.withLock { $0 } == Self.bodySize)
         #expect(waitUntil(timeout: 2) { weakCaptured == nil })
+        return task
+    }
+
+    @Test func aFinishedTaskKeepsNoneOfItsCollectedBodyNorItsHandler() throws {
+        let task = try Self.runReleasingItsHandler { session, url, report in
+            session.dataTask(with: url) { data, _, _ in report(data?.count) }
+        }
+        #expect(task.sink is CollectingSink)
+        #expect(task.withSink { $0.collector == nil && $0.completion == nil })
+    }
+
+    // A download made with a completion handler lets the handler (and what it captured) go once it was
+    // called, and keeps no file.
+    @Test func aFinishedDownloadKeepsNeitherItsHandlerNorItsFile() throws {
+        let task = try Self.runReleasingItsHandler { session, url, report in
+            session.downloadTask(with: url) { location, _, _ in
+                report(location.flatMap { try? Data(contentsOf: $0).count })
+            }
+        }
         #expect(task.withSink { $0.completion == nil && $0.download?.file == nil })
     }
 
