@@ -17,16 +17,17 @@ import FWTransport
 // by the memory they hold (array capacity): a short read still occupies its whole read buffer. Delivered
 // events are dropped from the front as the drain goes on, not only once the queue runs dry.
 
-/// One thing that happened to a task.
+/// One thing that happened to a task. As in `TransportEvent`, the cases with large payloads are boxed
+/// (`indirect`), so that queuing, taking out and matching an event copies a few words, not the largest case.
 enum TaskEvent {
     /// From the transport.
     case transport(TransportEvent)
     /// The session layer failed the task before or instead of the transport.
-    case fail(URLError)
+    indirect case fail(URLError)
     /// A step of a response the URL cache serves without the network.
-    case cached(CachedDelivery)
+    indirect case cached(CachedDelivery)
     /// What the URL protocol of a load reported (`URLSessionTask+Protocol.swift`).
-    case loaded(ProtocolLoad, URLProtocolEvent)
+    indirect case loaded(ProtocolLoad, URLProtocolEvent)
     /// The task was made: `didCreateTask` (`URLSessionTask+Scheduling.swift`). A state message.
     case created
     /// A task with an earliest begin date may begin: `willBeginDelayedRequest` (`URLSessionTask+Scheduling.swift`).
@@ -37,12 +38,12 @@ enum TaskEvent {
     /// `suspend()` stopped the task: `taskDidSuspend` for a state delegate. A state message.
     case suspended
     /// What a WebSocket task's channel reported (`WebSocket/URLSessionWebSocketTask+Channel.swift`).
-    case webSocket(WebSocketTaskEvent)
+    indirect case webSocket(WebSocketTaskEvent)
     /// What a stream task's connection reported (`Stream/StreamSink.swift`).
-    case stream(StreamTaskEvent)
+    indirect case stream(StreamTaskEvent)
     /// An event of the task's trace that the session made off the delegate queue (a hop's "request", from
     /// `transmit`), so that it reaches the trace delegate in order with the transport's (`URLSessionTask+Trace`).
-    case trace(URLSessionTaskTraceEvent)
+    indirect case trace(URLSessionTaskTraceEvent)
 
     /// Whether this is a message about the task itself rather than its load: see `DeliveryQueue`.
     var isStateMessage: Bool {
