@@ -62,6 +62,10 @@ public struct TLSConfiguration: Sendable {
     /// with `CertificateTransparencyTrustEvaluator`.
     public var requestsSignedCertificateTimestamps: Bool = false
 
+    /// How the SCTs asked for are judged for `TLSEngine.certificateTransparency` (and the task metrics):
+    /// the log list (default none: every SCT is `unknown-log`) and the distinct logs required.
+    public var certificateTransparencyPolicy = CertificateTransparencyPolicy()
+
     /// Whether connections resume TLS sessions of earlier connections to the same host and port (default
     /// true; needs a `TLSContext` made with a session store). Off, every connection makes a full
     /// handshake (benchmarks, handshake experiments).
