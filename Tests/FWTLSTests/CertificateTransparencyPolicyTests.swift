@@ -88,3 +88,26 @@ import TestSupport
         #expect(TrustOutcome.of { () throws(TrustError) in try evaluator.evaluate(trust) } == .accepted)
     }
 }
+
+@Suite struct CertificateTransparencyResumptionTests {
+    /// A resumed session brings no SCTs: a context asking for them keeps no sessions, so the second
+    /// connection makes a full handshake and its SCTs are judged again.
+    @Test func connectionsAskingForSCTsNeverResume() throws {
+        let serverinfo = Fixtures.path("pinning/valid-ecdsa.sct-two-logs.serverinfo.pem")
+        let server = try OpenSSLServer.start(extra: ["-serverinfo", serverinfo])
+        defer { server.stop() }
+        let logs = try CertificateTransparencyLogs(file: Fixtures.path("pinning/ct-logs.cnf"))
+        let context = try TLSContext(configuration: try Fixtures.configuration {
+            $0.requestsSignedCertificateTimestamps = true
+            $0.certificateTransparencyPolicy = CertificateTransparencyPolicy(logs: logs)
+        }, sessionStore: TestSessionStore())
+        #expect(context.sessionStore == nil)
+        for _ in 0..<2 {
+            let client = try LoopbackTLSClient(context: context, port: server.port)
+            try client.handshake()
+            #expect(!client.engine.isResumed)
+            #expect(client.engine.certificateTransparency?.isPolicyMet == true)
+            _ = try client.get()
+        }
+    }
+}
