@@ -21,6 +21,10 @@
 #   embedded-sct.pem / .key  a localhost leaf carrying SCTs from logs a and b in its own SCT list
 #                            extension (timestamp: its notBefore), made by Scripts/make-embedded-sct.py
 #                            over its twin without the extension
+#   ocsp-valid-ecdsa.sct-*.der  ../ocsp-valid-ecdsa-good.der with an SCT list single extension (SCTs for
+#                            ../valid-ecdsa.pem, timestamp: its notBefore; from logs a and b, from b
+#                            only), signed again by the responder (the intermediate), made by
+#                            Scripts/make-ocsp-sct.py: staples for `openssl s_server -status_file`
 #   README.md                every file with its SPKI pin, and the CRL's dates
 #
 # Needs only `openssl` (3.x) and bash.
@@ -32,7 +36,7 @@ out=$tls/pinning
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-rm -f "$out"/*.pem "$out"/*.key "$out"/*.cnf "$out"/*.crl "$out"/README.md
+rm -f "$out"/*.pem "$out"/*.key "$out"/*.cnf "$out"/*.crl "$out"/*.der "$out"/README.md
 
 days=7300
 stamp() { date -u -d "$1" +%Y%m%d%H%M%SZ; }
@@ -111,6 +115,11 @@ sct() { Scripts/make-sct-serverinfo.py "$tls/valid-ecdsa.pem" "$out/valid-ecdsa.
 sct two-logs "$out/ct-log-a.key" "$out/ct-log-b.key"
 sct one-log "$out/ct-log-a.key"
 sct unknown-log "$out/ct-log-unknown.key"
+# The same SCTs in a stapled OCSP response (the good response for valid-ecdsa.pem, signed again).
+ocsp_sct() { Scripts/make-ocsp-sct.py "$tls/ocsp-valid-ecdsa-good.der" "$tls/intermediate-ca.key" \
+    "$out/ocsp-valid-ecdsa.sct-$1.der" "$tls/valid-ecdsa.pem" "$issued_ms" "${@:2}"; }
+ocsp_sct two-logs "$out/ct-log-a.key" "$out/ct-log-b.key"
+ocsp_sct log-b "$out/ct-log-b.key"
 
 # MARK: - A leaf with embedded SCTs
 #
@@ -164,6 +173,9 @@ crl_date() { openssl crl -in "$out/intermediate-ca.crl.pem" -noout "-$1" | cut -
     echo "  SCTs for \`../valid-ecdsa.pem\` timestamped at its notBefore, for \`openssl s_server -serverinfo\`."
     echo "- \`embedded-sct.pem\`: a localhost leaf whose own SCT list extension carries SCTs from logs a and b"
     echo "  (precert entries over its TBSCertificate, timestamped at its notBefore)."
+    echo "- \`ocsp-valid-ecdsa.sct-two-logs.der\` (logs a and b), \`-log-b\` (b): \`../ocsp-valid-ecdsa-good.der\`"
+    echo "  with the SCTs for \`../valid-ecdsa.pem\` in an SCT list single extension, signed again by the"
+    echo "  intermediate (\`openssl s_server -status_file\` staples them)."
 } >"$out/README.md"
 
 echo "make-pinning-fixtures: wrote $(ls "$out" | wc -l) files to $out"

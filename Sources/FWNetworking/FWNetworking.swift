@@ -8,6 +8,8 @@
 // evaluators), so that `import FWNetworking` is enough to use them.
 @_exported import struct FWTLS.CertificateRevocationLists
 @_exported import struct FWTLS.CertificateTransparencyLogs
+@_exported import struct FWTLS.CertificateTransparencyPolicy
+@_exported import struct FWTLS.CertificateTransparencyResult
 @_exported import struct FWTLS.CertificateTransparencyTrustEvaluator
 @_exported import struct FWTLS.PinSet
 @_exported import struct FWTLS.PinSetTrustEvaluator

@@ -15,6 +15,16 @@ public struct CertificateTransparencyLogs: Sendable {
         }
         handle = CTLogStoreHandle(taking: store)
     }
+
+    private init(handle: CTLogStoreHandle) {
+        self.handle = handle
+    }
+
+    /// No log at all: every SCT validated against it is `unknown-log` (what a client without a log list
+    /// can honestly say).
+    static let empty: CertificateTransparencyLogs? = CTLOG_STORE_new().map {
+        CertificateTransparencyLogs(handle: CTLogStoreHandle(taking: $0))
+    }
 }
 
 /// One CTLOG_STORE, owned.

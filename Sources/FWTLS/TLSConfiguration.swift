@@ -59,8 +59,13 @@ public struct TLSConfiguration: Sendable {
 
     /// Whether to ask the server for Certificate Transparency SCTs (signed_certificate_timestamp; this
     /// also asks for an OCSP staple, which may carry SCTs). The handshake never fails on them: judge them
-    /// with `CertificateTransparencyTrustEvaluator`.
+    /// with `CertificateTransparencyTrustEvaluator`. A resumed session brings no SCTs, so connections
+    /// that ask for them never resume one (every handshake is a full one).
     public var requestsSignedCertificateTimestamps: Bool = false
+
+    /// How the SCTs asked for are judged for `TLSEngine.certificateTransparency` (and the task metrics):
+    /// the log list (default none: every SCT is `unknown-log`) and the distinct logs required.
+    public var certificateTransparencyPolicy = CertificateTransparencyPolicy()
 
     /// Whether connections resume TLS sessions of earlier connections to the same host and port (default
     /// true; needs a `TLSContext` made with a session store). Off, every connection makes a full

@@ -18,7 +18,8 @@ public final class TLSContext: @unchecked Sendable { // see the doc comment: con
     public let configuration: TLSConfiguration
 
     /// Where the engines of this context find and keep resumable sessions; nil when they keep none
-    /// (no store was given, or the configuration turns resumption off).
+    /// (no store was given, the configuration turns resumption off, or it asks for SCTs: a resumed
+    /// session brings no Certificate Transparency SCTs to judge).
     public let sessionStore: (any TLSSessionStore)?
 
     let pointer: OpaquePointer
@@ -33,7 +34,8 @@ public final class TLSContext: @unchecked Sendable { // see the doc comment: con
         }
         self.configuration = configuration
         self.pointer = pointer
-        self.sessionStore = configuration.resumesSessions ? sessionStore : nil
+        let resumes = configuration.resumesSessions && !configuration.requestsSignedCertificateTimestamps
+        self.sessionStore = resumes ? sessionStore : nil
         try configureVersions()
         try configureApplicationProtocols()
         try configureIdentity()

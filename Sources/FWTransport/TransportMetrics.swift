@@ -72,8 +72,11 @@ public struct TLSConnectionMetrics: Sendable, Hashable {
     public var isResumed: Bool
     /// The ALPN protocol the server selected, or nil when it selected none.
     public var alpn: String?
+    /// The Certificate Transparency SCTs the server presented, judged by the configuration's
+    /// `certificateTransparencyPolicy`; nil when the configuration did not ask for SCTs.
+    public var certificateTransparency: CertificateTransparencyResult?
     /// How many Certificate Transparency SCTs the server presented (when asked for them).
-    public var signedCertificateTimestampCount: Int
+    public var signedCertificateTimestampCount: Int { certificateTransparency?.timestamps.count ?? 0 }
     /// The handshake messages in order ("> ClientHello", "< ServerHello", ...), when the connection recorded
     /// them (for a traced request's connection); empty otherwise.
     public var handshakeMessages: [String]
@@ -85,8 +88,7 @@ public struct TLSConnectionMetrics: Sendable, Hashable {
         self.cipherSuite = cipherSuite
         self.isResumed = engine.isResumed
         self.alpn = engine.alpn
-        self.signedCertificateTimestampCount =
-            engine.signedCertificateTimestampList.map(SignedCertificateTimestamp.count(inList:)) ?? 0
+        self.certificateTransparency = engine.certificateTransparency
         self.handshakeMessages = engine.handshakeMessages.map(\.description)
     }
 }

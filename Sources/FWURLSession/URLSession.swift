@@ -104,6 +104,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             requestsOCSPStapling: configuration.tlsRequestsOCSPStapling,
             resumesSessions: configuration.tlsSessionResumption)
         tls.requestsSignedCertificateTimestamps = configuration.tlsRequestsSignedCertificateTimestamps
+        tls.certificateTransparencyPolicy = configuration.tlsCertificateTransparencyPolicy
         let reference = SessionReference()
         self.transport = engine.map { engine in HTTPTransport(configuration: HTTPTransport.Configuration(
             maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,

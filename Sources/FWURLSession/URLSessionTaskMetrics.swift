@@ -131,6 +131,12 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
     /// FWNetworking addition: how many Certificate Transparency SCTs the server presented (TLS extension,
     /// certificate, stapled OCSP); 0 unless `tlsRequestsSignedCertificateTimestamps` asked for them.
     public let fwSignedCertificateTimestampCount: Int
+    /// FWNetworking addition: what the connection's Certificate Transparency SCTs said under
+    /// `tlsCertificateTransparencyPolicy`: each SCT's log ID, source ("tls-extension", "certificate",
+    /// "ocsp") and status ("valid", "invalid", "unknown-log"; without a log list every SCT is
+    /// "unknown-log"), the number of distinct logs with a valid SCT, and whether the policy was met. nil
+    /// unless `tlsRequestsSignedCertificateTimestamps` asked for SCTs, and for plain HTTP.
+    public let fwCertificateTransparency: CertificateTransparencyResult?
 
     /// A transaction from the transport's metrics of one attempt (nil: the request never reached a
     /// connection). `fetchType` is `.localCache` for a response the cache served without the network.
@@ -172,6 +178,7 @@ open class URLSessionTaskTransactionMetrics: NSObject, @unchecked Sendable { // 
         fwResponseDeviations = transport?.responseDeviations.names ?? []
         fwPipelineReplayCount = transport?.pipelineReplays ?? 0
         fwSignedCertificateTimestampCount = tls?.signedCertificateTimestampCount ?? 0
+        fwCertificateTransparency = tls?.certificateTransparency
         super.init()
     }
 }

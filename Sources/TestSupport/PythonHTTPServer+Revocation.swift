@@ -8,11 +8,17 @@ extension PythonHTTPServer {
     /// a client sends it to a proxy) answers the file of `files` with that path's last component (200,
     /// Content-Length), 404 when there is none. A file whose name has a companion `NAME.endless` in
     /// `files` is streamed without Content-Length, 64 KiB at a time, for up to 64 MiB, then closed (a body
-    /// no size bound may wait for). Every request's target is appended, one a line, to `requests.log` in
-    /// `directory`: `requestTargets()` reads them.
+    /// no size bound may wait for). A file with a companion `NAME.gated` is answered only once `release()`
+    /// was called (at most 60 s later). Every request's target is appended, one a line, to `requests.log`
+    /// in `directory` when it arrives: `requestTargets()` reads them.
     public static func revocationListServer(files: [String: [UInt8]]) throws -> PythonHTTPServer {
         try PythonHTTPServer(files: files.merging(["crl-server.py": Array(revocationListProgram.utf8)]) { $1 },
                              program: "crl-server.py")
+    }
+
+    /// Lets the answers to `NAME.gated` files go out.
+    public func release() throws {
+        try Data().write(to: URL(fileURLWithPath: directory + "/release"))
     }
 
     /// The request targets the revocation list server received, in order.
@@ -22,7 +28,7 @@ extension PythonHTTPServer {
     }
 
     private static let revocationListProgram = #"""
-    import http.server, os, urllib.parse
+    import http.server, os, time, urllib.parse
 
     ROOT = os.path.dirname(os.path.abspath(__file__))
 
@@ -39,6 +45,11 @@ extension PythonHTTPServer {
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+            if os.path.exists(path + ".gated"):
+                for _ in range(1200):
+                    if os.path.exists(os.path.join(ROOT, "release")):
+                        break
+                    time.sleep(0.05)
             with open(path, "rb") as served:
                 body = served.read()
             self.send_response(200)

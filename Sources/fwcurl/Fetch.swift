@@ -20,9 +20,11 @@ func fetch(_ given: Options) async -> Int32 {
         Terminal.error("fwcurl: \(error)")
         return ExitCode.usage
     }
+    configuration.tlsCertificateTransparencyPolicy = CertificateTransparencyPolicy(
+        logs: transparencyLogs, minimumLogs: options.pinning.ctMinimumLogs)
     let policy = TLSPolicy(insecure: options.insecure, pins: options.pinnedPublicKeys, showChain: options.showChain,
                            identity: identity, pinning: options.pinning, revocationLists: revocationLists,
-                           transparencyLogs: transparencyLogs)
+                           transparencyLogs: options.pinning.requireCT ? transparencyLogs : nil)
     if options.verbose, options.urls.contains(where: { ["https", "wss"].contains($0.scheme?.lowercased()) }) {
         // Which anchors verify servers: curl's "CAfile" line, or the system store found at run time.
         Terminal.error("* " + (options.caCertificateFile.map { "CAfile: \($0)" } ?? "trust store: \(SystemTrustStore.current)"))
@@ -140,7 +142,7 @@ private func sessionSetup(_ options: Options, cookies: [HTTPCookie]) -> (URLSess
     if let minimum = options.tlsMinimum { configuration.tlsMinimumSupportedProtocolVersion = minimum }
     configuration.tlsRequestsOCSPStapling = options.pinning.certStatus
     configuration.tlsRevocationListFetching = options.revocationListFetching
-    configuration.tlsRequestsSignedCertificateTimestamps = options.pinning.requireCT
+    configuration.tlsRequestsSignedCertificateTimestamps = options.pinning.ctLogList != nil
     do throws(Options.UsageError) {
         try options.applyProxies(to: configuration)
     } catch {

@@ -47,8 +47,8 @@ enum FetchResult: Sendable {
         }
     }
 
-    /// `"ct": {"scts": [{"log_id", "status", "source", "timestamp_ms"}], "valid_logs", "required_logs"}`
-    /// with `--require-ct`; nothing otherwise.
+    /// `"ct": {"scts": [{"log_id", "status", "source", "timestamp_ms"}], "valid_logs", "required_logs",
+    /// "policy_met"}` with `--ct-log-list`; nothing otherwise.
     static func transparencyMembers(_ record: TransferRecord) -> [(String, JSONValue)] {
         guard let found = record.transparency else { return [] }
         let timestamps = found.timestamps.map { sct -> JSONValue in
@@ -58,8 +58,8 @@ enum FetchResult: Sendable {
             ])
         }
         return [("ct", .object([
-            ("scts", .array(timestamps)), ("valid_logs", .int(found.validLogs)),
-            ("required_logs", .int(found.requiredLogs)),
+            ("scts", .array(timestamps)), ("valid_logs", .int(found.validLogCount)),
+            ("required_logs", .int(found.minimumLogs)), ("policy_met", .bool(found.isPolicyMet)),
         ]))]
     }
 
@@ -89,8 +89,9 @@ struct TransferRecord: Sendable {
     var tls: TLSSummary?
     /// Why the policy refused a server (a pin mismatch, a revoked leaf, a failed `--cert-status`), if it did.
     var trustRejection: TLSPolicy.Rejection?
-    /// What `--require-ct` found on the last connection, if it was asked.
-    var transparency: TLSPolicy.Transparency?
+    /// What the SCTs of the last connection said (`--ct-log-list`): from the transaction metrics, or from
+    /// `--require-ct`'s check when it refused the server.
+    var transparency: CertificateTransparencyResult?
     /// The named deviations from RFC 9112 the last hop's response needed (`fwResponseDeviations`).
     var violations: [String] = []
 }

@@ -17,9 +17,10 @@ import FWNetworking
 //   --crl-max-size N     the largest CRL --crl-fetch accepts, in bytes (k, M suffixes; default 1M)
 //   --cert-status        ask for a stapled OCSP response and require a good one (curl's name): a missing,
 //                        unusable or revoked staple fails with exit 91
-//   --require-ct         with --ct-log-list FILE: ask for Certificate Transparency SCTs and require valid
-//                        ones from at least --ct-min-logs N distinct logs of the list (default 2); fewer:
-//                        exit 60. What was found is in --json's `tls.ct`
+//   --ct-log-list FILE   ask for Certificate Transparency SCTs and validate them against the log list
+//                        FILE (OpenSSL's format); what was found is in --json's `tls.ct`
+//   --require-ct         with --ct-log-list FILE: also require valid SCTs from at least --ct-min-logs N
+//                        distinct logs of the list (default 2); fewer: exit 60
 
 /// What the pinning-lab flags ask for.
 struct PinningOptions: Sendable {
@@ -96,9 +97,6 @@ extension Options {
         }
         if pinning.requireCT, pinning.ctLogList == nil {
             throw UsageError(description: "--require-ct needs --ct-log-list FILE")
-        }
-        if pinning.ctLogList != nil, !pinning.requireCT {
-            throw UsageError(description: "--ct-log-list goes with --require-ct")
         }
         if let file = pinning.crlFile, !FileManager.default.isReadableFile(atPath: file) {
             throw UsageError(description: "--crlfile: cannot read \(file)")

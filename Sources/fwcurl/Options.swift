@@ -92,7 +92,7 @@ struct Options {
                       [--pinnedpubkey sha256//BASE64[;...]] [--pin-report-only] [--pin-report FILE|-]
                       [--show-pins] [--crlfile FILE] [--crl-fetch|--crl-fetch-hard-fail [--crl-max-size N]]
                       [--cert-status]
-                      [--require-ct --ct-log-list FILE [--ct-min-logs N]] [--tls-min 1.2|1.3] [--show-chain]
+                      [[--require-ct] --ct-log-list FILE [--ct-min-logs N]] [--tls-min 1.2|1.3] [--show-chain]
                       [--cert FILE[:PASSWORD]] [--key FILE] [-x URL] [-U USER:PASSWORD] [--noproxy LIST]
                       [--retry N] [--retry-delay SECONDS] [--retry-max-time SECONDS] [--retry-all-errors]
                       [--background ID]
@@ -148,8 +148,10 @@ struct Options {
           --crl-fetch-hard-fail  --crl-fetch, and a leaf no fetched list covers fails (exit 60)
           --crl-max-size N the largest CRL --crl-fetch accepts (k, M suffixes; default 1M)
           --cert-status    require a good stapled OCSP response (missing, bad or revoked: exit 91)
+          --ct-log-list F  ask for SCTs, validate them against the CT log list F (OpenSSL's format);
+                           --json's tls.ct says what was found
           --require-ct     require valid SCTs from --ct-min-logs N (default 2) distinct logs of the
-                           --ct-log-list FILE (OpenSSL's CT log list format); fewer: exit 60
+                           --ct-log-list; fewer: exit 60
           -f, --fail       an HTTP status of 400 or more fails (exit 22) and writes no body
           --max-filesize N fail (exit 63) when the body is larger than N bytes (k, M, G suffixes), known
                            from Content-Length before the transfer, or while it runs

@@ -50,20 +50,10 @@ final class TLSPolicy: Sendable {
         var exitCode: Int32
     }
 
-    /// What `--require-ct` found: the SCTs the server presented, validated against the log list.
-    struct Transparency: Sendable {
-        /// The SCTs, validated.
-        var timestamps: [SignedCertificateTimestamp]
-        /// The distinct logs with a valid SCT.
-        var validLogs: Int
-        /// `--ct-min-logs`.
-        var requiredLogs: Int
-    }
-
     /// What the policy found about a server: a refusal, or the Certificate Transparency result.
     enum Finding: Sendable {
         case rejected(Rejection)
-        case transparency(Transparency)
+        case transparency(CertificateTransparencyResult)
     }
 
     /// The answer to `challenge`. `found` hears why a server was refused here, and what `--require-ct`
@@ -115,13 +105,12 @@ final class TLSPolicy: Sendable {
             }
         }
         if let transparencyLogs {
-            let timestamps = trust.signedCertificateTimestamps(validatedAgainst: transparencyLogs)
-            let valid = CertificateTransparencyTrustEvaluator.validLogCount(timestamps)
-            found(.transparency(Transparency(timestamps: timestamps, validLogs: valid,
-                                             requiredLogs: pinning.ctMinimumLogs)))
-            if valid < pinning.ctMinimumLogs {
-                return Rejection(reason: "--require-ct: valid SCTs from \(valid) distinct logs of the list, "
-                    + "\(pinning.ctMinimumLogs) required (\(timestamps.count) SCTs presented)", exitCode: 60)
+            let result = CertificateTransparencyPolicy(logs: transparencyLogs, minimumLogs: pinning.ctMinimumLogs)
+                .evaluate(trust)
+            found(.transparency(result))
+            if !result.isPolicyMet {
+                return Rejection(reason: "--require-ct: valid SCTs from \(result.validLogCount) distinct logs of the "
+                    + "list, \(result.minimumLogs) required (\(result.timestamps.count) SCTs presented)", exitCode: 60)
             }
         }
         guard let pins else { return nil }

@@ -33,8 +33,10 @@ extension Transfer {
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
         let summary = trace.collected(metrics)
         let violations = metrics.transactionMetrics.last?.fwResponseDeviations ?? []
+        let transparency = metrics.transactionMetrics.last?.fwCertificateTransparency
         withState(session) {
             if let summary { $0.record.tls = summary }
+            if let transparency { $0.record.transparency = transparency }
             $0.record.violations = violations
         }
     }

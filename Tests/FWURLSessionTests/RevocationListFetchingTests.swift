@@ -1,5 +1,5 @@
 import Foundation
-import FWURLSession
+@testable import FWURLSession
 import Testing
 import TestSupport
 
@@ -189,6 +189,35 @@ private final class FailureLog: Sendable {
         #expect(cache.lists(for: RevocationHarness.uri) == nil, "stale at its nextUpdate")
         #expect(try harness.fetch(fetching).error?.code == .serverCertificateUntrusted)
         #expect(harness.distribution?.requestTargets().count == 2, "a stale list is fetched again")
+    }
+
+    /// Two handshakes (two sessions sharing one cache, two s_servers, since s_server serves one connection
+    /// at a time) need the same uncached list at once: the CRL server holds its answer until both wait for
+    /// the one fetch, and sees one request.
+    @Test func concurrentHandshakesNeedingOneListFetchItOnce() throws {
+        let files = ["intermediate-ca.crl": try RevocationHarness.crl(), "intermediate-ca.crl.gated": []]
+        let harness = try RevocationHarness(leaf: "crl-dp-revoked", files: files)
+        let second = try OpenSSLServer.start(certificate: "pinning/crl-dp-revoked.pem")
+        defer { harness.stop(); second.stop() }
+        let distribution = try #require(harness.distribution)
+        let dates = try RevocationHarness.crlDates()
+        let cache = RevocationListCache(clock: { dates.lastUpdate + 3_600 })
+        let errors = LockedBox<[URLError?]>([])
+        var sessions: [URLSession] = []
+        defer { sessions.forEach { $0.invalidateAndCancel() } }
+        for port in [harness.server.port, second.port] {
+            let session = try harness.session(RevocationListFetching(cache: cache))
+            sessions.append(session)
+            let url = try #require(URL(string: "https://127.0.0.1:\(port)/"))
+            session.dataTask(with: url) { _, _, error in errors.withLock { $0.append(error as? URLError) } }.resume()
+        }
+        #expect(waitUntil(timeout: 30) { cache.waitingCount(for: RevocationHarness.uri) == 2 })
+        try distribution.release()
+        #expect(waitUntil(timeout: 30) { errors.withLock { $0.count } == 2 })
+        #expect(errors.withLock { $0 }.map { $0?.code } == [.serverCertificateUntrusted, .serverCertificateUntrusted])
+        #expect(distribution.requestTargets() == [RevocationHarness.uri])
+        #expect(cache.waitingCount(for: RevocationHarness.uri) == 0)
+        #expect(cache.count == 1)
     }
 
     @Test func aStaleListIsNotCached() throws {

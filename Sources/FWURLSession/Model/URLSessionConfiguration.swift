@@ -50,6 +50,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var tlsSessionResumption = true
         var tlsRequestsOCSPStapling = false
         var tlsRequestsSignedCertificateTimestamps = false
+        var tlsCertificateTransparencyPolicy = CertificateTransparencyPolicy()
         var tlsRevocationListFetching: RevocationListFetching?
         // Cookies and credentials (their MARK block below).
         var httpCookieStorage: HTTPCookieStorage? = .shared
@@ -329,6 +330,14 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var tlsRequestsSignedCertificateTimestamps: Bool {
         get { withStorage { $0.tlsRequestsSignedCertificateTimestamps } }
         set { withStorage { $0.tlsRequestsSignedCertificateTimestamps = newValue } }
+    }
+
+    /// FWNetworking addition: how the SCTs asked for are judged for the transaction metrics'
+    /// `fwCertificateTransparency`: the log list (none by default: every SCT is "unknown-log") and the
+    /// distinct logs required. Reported only; not archived by `encode(with:)`.
+    open var tlsCertificateTransparencyPolicy: CertificateTransparencyPolicy {
+        get { withStorage { $0.tlsCertificateTransparencyPolicy } }
+        set { withStorage { $0.tlsCertificateTransparencyPolicy = newValue } }
     }
 
     // MARK: Cookies and credentials

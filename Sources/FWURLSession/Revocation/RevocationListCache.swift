@@ -9,7 +9,13 @@ import FWTransport
 /// A list without a nextUpdate, or one already past it, is not kept (it would be stale at once). The
 /// clock is injected (seconds since 1970; the wall clock by default), so a test decides when a list goes
 /// stale. At most `capacity` URIs are kept; storing one more drops the entry that goes stale first.
+///
+/// It also merges fetches: while a URI is being fetched, a second handshake needing it waits for that
+/// fetch instead of starting another (`fetch(_:start:completion:)`), so the distribution point sees one
+/// request however many connections need its list at once.
 public final class RevocationListCache: Sendable {
+    typealias FetchResult = Result<CertificateRevocationLists, RevocationListDownloadError>
+
     private struct Entry {
         var lists: CertificateRevocationLists
         var nextUpdate: Int64
@@ -17,6 +23,8 @@ public final class RevocationListCache: Sendable {
 
     /// The lists by URI, behind `withEntries`.
     private let entries = LockedBox<[String: Entry]>([:])
+    /// The completions waiting for each URI being fetched (the key exists while its fetch runs).
+    private let inFlight = LockedBox<[String: [@Sendable (FetchResult) -> Void]]>([:])
     private let clock: @Sendable () -> Int64
     /// The most URIs kept.
     public let capacity: Int
@@ -62,6 +70,29 @@ public final class RevocationListCache: Sendable {
     /// Forgets every list.
     public func removeAll() {
         withEntries { $0.removeAll() }
+    }
+
+    /// Hands `completion` the result of fetching `uri`: joins the fetch in flight for it, or, when there is
+    /// none, calls `start` (outside the lock) with a completion that stores a fetched list and hands the
+    /// result to every waiter, once.
+    func fetch(_ uri: String, start: (@escaping @Sendable (FetchResult) -> Void) -> Void,
+               completion: @escaping @Sendable (FetchResult) -> Void) {
+        let isFirst = inFlight.withLock { waiting in
+            let first = waiting[uri] == nil
+            waiting[uri, default: []].append(completion)
+            return first
+        }
+        guard isFirst else { return }
+        start { [self] result in
+            if case .success(let lists) = result { store(lists, for: uri) }
+            let waiters = inFlight.withLock { $0.removeValue(forKey: uri) } ?? []
+            waiters.forEach { $0(result) }
+        }
+    }
+
+    /// How many checks wait for the fetch of `uri` in flight (0: none runs).
+    func waitingCount(for uri: String) -> Int {
+        inFlight.withLock { $0[uri]?.count ?? 0 }
     }
 
     /// The door to the entries: a read or change under the lock, calling nothing out.

@@ -12,8 +12,9 @@ import FWTransport
 ///
 /// 1. Evaluate, synchronously: verify the chain without lists. A chain that does not verify is left to
 ///    the challenge (`.proceed`); one that does names its distribution points.
-/// 2. Suspend: the URIs not in the cache are fetched, each by its own `RevocationListDownload`; the
-///    handshake waits (it is bounded by the connect timeout, as a delegate's late answer is).
+/// 2. Suspend: the URIs not in the cache are fetched, each by its own `RevocationListDownload`, or joined
+///    when another check is fetching them already (the cache merges them); the handshake waits (it is
+///    bounded by the connect timeout, as a delegate's late answer is).
 /// 3. Resume, when the last fetch ends: the cached and fetched lists check the chain
 ///    (`RevocationListTrustEvaluator`), and the outcome says whether to raise the challenge or refuse.
 struct RevocationListFetcher: Sendable {
@@ -55,10 +56,11 @@ struct RevocationListFetcher: Sendable {
             return
         }
         for uri in uris where !gathered.has(uri) {
-            RevocationListDownload.start(uri, fetching: fetching, parent: parent) { result in
-                if case .success(let lists) = result { fetching.cache.store(lists, for: uri) }
+            fetching.cache.fetch(uri, start: { done in
+                RevocationListDownload.start(uri, fetching: fetching, parent: parent, completion: done)
+            }, completion: { result in
                 if gathered.add(uri, result) { finish() }
-            }
+            })
         }
     }
 
