@@ -45,14 +45,7 @@ import TestSupport
         configuration.tlsRequestsSignedCertificateTimestamps = true
         let logs = row.logList ? try CertificateTransparencyLogs(file: TLSFixtures.path("pinning/ct-logs.cnf")) : nil
         configuration.tlsCertificateTransparencyPolicy = CertificateTransparencyPolicy(logs: logs, minimumLogs: 2)
-        let keeper = MetricsKeeper()
-        let session = URLSession(configuration: configuration, delegate: keeper, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
-        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/"))
-        let (_, response) = try await session.data(from: url)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(waitUntil(timeout: 10) { keeper.metrics.withLock { $0 } != nil })
-        let transaction = try #require(keeper.metrics.withLock { $0 }?.transactionMetrics.last)
+        let transaction = try await MetricsKeeper.lastTransaction(configuration: configuration, port: server.port)
         let result = try #require(transaction.fwCertificateTransparency)
         #expect(result.timestamps.map { "\($0.source) \($0.status)" }.sorted() == row.expected)
         #expect(result.validLogCount == row.validLogs)
@@ -61,5 +54,43 @@ import TestSupport
         #expect(transaction.fwSignedCertificateTimestampCount == row.expected.count)
         let leaf = try #require(try Certificate.certificates(pemFile: TLSFixtures.path(row.certificate)).first)
         #expect(result.timestamps.allSatisfy { $0.timestampMilliseconds == leaf.notBefore * 1000 })
+    }
+}
+
+@Suite struct SignedCertificateTimestampMetricsTests {
+    @Test(arguments: [true, false])
+    func theMetricsCountTheSCTsTheServerPresented(_ asked: Bool) async throws {
+        let serverinfo = TLSFixtures.path("pinning/valid-ecdsa.sct-two-logs.serverinfo.pem")
+        let server = try OpenSSLServer.start(extra: ["-serverinfo", serverinfo])
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        let root = try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem"))
+        configuration.tlsTrustRoots = .certificates(root)
+        configuration.tlsRequestsSignedCertificateTimestamps = asked
+        let transaction = try await MetricsKeeper.lastTransaction(configuration: configuration, port: server.port)
+        #expect(transaction.fwSignedCertificateTimestampCount == (asked ? 2 : 0))
+    }
+}
+
+/// Keeps the transaction metrics of a task.
+final class MetricsKeeper: NSObject, URLSessionTaskDelegate, Sendable {
+    let metrics = LockedBox<URLSessionTaskMetrics?>(nil)
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        self.metrics.withLock { $0 = metrics }
+    }
+
+    /// GETs `https://127.0.0.1:port/` on a session with `configuration`, expects a 200 and returns the
+    /// task's last transaction metrics.
+    static func lastTransaction(configuration: URLSessionConfiguration,
+                                port: Int) async throws -> URLSessionTaskTransactionMetrics {
+        let keeper = MetricsKeeper()
+        let session = URLSession(configuration: configuration, delegate: keeper, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let url = try #require(URL(string: "https://127.0.0.1:\(port)/"))
+        let (_, response) = try await session.data(from: url)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(waitUntil(timeout: 10) { keeper.metrics.withLock { $0 } != nil })
+        return try #require(keeper.metrics.withLock { $0 }?.transactionMetrics.last)
     }
 }

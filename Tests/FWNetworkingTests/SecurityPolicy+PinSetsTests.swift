@@ -120,36 +120,3 @@ import TestSupport
         #expect(uploader.submit(try report(host: "a.test")) == .sent, "the duplicate window is over")
     }
 }
-
-// MARK: - Certificate Transparency in the metrics
-
-/// Keeps the transaction metrics of a task.
-final class MetricsKeeper: NSObject, URLSessionTaskDelegate, Sendable {
-    let metrics = LockedBox<URLSessionTaskMetrics?>(nil)
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        self.metrics.withLock { $0 = metrics }
-    }
-}
-
-@Suite struct SignedCertificateTimestampMetricsTests {
-    @Test(arguments: [true, false])
-    func theMetricsCountTheSCTsTheServerPresented(_ asked: Bool) async throws {
-        let serverinfo = TLSFixtures.path("pinning/valid-ecdsa.sct-two-logs.serverinfo.pem")
-        let server = try OpenSSLServer.start(extra: ["-serverinfo", serverinfo])
-        defer { server.stop() }
-        let configuration = URLSessionConfiguration.ephemeral
-        let root = try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem"))
-        configuration.tlsTrustRoots = .certificates(root)
-        configuration.tlsRequestsSignedCertificateTimestamps = asked
-        let keeper = MetricsKeeper()
-        let session = URLSession(configuration: configuration, delegate: keeper, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
-        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/"))
-        let (_, response) = try await session.data(from: url)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(waitUntil(timeout: 10) { keeper.metrics.withLock { $0 } != nil })
-        let transaction = try #require(keeper.metrics.withLock { $0 }?.transactionMetrics.last)
-        #expect(transaction.fwSignedCertificateTimestampCount == (asked ? 2 : 0))
-    }
-}
