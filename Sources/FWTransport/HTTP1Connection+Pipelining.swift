@@ -32,7 +32,7 @@ extension HTTP1Connection {
     /// one (some of it may be buffered already), its idle timeout starts now, and its task's wish to pause
     /// reading applies.
     func startPromotedResponse(_ request: PreparedRequest) {
-        parser.expectResponse(requestMethod: request.request.head.method)
+        parser.expectResponse(requestMethod: request.request.head.method, reportsChunks: request.request.tracesBytes)
         let buffered = Int64(parser.bufferedByteCount)
         startMetrics(for: request)
         bytesWritten = Int64(request.encodedHead.count)

@@ -73,7 +73,7 @@ public struct TransportRequest: Sendable {
 /// What happens to a request, in order: `connected` (when `reportsConnection`), maybe `headSent`,
 /// `informational`s, `head`, `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
 /// `upgraded`. With tracing, `wireWrite` and `wireRead` report the
-/// raw bytes in between, in the order they moved. `bodyBytesSent` reports upload progress at any time
+/// raw bytes in between, in the order they moved, and `chunk` each size line of a chunked body. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
 public enum TransportEvent: Sendable {
     /// The request got a connection (and, for tracing, the connection's addresses); only when the request
@@ -90,6 +90,9 @@ public enum TransportEvent: Sendable {
     case bodyBytesSent(Int64)
     /// Bytes read from the socket while this request was active (only when `tracesBytes`).
     case wireRead([UInt8])
+    /// The size line of one chunk of a chunked response body (`size` 0 for the last-chunk), with the text of
+    /// its extensions (empty if none), before that chunk's `.body` (only when `tracesBytes`).
+    case chunk(size: Int64, extensions: String)
     /// An interim 1xx response.
     case informational(HTTPResponseHead)
     /// The final response head.

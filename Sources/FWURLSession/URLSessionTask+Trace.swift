@@ -91,6 +91,11 @@ extension URLSessionTask {
             if !bytes.isEmpty { emitTrace("send", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
         case .wireRead(let bytes):
             if !bytes.isEmpty { emitTrace("recv", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
+        case .chunk(let size, let extensions):
+            // Sent only for traced requests.
+            var fields: [(name: String, value: URLSessionTaskTraceEvent.Value)] = [("size", .integer(size))]
+            if !extensions.isEmpty { fields.append(("extensions", .string(extensions))) }
+            emitTrace("chunk", fields)
         case .headSent, .bodyBytesSent, .upgraded:
             break
         case .informational(let head), .head(let head):

@@ -177,6 +177,46 @@ extension URLSessionTaskTraceEvent.Value {
         #expect(server.connectionCount == 1)
     }
 
+    @Test("each chunk of a chunked body is a chunk event with its size and extensions, before its data, in wire order")
+    func chunkEvents() throws {
+        let server = try RawConformanceServer()
+        defer { server.stop() }
+        let recorder = TraceRecorder()
+        let session = URLSession(configuration: .ephemeral, delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: try #require(URL(string: server.baseURL + "/chunks"))).resume()
+        #expect(recorder.waitForCompletions(1))
+        let log = recorder.log.withLock { $0 }
+        #expect(log.error == nil, "\(String(describing: log.error))")
+        #expect(log.data == Data("helloabcdefghijklmnopqrstuvwxyzxyz".utf8))
+
+        // The body events of one chunk joined (a read may cut a chunk's data in two).
+        var steps: [(name: String, size: Int64)] = []
+        for event in log.events where ["chunk", "body"].contains(event.name) {
+            let size = event[field: "size"]?.integer ?? -1
+            if event.name == "body", steps.last?.name == "body" { steps[steps.count - 1].size += size } else {
+                steps.append((event.name, size))
+            }
+        }
+        #expect(steps.map { "\($0.name) \($0.size)" } == ["chunk 5", "body 5", "chunk 26", "body 26", "chunk 3",
+                                                         "body 3", "chunk 0"])
+        let chunks = log.events.filter { $0.name == "chunk" }
+        #expect(chunks.map { $0[field: "extensions"]?.string } == [nil, ";name=value;q=\"a b\"", nil, ";last"])
+        let names = log.events.map(\.name)
+        let head = try #require(names.firstIndex(of: "response_head"))
+        let firstChunk = try #require(names.firstIndex(of: "chunk"))
+        let trailers = try #require(names.firstIndex(of: "trailers"))
+        #expect(head < firstChunk && names.lastIndex(of: "chunk").map { $0 < trailers } == true, "\(names)")
+        // Each chunk event comes after the bytes of its size line were received.
+        let lines = ["5\r\n", "1a;name=value;q=\"a b\"\r\n", "3\r\n", "0;last\r\n"]
+        for (line, index) in zip(lines, log.events.indices.filter({ log.events[$0].name == "chunk" })) {
+            let received = log.events[..<index].filter { $0.name == "recv" }.flatMap { event -> [UInt8] in
+                if case .bytes(let bytes)? = event[field: "data"] { bytes } else { [] }
+            }
+            #expect(String(decoding: received, as: UTF8.self).contains(line), "\(line)")
+        }
+    }
+
     @Test("a task whose delegate is no trace delegate sends no trace message")
     func untracedTaskEmitsNothing() throws {
         let server = try Self.redirectingResettingServer()
