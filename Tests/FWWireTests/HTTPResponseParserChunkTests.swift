@@ -68,15 +68,27 @@ func noChunkReportsByDefault() throws {
     ])
 }
 
-@Test("a reporting parser records the same deviations and a premature end cut inside a size line")
+@Test("a reporting parser records the same deviations, and a premature end cut inside a size line")
 func reportingKeepsDeviationsAndErrors() throws {
+    func pull(_ parser: inout HTTPResponseParser) throws -> [HTTPResponseEvent] {
+        var events: [HTTPResponseEvent] = []
+        while let event = try parser.next() { events.append(event) }
+        return events
+    }
+    let start = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2 \r\nab\r\n1;a")
     var parser = HTTPResponseParser()
     parser.expectResponse(requestMethod: "GET", reportsChunks: true)
-    parser.feed(bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2 \r\nab\r\n1;a"))
-    var events: [HTTPResponseEvent] = []
-    while let event = try parser.next() { events.append(event) }
-    #expect(events.dropFirst() == [.chunk(size: 2, extensions: " "), .body(bytes("ab"))])
+    parser.feed(start)
+    #expect(try pull(&parser).dropFirst() == [.chunk(size: 2, extensions: " "), .body(bytes("ab"))])
+    parser.feed(bytes("\r\nc\r\n0\r\n\r\n"))
+    #expect(try pull(&parser) == [.chunk(size: 1, extensions: ";a"), .body(bytes("c")), .chunk(size: 0, extensions: ""),
+                                  end(keepAlive: true)])
     #expect(parser.responseDeviations.names == ["whitespace-before-chunk-crlf"])
-    parser.feedEndOfStream()
-    #expect(throws: HTTPParseError.unexpectedEndOfStream) { try parser.next() }
+
+    var cut = HTTPResponseParser()
+    cut.expectResponse(requestMethod: "GET", reportsChunks: true)
+    cut.feed(start)
+    #expect(try pull(&cut).count == 3)
+    cut.feedEndOfStream()
+    #expect(throws: HTTPParseError.unexpectedEndOfStream) { try cut.next() }
 }
