@@ -72,8 +72,8 @@ public struct TransportRequest: Sendable {
 
 /// What happens to a request, in order: `connected` (when `reportsConnection`), maybe `headSent`,
 /// `informational`s, `head`, `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
-/// `upgraded`. With tracing, `wireWrite` and `wireRead` report the
-/// raw bytes in between, in the order they moved, and `chunk` each size line of a chunked body. `bodyBytesSent` reports upload progress at any time
+/// `upgraded`. With tracing, `wireWrite` and `wireRead` report the raw bytes in between, in the order they
+/// moved, and `chunk` each size line of a chunked body. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
 public enum TransportEvent: Sendable {
     /// The request got a connection (and, for tracing, the connection's addresses); only when the request

@@ -119,9 +119,10 @@ public protocol URLSessionTaskTraceDelegate: URLSessionTaskDelegate {
     func urlSession(_ session: URLSession, task: URLSessionTask,
                     didReceiveTrailers trailers: [(name: String, value: String)])
     /// One event of the task's event trace, in order: name resolution, connect, TLS, the pool's decision,
-    /// bytes sent and received, the response head, each chunk's size, body pieces, trailers, deviations, retries and redirects,
-    /// each with its time, hop, attempt and connection (schema: `URLSessionTaskTraceEvent`, the DocC article
-    /// "Event trace"). `event.jsonLine` is what `fwcurl --trace-json` writes.
+    /// bytes sent and received, the response head, each chunk's size, body pieces, trailers, deviations,
+    /// retries and redirects, each with its time, hop, attempt and connection (schema:
+    /// `URLSessionTaskTraceEvent`, the DocC article "Event trace"). `event.jsonLine` is what `fwcurl
+    /// --trace-json` writes.
     func urlSession(_ session: URLSession, task: URLSessionTask, didEmitTraceEvent event: URLSessionTaskTraceEvent)
 }
 
