@@ -244,10 +244,12 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         cancelContinueTimer()
         producer?.producer.stop()
         closeSocket()
-        post([.metrics(finalMetrics())], to: request)
-        flushOutbox()
         // A streamed body is resent only with a new producer (the old one was just stopped).
         let resend = retry && request.prepareResend(on: loop)
+        post([.metrics(finalMetrics())], to: request)
+        // The trace's `retry` names what failed the attempt.
+        if resend, request.request.tracesBytes { post([.retrying(error)], to: request) }
+        flushOutbox()
         transport.requestFailed(request, on: self, error: error, retry: resend)
     }
 

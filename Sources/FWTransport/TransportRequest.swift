@@ -106,6 +106,10 @@ public enum TransportEvent: Sendable {
     /// (a retried attempt's metrics are followed by the retry's own). Boxed (`indirect`): the metrics are a
     /// few hundred bytes, and every event, however small, would otherwise be that large when copied.
     indirect case metrics(TransportMetrics)
+    /// The attempt failed with this error, and the transport retries the request on a new connection (only when
+    /// `tracesBytes`); comes right after the failed attempt's `metrics`. The retry may still not happen (the
+    /// transport shut down meanwhile): then `failed` follows instead of a second `connected`.
+    case retrying(TransportError)
     /// The response is complete.
     case end(trailers: HTTPHeaders)
     /// The request failed; nothing follows.

@@ -119,6 +119,10 @@ extension URLSessionTaskTraceEvent.Value {
         #expect(attempt1.contains { $0.name == "send" })
         let retry = try #require(hop1.first { $0.name == "retry" })
         #expect(retry.attempt == 2)
+        // The retry names the failed attempt's error: the reset connection, as the URL error it would have been.
+        #expect(retry[field: "error_code"]?.integer == Int64(URLError.Code.networkConnectionLost.rawValue),
+                "\(retry.jsonLine)")
+        #expect(retry[field: "error"]?.string?.isEmpty == false, "\(retry.jsonLine)")
         let attempt2 = hop1.filter { $0.attempt == 2 }
         let secondConnection = try #require(attempt2.first { $0.name == "connected" })
         #expect(secondConnection.connection != firstConnection)
