@@ -65,6 +65,9 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     var metrics = TransportMetrics()
     var bytesWritten: Int64 = 0
     var bytesRead: Int64 = 0
+    /// Loop thread only: when each pipelined follower's head was queued, oldest first (its metrics'
+    /// `requestStart` once it is promoted; HTTP1Connection+Pipelining.swift).
+    var followerRequestStarts: [(id: RequestID, time: UInt64)] = []
 
     init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
          connectTimeout: Duration, idleConnectionTimeout: Duration, maxRequests: Int?, pipeliningDepth: Int = 1,
