@@ -3,6 +3,7 @@
 // `fwAppendHeaderFieldLine` keeps a repeated name on lines of its own.
 
 import Foundation
+@testable import FWTransport
 @testable import FWURLSession
 import Testing
 import TestSupport
@@ -48,6 +49,26 @@ import TestSupport
         let followed = String(decoding: connections[2] ?? connections[0] ?? [], as: UTF8.self)
         #expect(followed.contains("GET /target HTTP/1.1\r\n"), "\(connections)")
         #expect(!followed.contains("X-Odd"))
+    }
+
+    @Test("raw requests leave no entry in the session's pool once their connections closed")
+    func rawRequestsLeaveNoPoolEntry() throws {
+        let received = LockedBox<[Int: [UInt8]]>([:])
+        let server = try Self.recordingServer(received)
+        defer { server.stop() }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let transport = try #require(session.transport)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/raw"))
+        var request = URLRequest(url: url)
+        request.fwRawRequest = Data("GET /raw HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        for _ in 0..<5 {
+            #expect(load(session, request, timeout: 10).response?.statusCode == 200)
+        }
+        #expect(server.connectionCount == 5)
+        // Each raw request had a partition of its own; none of them is left once its connection closed.
+        #expect(waitUntil(timeout: 10) { transport.state.withLock { $0.pool.keys.isEmpty } },
+                "\(transport.state.withLock { $0.pool.keys })")
     }
 
     @Test("fwAppendHeaderFieldLine keeps each line, in order and case; allHTTPHeaderFields joins them")
