@@ -35,7 +35,7 @@ extension HTTP1Connection {
     /// one (some of it may be buffered already), its idle timeout starts now, and its task's wish to pause
     /// reading applies.
     func startPromotedResponse(_ request: PreparedRequest) {
-        parser.expectResponse(requestMethod: request.request.head.method, reportsChunks: request.request.tracesBytes)
+        parser.expectResponse(requestMethod: request.request.head.method, reportsChunks: request.request.reportsChunks)
         let buffered = Int64(parser.bufferedByteCount)
         startMetrics(for: request)
         let promoted = metrics.requestStart

@@ -164,7 +164,7 @@ extension HTTP1Connection {
             case .body(let bytes):
                 run(machine.receivedBody(bytes))
             case .chunk(let size, let extensions):
-                // Only for a traced request (the parser reports chunks only then).
+                // Only for a request that asked for them (`reportsChunks`: the parser reports chunks only then).
                 if let request = machine.activeRequest {
                     post([.chunk(size: size, extensions: extensions)], to: request)
                 }

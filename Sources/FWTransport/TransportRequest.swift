@@ -40,6 +40,10 @@ public struct TransportRequest: Sendable {
     /// requests, up to `HTTPTransport.Configuration.pipeliningDepth` in flight; its response comes in order,
     /// and it is replayed on a new connection when the server closes before answering it. False by default.
     public var pipelining = false
+    /// Report each size line of a chunked response body as `.chunk` (for an event trace that names the chunks);
+    /// each chunk's data then comes as `.body` events of its own, where chunks that arrived together otherwise
+    /// come as one. False by default.
+    public var reportsChunks = false
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,

@@ -20,6 +20,12 @@ final class TraceRecorder: NSObject, URLSessionDataDelegate, URLSessionTaskTrace
     }
 
     let log = LockedBox(Log())
+    let tracesChunks: Bool
+
+    init(tracesChunks: Bool = true) {
+        self.tracesChunks = tracesChunks
+        super.init()
+    }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didEmitTraceEvent event: URLSessionTaskTraceEvent) {
         let onQueue = OperationQueue.current === session.delegateQueue
@@ -219,6 +225,21 @@ extension URLSessionTaskTraceEvent.Value {
             }
             #expect(String(decoding: received, as: UTF8.self).contains(line), "\(line)")
         }
+    }
+
+    @Test("a trace delegate that does not trace chunks gets no chunk event, and the whole body")
+    func chunksNotTraced() throws {
+        let server = try RawConformanceServer()
+        defer { server.stop() }
+        let recorder = TraceRecorder(tracesChunks: false)
+        let session = URLSession(configuration: .ephemeral, delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: try #require(URL(string: server.baseURL + "/chunks"))).resume()
+        #expect(recorder.waitForCompletions(1))
+        let log = recorder.log.withLock { $0 }
+        #expect(log.data == Data("helloabcdefghijklmnopqrstuvwxyzxyz".utf8))
+        let names = log.events.map(\.name)
+        #expect(!names.contains("chunk") && names.contains("body") && names.last == "end", "\(names)")
     }
 
     @Test("a task whose delegate is no trace delegate sends no trace message")
