@@ -9,6 +9,8 @@
 #                           next request (unless the response is close-delimited)
 #   GET /recorded           the bytes the previous connection sent, all of them (as a 200 body), once that
 #                           connection ended
+#   GET /chunks             CHUNKED: a chunked body of chunks of 5, 0x1a (with extensions) and 3 bytes, the
+#                           last-chunk (with an extension) and a trailer, sent in three writes
 #   anything else           "200 OK" with body "ok"
 import socket
 import ssl
@@ -30,6 +32,11 @@ RESPONSES = {
     "none": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi",
 }
 CLOSE_AFTER = {"transfer-encoding-in-http10"}
+CHUNKED = [
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+    b"1a;name=value;q=\"a b\"\r\nabcdefghijklmnopqrstuvwxyz\r\n",
+    b"3\r\nxyz\r\n0;last\r\nX-Sum: 34\r\n\r\n",
+]
 
 lock = threading.Condition()
 previous = {"bytes": None}
@@ -80,6 +87,9 @@ def serve(conn):
                 conn.sendall(RESPONSES.get(name, ok(b"unknown")))
                 if name in CLOSE_AFTER:
                     break
+            elif target == "/chunks":
+                for piece in CHUNKED:
+                    conn.sendall(piece)
             elif target == "/recorded":
                 with lock:
                     lock.wait_for(lambda: previous["bytes"] is not None, timeout=10)

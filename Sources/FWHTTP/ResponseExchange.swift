@@ -186,7 +186,8 @@ final class ResponseExchange: TransportTaskDelegate {
         case .upgraded(let channel):
             channel.abort(.cancelled)
             finish(.failure(.transport(.connectionLost("an unexpected protocol upgrade"))))
-        case .connected, .headSent, .wireWrite, .wireRead, .bodyBytesSent, .informational, .encodedBodyBytes:
+        case .connected, .headSent, .wireWrite, .wireRead, .bodyBytesSent, .informational, .encodedBodyBytes, .chunk,
+             .retrying:
             break
         }
     }

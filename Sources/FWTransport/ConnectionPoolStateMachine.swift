@@ -15,7 +15,8 @@
 // `maxConnectionsPerHost`. A request is served by an idle connection if there is one; otherwise it
 // waits, and a new connection is created when the key has fewer connections than the limit and fewer
 // connections on their way than waiters. A new connection serves the oldest waiter; if none is left
-// (it was cancelled) the connection goes to the idle list instead of being wasted.
+// (it was cancelled) the connection goes to the idle list instead of being wasted — unless its key is a
+// partition of its own (`ConnectionKey.isolated()`, a raw request's): that one closes, and the key leaves.
 //
 // At most `maxIdleConnectionsPerHost` connections are parked per key: parking one more closes the
 // oldest. Lowering `maxConnectionsPerHost` never closes a connection: it only stops new ones until
@@ -191,7 +192,7 @@ struct ConnectionPoolStateMachine {
     mutating func connectionEstablished(_ connection: ConnectionID) -> Action {
         let key = self.key(of: connection)
         var pool = hostPool(for: key)
-        defer { hosts[key] = pool }
+        defer { store(pool, for: key) }
         guard pool.connections[connection] == .connecting else {
             preconditionFailure("connectionEstablished(\(connection)) in state \(pool.describe(connection))")
         }
@@ -365,7 +366,10 @@ struct ConnectionPoolStateMachine {
             if waiter.pipelinable { return startPipeline(on: connection, with: waiter.request, in: &pool) }
             return Action(request: .execute(waiter.request, on: connection), connection: .none)
         }
-        if case .shutDown = state {
+        // No request asks for an isolated partition's connection (or key) again: it closes, as after shutdown.
+        var shutDown = false
+        if case .shutDown = state { shutDown = true }
+        if shutDown || key.partition != 0 {
             forget(connection, in: &pool)
             return Action(request: .none, connection: .close(connection))
         }

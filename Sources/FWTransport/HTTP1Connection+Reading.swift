@@ -163,6 +163,11 @@ extension HTTP1Connection {
                 run(machine.receivedHead(head))
             case .body(let bytes):
                 run(machine.receivedBody(bytes))
+            case .chunk(let size, let extensions):
+                // Only for a request that asked for them (`reportsChunks`: the parser reports chunks only then).
+                if let request = machine.activeRequest {
+                    post([.chunk(size: size, extensions: extensions)], to: request)
+                }
             case .end(let trailers, let keepAlive):
                 metrics.responseEnd = loop.now().uptimeNanoseconds
                 metrics.responseBodyBytes = bytesRead - Int64(parser.bufferedByteCount) - metrics.responseHeaderBytes

@@ -14,7 +14,8 @@ import FWWire
 extension HTTP1Connection {
     func startWriting(_ request: PreparedRequest) {
         parser.expectResponse(requestMethod: request.request.head.method,
-                              acceptsSwitchingProtocols: request.request.webSocket != nil)
+                              acceptsSwitchingProtocols: request.request.webSocket != nil,
+                              reportsChunks: request.request.reportsChunks)
         lastActivity = loop.now()
         startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)

@@ -65,6 +65,9 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     var metrics = TransportMetrics()
     var bytesWritten: Int64 = 0
     var bytesRead: Int64 = 0
+    /// Loop thread only: when each pipelined follower's head was queued, oldest first (its metrics'
+    /// `requestStart` once it is promoted; HTTP1Connection+Pipelining.swift).
+    var followerRequestStarts: [(id: RequestID, time: UInt64)] = []
 
     init(id: ConnectionID, key: ConnectionKey, loop: EventLoop, transport: HTTPTransport,
          connectTimeout: Duration, idleConnectionTimeout: Duration, maxRequests: Int?, pipeliningDepth: Int = 1,
@@ -244,10 +247,12 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         cancelContinueTimer()
         producer?.producer.stop()
         closeSocket()
-        post([.metrics(finalMetrics())], to: request)
-        flushOutbox()
         // A streamed body is resent only with a new producer (the old one was just stopped).
         let resend = retry && request.prepareResend(on: loop)
+        post([.metrics(finalMetrics())], to: request)
+        // The trace's `retry` names what failed the attempt.
+        if resend, request.request.tracesBytes { post([.retrying(error)], to: request) }
+        flushOutbox()
         transport.requestFailed(request, on: self, error: error, retry: resend)
     }
 

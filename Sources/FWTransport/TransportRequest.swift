@@ -40,6 +40,10 @@ public struct TransportRequest: Sendable {
     /// requests, up to `HTTPTransport.Configuration.pipeliningDepth` in flight; its response comes in order,
     /// and it is replayed on a new connection when the server closes before answering it. False by default.
     public var pipelining = false
+    /// Report each size line of a chunked response body as `.chunk` (for an event trace that names the chunks);
+    /// each chunk's data then comes as `.body` events of its own, where chunks that arrived together otherwise
+    /// come as one. False by default.
+    public var reportsChunks = false
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,
@@ -72,8 +76,8 @@ public struct TransportRequest: Sendable {
 
 /// What happens to a request, in order: `connected` (when `reportsConnection`), maybe `headSent`,
 /// `informational`s, `head`, `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
-/// `upgraded`. With tracing, `wireWrite` and `wireRead` report the
-/// raw bytes in between, in the order they moved. `bodyBytesSent` reports upload progress at any time
+/// `upgraded`. With tracing, `wireWrite` and `wireRead` report the raw bytes in between, in the order they
+/// moved, and `chunk` each size line of a chunked body. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
 ///
 /// The cases whose payload is larger than a few words (`connected`, `informational`, `head`, `metrics`,
@@ -96,6 +100,9 @@ public enum TransportEvent: Sendable {
     case bodyBytesSent(Int64)
     /// Bytes read from the socket while this request was active (only when `tracesBytes`).
     case wireRead([UInt8])
+    /// The size line of one chunk of a chunked response body (`size` 0 for the last-chunk), with the text of
+    /// its extensions (empty if none), before that chunk's `.body` (only when `tracesBytes`).
+    case chunk(size: Int64, extensions: String)
     /// An interim 1xx response.
     indirect case informational(HTTPResponseHead)
     /// The final response head.
@@ -108,6 +115,10 @@ public enum TransportEvent: Sendable {
     /// Timings and byte counts of the attempt on its connection; comes right before `end` or `failed`
     /// (a retried attempt's metrics are followed by the retry's own).
     indirect case metrics(TransportMetrics)
+    /// The attempt failed with this error, and the transport retries the request on a new connection (only when
+    /// `tracesBytes`); comes right after the failed attempt's `metrics`. The retry may still not happen (the
+    /// transport shut down meanwhile): then `failed` follows instead of a second `connected`.
+    case retrying(TransportError)
     /// The response is complete.
     case end(trailers: HTTPHeaders)
     /// The request failed; nothing follows.

@@ -207,6 +207,11 @@ enum DelegateRouter {
         delegate(of: task, (any URLSessionTaskTraceDelegate).self) != nil
     }
 
+    /// Whether `task`'s trace delegate wants each chunk of a chunked body as a `chunk` trace event.
+    static func tracesChunks(task: URLSessionTask) -> Bool {
+        delegate(of: task, (any URLSessionTaskTraceDelegate).self)?.tracesChunks ?? false
+    }
+
     private static func trace(_ task: URLSessionTask,
                               _ message: (any URLSessionTaskTraceDelegate, URLSession) -> Void) {
         guard let delegate = delegate(of: task, (any URLSessionTaskTraceDelegate).self) else { return }

@@ -119,10 +119,16 @@ public protocol URLSessionTaskTraceDelegate: URLSessionTaskDelegate {
     func urlSession(_ session: URLSession, task: URLSessionTask,
                     didReceiveTrailers trailers: [(name: String, value: String)])
     /// One event of the task's event trace, in order: name resolution, connect, TLS, the pool's decision,
-    /// bytes sent and received, the response head, body pieces, trailers, deviations, retries and redirects,
-    /// each with its time, hop, attempt and connection (schema: `URLSessionTaskTraceEvent`, the DocC article
-    /// "Event trace"). `event.jsonLine` is what `fwcurl --trace-json` writes.
+    /// bytes sent and received, the response head, each chunk's size, body pieces, trailers, deviations,
+    /// retries and redirects, each with its time, hop, attempt and connection (schema:
+    /// `URLSessionTaskTraceEvent`, the DocC article "Event trace"). `event.jsonLine` is what `fwcurl
+    /// --trace-json` writes.
     func urlSession(_ session: URLSession, task: URLSessionTask, didEmitTraceEvent event: URLSessionTaskTraceEvent)
+    /// Whether the event trace has a `chunk` event for each chunk of a chunked response body (FWNetworking
+    /// addition; true unless the delegate says otherwise). Each chunk's data then comes as body pieces of its
+    /// own (`didReceive data` per chunk, where chunks that arrived together otherwise come as one piece): a
+    /// delegate that reads the bytes but writes no event trace (`fwcurl -v` without `--trace-json`) says false.
+    var tracesChunks: Bool { get }
 }
 
 // MARK: - Default implementations
@@ -252,6 +258,9 @@ extension URLSessionTaskTraceDelegate {
                            didEmitTraceEvent event: URLSessionTaskTraceEvent) {
         traceFallback(session, task)?.urlSession(session, task: task, didEmitTraceEvent: event)
     }
+
+    /// True: the event trace names each chunk of a chunked body.
+    public var tracesChunks: Bool { true }
 
     private func traceFallback(_ session: URLSession, _ task: URLSessionTask) -> (any URLSessionTaskTraceDelegate)? {
         DelegateRouter.fallback(from: self, session: session, task: task, (any URLSessionTaskTraceDelegate).self)

@@ -96,6 +96,8 @@ extension URLSessionTask {
             hopFailed(error)
         case .upgraded(let channel):
             sink.upgraded(channel, for: self)
+        case .chunk, .retrying:
+            break // only traced (traceTransport above)
         }
     }
 

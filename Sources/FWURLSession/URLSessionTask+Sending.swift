@@ -87,6 +87,7 @@ extension URLSessionTask {
                                                     tracing: tracing,
                                                     webSocket: try sink.webSocketUpgrade(for: request, task: self))
             if let body = try uploadBody(for: request) { transportRequest.body = body }
+            transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
         } catch {
             enqueue(.fail(error))
             return

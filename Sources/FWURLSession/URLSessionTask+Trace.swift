@@ -12,8 +12,9 @@ import FWTransport
 // no allocation and no formatting); the payloads are built only when the trace is on.
 //
 // The hop and attempt: `transmit` starts a hop's trace (attempt 1). The transport retries an attempt on a new
-// connection after a stale keep-alive connection failed; it then reports the failed attempt's metrics and a
-// second `.connected`: a `.connected` after metrics within one hop is the retry (attempt 2).
+// connection after a stale keep-alive connection failed; it then reports the failed attempt's metrics, what
+// failed it (`.retrying`, traced requests only) and a second `.connected`: a `.connected` after metrics within
+// one hop is the retry (attempt 2), whose `retry` event carries that error.
 
 /// Where a task's event trace stands (under the task's lock).
 struct TaskTraceState {
@@ -25,6 +26,8 @@ struct TaskTraceState {
     var connection: UInt64?
     /// The current attempt reported its metrics: a further `.connected` in this hop is a retry.
     var attemptEnded = false
+    /// What failed the attempt the transport retries (`.retrying`): the URL error code and the description.
+    var retryCause: (code: Int, description: String)?
 
     /// Starts the trace of a hop being sent (`enabled`: whether anybody hears it).
     mutating func startHop(traced: Bool) {
@@ -91,6 +94,15 @@ extension URLSessionTask {
             if !bytes.isEmpty { emitTrace("send", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
         case .wireRead(let bytes):
             if !bytes.isEmpty { emitTrace("recv", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
+        case .chunk(let size, let extensions):
+            // Sent only for traced requests.
+            var fields: [(name: String, value: URLSessionTaskTraceEvent.Value)] = [("size", .integer(size))]
+            if !extensions.isEmpty { fields.append(("extensions", .string(extensions))) }
+            emitTrace("chunk", fields)
+        case .retrying(let error):
+            // Sent only for traced requests; told with the retry's `.connected`.
+            let code = URLError(error, url: nil).code.rawValue
+            withTransfer { $0.trace.retryCause = (code, "\(error)") }
         case .headSent, .bodyBytesSent, .upgraded:
             break
         case .informational(let head), .head(let head):
@@ -126,14 +138,21 @@ extension URLSessionTask {
     /// "retry" when the hop's attempt had ended; "pool"; for a new connection "resolve", "connect" and "tls";
     /// then "connected".
     private func traceConnected(_ info: ConnectionInfo) {
-        let retried = withTransfer { state -> Bool in
+        let (retried, cause) = withTransfer { state in
             let retried = state.trace.attemptEnded
             if retried { state.trace.attempt += 1 }
             state.trace.attemptEnded = false
             state.trace.connection = info.id.rawValue
-            return retried
+            defer { state.trace.retryCause = nil }
+            return (retried, state.trace.retryCause)
         }
-        if retried { emitTrace("retry", [("reason", .string("the reused connection failed before a response"))]) }
+        if retried {
+            var fields: [(name: String, value: URLSessionTaskTraceEvent.Value)] = [
+                ("reason", .string("the reused connection failed before a response")),
+            ]
+            if let cause { fields += [("error_code", .integer(Int64(cause.code))), ("error", .string(cause.description))] }
+            emitTrace("retry", fields)
+        }
         if let decision = info.trace?.poolDecision { emitTrace("pool", [("decision", .string(decision.name))]) }
         if let made = info.trace?.establishment { traceEstablishment(made) }
         emitTrace("connected", [

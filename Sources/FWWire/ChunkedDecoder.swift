@@ -32,6 +32,14 @@
 //
 // The trailer section's reader is a stored property beside the state rather than a payload of `trailers`,
 // so that `State` stays a few plain words that every framing byte can overwrite cheaply.
+//
+// A decoder made with `reportsChunks` (a traced request's) also reports each size line, the last-chunk's
+// included, as `.chunk` before that chunk's data: the line's end moves to `sizeEnded` instead of `data` or
+// `trailers`, and the next `decode` reports it from there. So that the extensions can be handed out as a range
+// of the caller's bytes, such a decoder never leaves a size line half consumed: an input that ends inside one
+// consumes only up to the line's start, and the line is read again, whole, from the next input (a line is at
+// most `maxLineLength` bytes; its deviations are a set, recorded again harmlessly). A decoder without
+// `reportsChunks` pays one flag check per chunk and one per `decode` for this.
 
 /// Decodes a chunked body from the bytes given to it, reporting data ranges and the final trailers.
 struct ChunkedDecoder {
@@ -43,6 +51,9 @@ struct ChunkedDecoder {
         case data(Range<Int>)
         /// The body ended after `consumed` bytes with these trailer fields.
         case end(trailers: HTTPHeaders, consumed: Int)
+        /// Only with `reportsChunks`: a size line of `size` (0 for the last-chunk) ended at `consumed`;
+        /// `extensions` is the range of the bytes after the size digits, up to the line end (empty if none).
+        case chunk(size: Int64, extensions: Range<Int>, consumed: Int)
     }
 
     /// The chunk-size line read so far.
@@ -69,6 +80,8 @@ struct ChunkedDecoder {
         case valueEnd(SizeLine)
         case valueSpace(SizeLine)
         case sizeLF(SizeLine)
+        /// Only with `reportsChunks`: the size line ended, with CRLF or (`crlf` false) a bare LF.
+        case sizeEnded(SizeLine, crlf: Bool)
         case data(remaining: Int64)
         case dataCR
         case dataLF
@@ -80,12 +93,15 @@ struct ChunkedDecoder {
     /// Reads the trailer section in state `trailers`; untouched before.
     private var trailers: FieldSectionReader
     private let limits: HTTPLimits
+    /// Report each size line as `.chunk` (for a traced request).
+    private let reportsChunks: Bool
     /// The named deviations the body needed so far (the trailer section's join them at its end).
     private(set) var deviations = HTTPDeviations()
 
-    /// A decoder at the start of a chunked body.
-    init(limits: HTTPLimits) {
+    /// A decoder at the start of a chunked body; with `reportsChunks`, one that reports each size line.
+    init(limits: HTTPLimits, reportsChunks: Bool = false) {
         self.limits = limits
+        self.reportsChunks = reportsChunks
         trailers = .trailers(limits: limits)
     }
 
@@ -108,6 +124,8 @@ struct ChunkedDecoder {
                 state = .done
                 deviations.formUnion(trailers.deviations)
                 return .end(trailers: trailers.fields, consumed: index + progress.consumed)
+            case .sizeEnded(let line, let crlf):
+                return reportChunk(line, crlf: crlf, endingAt: index)
             case .done:
                 preconditionFailure("decode(_:) in state \(state)")
             default:
@@ -115,7 +133,36 @@ struct ChunkedDecoder {
                 index += 1
             }
         }
-        return .needMoreInput(consumed: index)
+        guard reportsChunks else { return .needMoreInput(consumed: index) }
+        return endOfInputReportingChunks(at: index)
+    }
+
+    // MARK: Reporting chunks
+
+    /// The size line that ended just before `index` as `.chunk`; then on to its data (or the trailers).
+    private mutating func reportChunk(_ line: SizeLine, crlf: Bool, endingAt index: Int) -> Output {
+        let end = index - (crlf ? 2 : 1)
+        state = line.size == 0 ? .trailers : .data(remaining: line.size)
+        return .chunk(size: line.size, extensions: end - line.extensionLength..<end, consumed: index)
+    }
+
+    /// The input ended at `index`: a size line that just ended is reported; one that did not is given back
+    /// (consumed only up to its start, read again from the start of the next input).
+    private mutating func endOfInputReportingChunks(at index: Int) -> Output {
+        switch state {
+        case .sizeEnded(let line, let crlf):
+            return reportChunk(line, crlf: crlf, endingAt: index)
+        case .sizeDigits(let line), .sizeSpace(let line), .nameStart(let line), .name(let line),
+             .nameSpace(let line), .valueStart(let line), .token(let line), .quoted(let line),
+             .escape(let line), .valueEnd(let line), .valueSpace(let line):
+            state = .sizeStart
+            return .needMoreInput(consumed: index - line.digits - line.extensionLength)
+        case .sizeLF(let line):
+            state = .sizeStart
+            return .needMoreInput(consumed: index - line.digits - line.extensionLength - 1)
+        default:
+            return .needMoreInput(consumed: index)
+        }
     }
 
     // MARK: Framing bytes
@@ -159,7 +206,7 @@ struct ChunkedDecoder {
             try extend(&line, then: State.quoted)
         case .sizeLF(let line):
             guard byte == ASCII.lf else { throw .invalidLineEnding }
-            endOfSizeLine(line)
+            endOfSizeLine(line, crlf: true)
         case .dataCR:
             switch byte {
             case ASCII.cr: state = .dataLF
@@ -171,7 +218,7 @@ struct ChunkedDecoder {
         case .dataLF:
             guard byte == ASCII.lf else { throw .invalidChunkTerminator }
             state = .sizeStart
-        case .data, .trailers, .done:
+        case .data, .sizeEnded, .trailers, .done:
             preconditionFailure("step(_:) in state \(state)")
         }
     }
@@ -242,7 +289,7 @@ struct ChunkedDecoder {
         case ASCII.cr: state = .sizeLF(line)
         case ASCII.lf:
             try deviations.record(.bareLF, refusing: limits.refusedDeviations)
-            endOfSizeLine(line)
+            endOfSizeLine(line, crlf: false)
         default: return false
         }
         return true
@@ -274,7 +321,10 @@ struct ChunkedDecoder {
         state = next(line)
     }
 
-    private mutating func endOfSizeLine(_ line: SizeLine) {
+    /// The size line ended (with CRLF, or a bare LF): its data (or the trailers) follow, after the line is
+    /// reported when the decoder reports chunks.
+    private mutating func endOfSizeLine(_ line: SizeLine, crlf: Bool) {
+        if reportsChunks { return state = .sizeEnded(line, crlf: crlf) }
         state = line.size == 0 ? .trailers : .data(remaining: line.size)
     }
 }

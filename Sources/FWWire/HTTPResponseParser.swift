@@ -13,6 +13,8 @@
 //   contentLength ──body bytes, never more than remaining──▶ contentLength, or ending when none remain
 //   chunked ──ChunkedDecoder data (all buffered chunks joined into one event)──▶ chunked;
 //           ──last chunk and trailers──▶ idle, reporting `.end`, or ending(trailers) after a body event
+//   (a response expected with `reportsChunks`, a traced request's: chunked ──size line──▶ chunked, reporting
+//   `.chunk`; each chunk's data is reported on its own, never joined with the next chunk's)
 //   untilClose ──body bytes──▶ untilClose;  ──end of stream──▶ idle, reporting `.end` (keepAlive false)
 //   ending ──next()──▶ idle, reporting `.end`
 //
@@ -58,6 +60,8 @@ public struct HTTPResponseParser: Sendable {
     private var interimCount = 0
     /// The request asked to switch protocols: a 101 is its final response.
     private var acceptsSwitchingProtocols = false
+    /// Report each chunk's size line of a chunked body (`.chunk`).
+    private var reportsChunks = false
     /// Received bytes; those before `readIndex` are consumed (HTTPResponseParser+Buffer.swift).
     var buffer: [UInt8] = []
     var readIndex = 0
@@ -81,13 +85,16 @@ public struct HTTPResponseParser: Sendable {
     /// Announces the request whose response comes next (method "HEAD" => no body). With
     /// `acceptsSwitchingProtocols` (the request carried `Upgrade`), a 101 is the final response: it ends
     /// right after its head and what follows stays buffered for the new protocol (`takeBufferedBytes`).
+    /// With `reportsChunks` (a traced request), a chunked body reports each chunk's size line as `.chunk`.
     /// Precondition: idle (no response in progress). Bytes already buffered are parsed after this.
-    public mutating func expectResponse(requestMethod: String, acceptsSwitchingProtocols: Bool = false) {
+    public mutating func expectResponse(requestMethod: String, acceptsSwitchingProtocols: Bool = false,
+                                        reportsChunks: Bool = false) {
         guard case .idle = state else {
             preconditionFailure("expectResponse(requestMethod:) in state \(state)")
         }
         self.requestMethod = requestMethod
         self.acceptsSwitchingProtocols = acceptsSwitchingProtocols
+        self.reportsChunks = reportsChunks
         interimCount = 0
         responseDeviations = []
         state = .statusLine(LineScanner())
@@ -300,7 +307,7 @@ public struct HTTPResponseParser: Sendable {
         case .contentLength(let length):
             state = .contentLength(remaining: length, keepAlive: keepAlive)
         case .chunked:
-            state = .chunked(ChunkedDecoder(limits: limits), keepAlive: keepAlive)
+            state = .chunked(ChunkedDecoder(limits: limits, reportsChunks: reportsChunks), keepAlive: keepAlive)
         case .untilClose:
             state = .untilClose
         }
@@ -308,7 +315,8 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// Decodes every chunk the buffer holds and reports their data as one body event (chunk boundaries
-    /// carry no meaning); the end of the body is reported at once when no data precedes it, else next.
+    /// carry no meaning); the end of the body is reported at once when no data precedes it, else next. When
+    /// the parser reports chunks, each size line is an event and each chunk's data a body event of its own.
     private mutating func decodeChunks(
         _ decoder: inout ChunkedDecoder,
         keepAlive: Bool
@@ -340,6 +348,16 @@ public struct HTTPResponseParser: Sendable {
                     }
                     appendBytes(range.count, to: &body)
                 }
+                if reportsChunks {
+                    state = .chunked(decoder, keepAlive: keepAlive)
+                    return .body(body)
+                }
+            case .chunk(let size, let extensions, let consumed):
+                // Only when reporting chunks, which never joins data: no body is pending here.
+                let text = try withUnreadBytes { Latin1.string($0[extensions]) }
+                consume(consumed)
+                state = .chunked(decoder, keepAlive: keepAlive)
+                return .chunk(size: size, extensions: text)
             case .end(let trailers, let consumed):
                 consume(consumed)
                 responseDeviations.formUnion(decoder.deviations)

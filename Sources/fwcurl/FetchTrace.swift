@@ -24,6 +24,9 @@ final class FetchTrace: Sendable {
         self.eventLog = eventLog
     }
 
+    /// Whether `--trace-json` writes an event trace (only then does it name each chunk of a chunked body).
+    var writesEventTrace: Bool { eventLog != nil }
+
     /// The policy's trust mode ("default", "pinned", "insecure").
     var trustMode: String { policy.trustMode }
 

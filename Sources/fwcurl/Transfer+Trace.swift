@@ -58,6 +58,9 @@ extension Transfer {
         trace.emitted(event)
     }
 
+    /// Chunk events only for `--trace-json`: `-v` and the progress meter keep one body piece per read.
+    var tracesChunks: Bool { trace.writesEventTrace }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendRequestHead head: Data) {
         trace.sentRequestHead(head)
     }

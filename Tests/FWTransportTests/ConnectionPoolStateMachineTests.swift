@@ -22,6 +22,22 @@ import TestSupport
         #expect(pool.counters(for: key) == .init(leased: 1))
     }
 
+    @Test func anIsolatedPartitionsConnectionNeverParksAndItsKeyLeaves() throws {
+        var pool = ConnectionPoolStateMachine(maxConnectionsPerHost: 2)
+        let isolated = key.isolated()
+        // Its request was cancelled while the connection was made: the connection closes instead of parking.
+        let cancelled = try #require(created(pool.enqueue(request(1), key: isolated, requiresNewConnection: true)))
+        #expect(pool.cancelWaiting(request(1), key: isolated).request == .fail(request(1)))
+        #expect(pool.connectionEstablished(cancelled).connection == .close(cancelled))
+        #expect(pool.keys.isEmpty)
+        // Its request ran: the connection (not reusable) leaves, and so does the key.
+        let other = key.isolated()
+        let served = try #require(created(pool.enqueue(request(2), key: other, requiresNewConnection: true)))
+        #expect(pool.connectionEstablished(served).request == .execute(request(2), on: served))
+        _ = pool.requestFinished(on: served, reusable: false)
+        #expect(pool.keys.isEmpty)
+    }
+
     @Test func theLimitIsNeverExceededAndWaitersAreServedFIFO() throws {
         var pool = ConnectionPoolStateMachine(maxConnectionsPerHost: 2)
         var connections: [ConnectionID] = []

@@ -30,7 +30,8 @@ final class RecordingDelegate: TransportTaskDelegate {
                 outcome.terminalCount += 1
             case .upgraded(let channel): outcome.channel = channel
                 outcome.terminalCount += 1
-            case .headSent, .informational, .wireWrite, .wireRead, .metrics, .encodedBodyBytes, .bodyBytesSent: break
+            case .headSent, .informational, .wireWrite, .wireRead, .metrics, .encodedBodyBytes, .bodyBytesSent,
+                 .chunk, .retrying: break
             }
         }
         return outcome

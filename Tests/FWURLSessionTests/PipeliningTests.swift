@@ -20,6 +20,9 @@ import TestSupport
         var connection = 0
         var replays = 0
         var error: URLError?
+        /// The last transaction's request start and response start (session clock).
+        var requestStart: Date?
+        var responseStart: Date?
     }
 
     /// Keeps each task's metrics.
@@ -67,7 +70,10 @@ import TestSupport
         return try results.withLock { results in
             try tasks.indices.map { index in
                 var outcome = try #require(results[index])
-                outcome.replays = metrics[tasks[index].taskIdentifier]?.transactionMetrics.last?.fwPipelineReplayCount ?? -1
+                let transaction = metrics[tasks[index].taskIdentifier]?.transactionMetrics.last
+                outcome.replays = transaction?.fwPipelineReplayCount ?? -1
+                outcome.requestStart = transaction?.requestStartDate
+                outcome.responseStart = transaction?.responseStartDate
                 return outcome
             }
         }
@@ -89,6 +95,14 @@ import TestSupport
         #expect(outcomes.map(\.pending) == [3, 2, 1])
         #expect(Set(outcomes.map(\.connection)).count == 1)
         #expect(outcomes.map(\.replays) == [0, 0, 0])
+        // Each follower's request started when its head was written: before the first response began (the
+        // server answered only after reading all three), not when the follower's own response was next.
+        let firstResponse = try #require(outcomes[0].responseStart)
+        for outcome in outcomes.dropFirst() {
+            let start = try #require(outcome.requestStart)
+            #expect(start <= firstResponse, "\(start) after \(firstResponse)")
+            #expect(start <= (outcome.responseStart ?? .distantPast))
+        }
     }
 
     @Test("without pipelining the server sees one head at a time")

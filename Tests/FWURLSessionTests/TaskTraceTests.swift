@@ -20,6 +20,12 @@ final class TraceRecorder: NSObject, URLSessionDataDelegate, URLSessionTaskTrace
     }
 
     let log = LockedBox(Log())
+    let tracesChunks: Bool
+
+    init(tracesChunks: Bool = true) {
+        self.tracesChunks = tracesChunks
+        super.init()
+    }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didEmitTraceEvent event: URLSessionTaskTraceEvent) {
         let onQueue = OperationQueue.current === session.delegateQueue
@@ -119,6 +125,10 @@ extension URLSessionTaskTraceEvent.Value {
         #expect(attempt1.contains { $0.name == "send" })
         let retry = try #require(hop1.first { $0.name == "retry" })
         #expect(retry.attempt == 2)
+        // The retry names the failed attempt's error: the reset connection, as the URL error it would have been.
+        #expect(retry[field: "error_code"]?.integer == Int64(URLError.Code.networkConnectionLost.rawValue),
+                "\(retry.jsonLine)")
+        #expect(retry[field: "error"]?.string?.isEmpty == false, "\(retry.jsonLine)")
         let attempt2 = hop1.filter { $0.attempt == 2 }
         let secondConnection = try #require(attempt2.first { $0.name == "connected" })
         #expect(secondConnection.connection != firstConnection)
@@ -175,6 +185,61 @@ extension URLSessionTaskTraceEvent.Value {
         #expect(connected.connection == events(of: first).first { $0.name == "connected" }?.connection)
         #expect(waited.last?.name == "end")
         #expect(server.connectionCount == 1)
+    }
+
+    @Test("each chunk of a chunked body is a chunk event with its size and extensions, before its data, in wire order")
+    func chunkEvents() throws {
+        let server = try RawConformanceServer()
+        defer { server.stop() }
+        let recorder = TraceRecorder()
+        let session = URLSession(configuration: .ephemeral, delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: try #require(URL(string: server.baseURL + "/chunks"))).resume()
+        #expect(recorder.waitForCompletions(1))
+        let log = recorder.log.withLock { $0 }
+        #expect(log.error == nil, "\(String(describing: log.error))")
+        #expect(log.data == Data("helloabcdefghijklmnopqrstuvwxyzxyz".utf8))
+
+        // The body events of one chunk joined (a read may cut a chunk's data in two).
+        var steps: [(name: String, size: Int64)] = []
+        for event in log.events where ["chunk", "body"].contains(event.name) {
+            let size = event[field: "size"]?.integer ?? -1
+            if event.name == "body", steps.last?.name == "body" { steps[steps.count - 1].size += size } else {
+                steps.append((event.name, size))
+            }
+        }
+        #expect(steps.map { "\($0.name) \($0.size)" } == ["chunk 5", "body 5", "chunk 26", "body 26", "chunk 3",
+                                                         "body 3", "chunk 0"])
+        let chunks = log.events.filter { $0.name == "chunk" }
+        #expect(chunks.map { $0[field: "extensions"]?.string } == [nil, ";name=value;q=\"a b\"", nil, ";last"])
+        let names = log.events.map(\.name)
+        let head = try #require(names.firstIndex(of: "response_head"))
+        let firstChunk = try #require(names.firstIndex(of: "chunk"))
+        let trailers = try #require(names.firstIndex(of: "trailers"))
+        #expect(head < firstChunk && names.lastIndex(of: "chunk").map { $0 < trailers } == true, "\(names)")
+        // Each chunk event comes after the bytes of its size line were received.
+        let lines = ["5\r\n", "1a;name=value;q=\"a b\"\r\n", "3\r\n", "0;last\r\n"]
+        for (line, index) in zip(lines, log.events.indices.filter({ log.events[$0].name == "chunk" })) {
+            let received = log.events[..<index].filter { $0.name == "recv" }.flatMap { event -> [UInt8] in
+                if case .bytes(let bytes)? = event[field: "data"] { bytes } else { [] }
+            }
+            #expect(String(decoding: received, as: UTF8.self).contains(line), "\(line)")
+        }
+    }
+
+    @Test("a trace delegate that does not trace chunks gets no chunk event, and the whole body")
+    func chunksNotTraced() throws {
+        let server = try RawConformanceServer()
+        defer { server.stop() }
+        let recorder = TraceRecorder(tracesChunks: false)
+        let session = URLSession(configuration: .ephemeral, delegate: recorder, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        session.dataTask(with: try #require(URL(string: server.baseURL + "/chunks"))).resume()
+        #expect(recorder.waitForCompletions(1))
+        let log = recorder.log.withLock { $0 }
+        #expect(log.data == Data("helloabcdefghijklmnopqrstuvwxyzxyz".utf8))
+        let names = log.events.map(\.name)
+        #expect(!names.contains("chunk") && names.contains("body") && names.last == "end", "\(names)")
     }
 
     @Test("a task whose delegate is no trace delegate sends no trace message")

@@ -69,6 +69,25 @@ import TestSupport
         #expect(start <= end)
     }
 
+    @Test("--trace-json shows each chunk of a chunked body: its size and extensions, before its data")
+    func chunkEvents() throws {
+        let server = try RawConformanceServer()
+        defer { server.stop() }
+        let run = try Fwcurl.run(["-s", "--trace-json", "-", "-o", "/dev/null", server.baseURL + "/chunks"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try Self.events(run.text)
+        let chunks = events.filter { $0["event"] as? String == "chunk" }
+        #expect(chunks.compactMap { $0["size"] as? Int } == [5, 26, 3, 0], "\(chunks)")
+        #expect(chunks.map { $0["extensions"] as? String } == [nil, ";name=value;q=\"a b\"", nil, ";last"])
+        let names = events.compactMap { $0["event"] as? String }
+        // The first chunk's data follows it; the last-chunk comes after all the data, before the trailers.
+        let first = try #require(names.firstIndex(of: "chunk"))
+        #expect(names[first + 1] == "body", "\(names)")
+        let last = try #require(names.lastIndex(of: "chunk"))
+        let trailers = try #require(names.firstIndex(of: "trailers"), "\(names)")
+        #expect(!names[last...].contains("body") && last < trailers, "\(names)")
+    }
+
     @Test("--trace-json - writes the trace to stdout (the body going to -o)")
     func traceToStandardOutput() throws {
         let server = try RawConformanceServer()

@@ -83,7 +83,7 @@ struct HTTPConnectTunnel: Sendable {
             }
             guard let event else { return .waitForMore }
             switch event {
-            case .informational, .body:
+            case .informational, .body, .chunk:
                 continue
             case .head(let head, _):
                 if let action = answered(head) { return action }
