@@ -80,7 +80,7 @@ public struct TransportRequest: Sendable {
 /// moved, and `chunk` each size line of a chunked body. `bodyBytesSent` reports upload progress at any time
 /// between `connected` and the end.
 ///
-/// The cases whose payload is larger than a few words (`connected`, `informational`, `head`, `metrics`,
+/// The cases whose payload is larger than a few words (`connected`, `informational`, `head`, `metrics`, `retrying`,
 /// `failed`) are boxed (`indirect`): an event is copied several times on its way to the task's drain, and
 /// without the boxes every event, however small, would be as large as the largest payload each time (a
 /// response head or the metrics are hundreds of bytes; boxing them cut a small request by 6.7 % of its
@@ -118,7 +118,7 @@ public enum TransportEvent: Sendable {
     /// The attempt failed with this error, and the transport retries the request on a new connection (only when
     /// `tracesBytes`); comes right after the failed attempt's `metrics`. The retry may still not happen (the
     /// transport shut down meanwhile): then `failed` follows instead of a second `connected`.
-    case retrying(TransportError)
+    indirect case retrying(TransportError)
     /// The response is complete.
     case end(trailers: HTTPHeaders)
     /// The request failed; nothing follows.
