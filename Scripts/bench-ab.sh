@@ -36,6 +36,9 @@ sed -i "s|path: \"../..\"|path: \"$work/old\"|" "$work/bench/Package.swift"
 grep -rq "var urlCache" "$work/old/Sources/FWURLSession" ||
     sed -i 's/^configuration.urlCache = nil$//' "$work/bench/Sources/bench-fw/main.swift"
 nice -n 5 swift build -c release --package-path "$work/bench" --product bench-fw >&2
+# The bench package depends on this checkout by path; SwiftPM does not plan again when the checkout gains a
+# source file, so an earlier build of the package would compile without it. Its plan goes first.
+rm -f "$root/Scripts/bench/.build/release.yaml"
 nice -n 5 swift build -c release --package-path "$root/Scripts/bench" --product bench-fw >&2
 old="$(swift build -c release --package-path "$work/bench" --show-bin-path)/bench-fw"
 new="$(swift build -c release --package-path "$root/Scripts/bench" --show-bin-path)/bench-fw"
