@@ -187,7 +187,7 @@ final class ResponseExchange: TransportTaskDelegate {
             channel.abort(.cancelled)
             finish(.failure(.transport(.connectionLost("an unexpected protocol upgrade"))))
         case .connected, .headSent, .wireWrite, .wireRead, .bodyBytesSent, .informational, .encodedBodyBytes, .chunk,
-             .retrying:
+             .retrying, .tlsMessage:
             break
         }
     }

@@ -3,8 +3,11 @@ import CFWOpenSSL
 // MARK: - TLSEngine: the handshake's messages
 //
 // For event traces: OpenSSL's message callback (SSL_set_msg_callback) reports each protocol message as it is
-// sent or received, inside SSL_do_handshake on the engine's thread; the engine keeps the handshake ones (record
-// content type 22: their first byte is the message type). Off unless `recordHandshakeMessages()` is called.
+// sent or received, inside SSL_do_handshake (and, after the handshake, inside SSL_read: a TLS 1.3 server's
+// NewSessionTicket or KeyUpdate, and our reply to a KeyUpdate) on the engine's thread; the engine keeps the
+// handshake-protocol ones (record content type 22: their first byte is the message type). Off unless
+// `recordHandshakeMessages()` is called; the caller takes the log at the handshake's end and after each read
+// (`takeHandshakeMessages()`), so the ones after the handshake come out in order with the plaintext.
 
 /// One TLS handshake message, sent or received.
 public struct TLSHandshakeMessage: Sendable, Hashable, CustomStringConvertible {
@@ -57,5 +60,15 @@ extension TLSEngine {
     /// The handshake messages recorded so far, in order (empty unless `recordHandshakeMessages()` was called).
     public var handshakeMessages: [TLSHandshakeMessage] {
         handshakeMessageLog ?? []
+    }
+
+    /// The handshake-protocol messages recorded since the last take (or since recording started), in order, and
+    /// forgets them; recording goes on. Empty, without any work, when nothing was recorded. Call it after each
+    /// `readPlaintext` to learn the messages that read went through (NewSessionTicket, KeyUpdate, ...), before
+    /// the plaintext it returned: the records that carried them came first.
+    public func takeHandshakeMessages() -> [TLSHandshakeMessage] {
+        guard let log = handshakeMessageLog, !log.isEmpty else { return [] }
+        handshakeMessageLog = []
+        return log
     }
 }

@@ -41,6 +41,9 @@ extension HTTP1Connection {
         if progress == .complete {
             establishment.secureConnectionEnd = loop.now().uptimeNanoseconds
             establishment.tls = TLSConnectionMetrics(tls)
+            // The handshake's messages are in the metrics; what the log gathers from now on is reported as it
+            // is read (`decryptAvailable`).
+            _ = tls.takeHandshakeMessages()
         }
         run(machine.handshakeAdvanced(progress))
     }
@@ -74,13 +77,16 @@ extension HTTP1Connection {
     }
 
     /// Decrypts every complete record received so far straight into the parser's buffer (a body event
-    /// covering a whole slice hands that buffer on without another copy).
+    /// covering a whole slice hands that buffer on without another copy). On a connection that records its
+    /// TLS messages (made for a traced request) the handshake-protocol messages each read went through
+    /// (NewSessionTicket, KeyUpdate, ...) are reported before the plaintext it returned.
     func decryptAvailable(_ tls: TLSEngine) {
         do throws(TLSError) {
             var filled = ChannelCore.readSize
             while filled == ChannelCore.readSize {
                 filled = try parser.feed(upTo: ChannelCore.readSize) { (room) throws(TLSError) -> Int in
                     let count = try tls.readPlaintext(into: room)
+                    noteHandshakeMessages(tls.takeHandshakeMessages())
                     noteReceived(UnsafeRawBufferPointer(rebasing: room[..<count]))
                     return count
                 }
@@ -92,5 +98,12 @@ extension HTTP1Connection {
             queueCiphertext()
             run(machine.connectionLost(.secureConnectionFailed(error)))
         }
+    }
+
+    /// Handshake-protocol messages that came (or went) after the handshake: reported to the active request when
+    /// it is traced, else dropped (the connection records them only when made for a traced request).
+    private func noteHandshakeMessages(_ messages: [TLSHandshakeMessage]) {
+        guard !messages.isEmpty, let request = machine.activeRequest, request.request.tracesBytes else { return }
+        post(messages.map(TransportEvent.tlsMessage), to: request)
     }
 }

@@ -1,3 +1,4 @@
+import FWTLS
 import FWWire
 
 // MARK: - TransportRequest
@@ -77,8 +78,8 @@ public struct TransportRequest: Sendable {
 /// What happens to a request, in order: `connected` (when `reportsConnection`), maybe `headSent`,
 /// `informational`s, `head`, `body`s, then exactly one of `end`, `failed` or (for a WebSocket handshake)
 /// `upgraded`. With tracing, `wireWrite` and `wireRead` report the raw bytes in between, in the order they
-/// moved, and `chunk` each size line of a chunked body. `bodyBytesSent` reports upload progress at any time
-/// between `connected` and the end.
+/// moved, `tlsMessage` the TLS messages after the handshake, and `chunk` each size line of a chunked body.
+/// `bodyBytesSent` reports upload progress at any time between `connected` and the end.
 ///
 /// The cases whose payload is larger than a few words (`connected`, `informational`, `head`, `metrics`, `retrying`,
 /// `failed`) are boxed (`indirect`): an event is copied several times on its way to the task's drain, and
@@ -100,6 +101,11 @@ public enum TransportEvent: Sendable {
     case bodyBytesSent(Int64)
     /// Bytes read from the socket while this request was active (only when `tracesBytes`).
     case wireRead([UInt8])
+    /// A TLS handshake-protocol message sent or received after the handshake (a TLS 1.3 server's
+    /// NewSessionTicket, a KeyUpdate), before the `wireRead` of the plaintext that followed it; only when
+    /// `tracesBytes` and the connection was made for a traced request (which records its TLS messages; the
+    /// handshake's own are in `ConnectionInfo.trace`'s establishment).
+    case tlsMessage(TLSHandshakeMessage)
     /// The size line of one chunk of a chunked response body (`size` 0 for the last-chunk), with the text of
     /// its extensions (empty if none), before that chunk's `.body` (only when `tracesBytes`).
     case chunk(size: Int64, extensions: String)

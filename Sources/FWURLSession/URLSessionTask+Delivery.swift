@@ -96,7 +96,7 @@ extension URLSessionTask {
             hopFailed(error)
         case .upgraded(let channel):
             sink.upgraded(channel, for: self)
-        case .chunk, .retrying:
+        case .chunk, .retrying, .tlsMessage:
             break // only traced (traceTransport above)
         }
     }

@@ -94,6 +94,10 @@ extension URLSessionTask {
             if !bytes.isEmpty { emitTrace("send", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
         case .wireRead(let bytes):
             if !bytes.isEmpty { emitTrace("recv", [("size", .integer(Int64(bytes.count))), ("data", .bytes(bytes))]) }
+        case .tlsMessage(let message):
+            // Sent only for traced requests, before the `recv` of the plaintext that followed it.
+            emitTrace("tls_message", [("direction", .string(message.isSent ? "sent" : "received")),
+                                      ("name", .string(message.name)), ("type", .integer(Int64(message.type)))])
         case .chunk(let size, let extensions):
             // Sent only for traced requests.
             var fields: [(name: String, value: URLSessionTaskTraceEvent.Value)] = [("size", .integer(size))]

@@ -41,7 +41,8 @@ public struct URLSessionTaskTraceEvent: Sendable {
     /// The transport's id of the connection the attempt runs on; nil before it has one.
     public let connection: UInt64?
     /// The event's name ("request", "pool", "resolve", "connect", "tls", "connected", "send", "recv",
-    /// "response_head", "chunk", "body", "trailers", "deviations", "retry", "redirect", "next_hop", "end", "failed").
+    /// "tls_message", "response_head", "chunk", "body", "trailers", "deviations", "retry", "redirect",
+    /// "next_hop", "end", "failed").
     public let name: String
     /// The event's own fields, in order.
     public let fields: [(name: String, value: Value)]

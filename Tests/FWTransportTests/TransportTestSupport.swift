@@ -31,7 +31,7 @@ final class RecordingDelegate: TransportTaskDelegate {
             case .upgraded(let channel): outcome.channel = channel
                 outcome.terminalCount += 1
             case .headSent, .informational, .wireWrite, .wireRead, .metrics, .encodedBodyBytes, .bodyBytesSent,
-                 .chunk, .retrying: break
+                 .chunk, .retrying, .tlsMessage: break
             }
         }
         return outcome

@@ -69,6 +69,28 @@ import TestSupport
         #expect(start <= end)
     }
 
+    @Test("--trace-json over TLS 1.3 shows the NewSessionTickets read after the handshake, before the response")
+    func newSessionTicketEvent() throws {
+        let server = try OpenSSLServer.start(extra: ["-tls1_3"])
+        defer { server.stop() }
+        let run = try Fwcurl.run(["-s", "--trace-json", "-", "-o", "/dev/null", "--cacert",
+                                  TLSFixtures.path("root-ca.pem"), "https://127.0.0.1:\(server.port)/"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try Self.events(run.text)
+        let names = events.compactMap { $0["event"] as? String }
+        let tls = try #require(names.firstIndex(of: "tls"), "\(names)")
+        #expect((events[tls]["messages"] as? [String])?.last == "> Finished", "\(events[tls])")
+        let tickets = names.indices.filter {
+            names[$0] == "tls_message" && events[$0]["name"] as? String == "NewSessionTicket"
+        }
+        #expect(!tickets.isEmpty, "\(names)")
+        #expect(tickets.allSatisfy {
+            events[$0]["direction"] as? String == "received" && events[$0]["type"] as? Int == 4
+        })
+        let firstRecv = try #require(names.firstIndex(of: "recv"), "\(names)")
+        #expect(tickets.allSatisfy { tls < $0 && $0 < firstRecv }, "\(names)")
+    }
+
     @Test("--trace-json shows each chunk of a chunked body: its size and extensions, before its data")
     func chunkEvents() throws {
         let server = try RawConformanceServer()
