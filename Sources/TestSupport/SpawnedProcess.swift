@@ -40,6 +40,7 @@ public final class SpawnedProcess: @unchecked Sendable { // `stopped`: only stop
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeInheritedDescriptors(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -61,6 +62,21 @@ public final class SpawnedProcess: @unchecked Sendable { // `stopped`: only stop
             throw TestSupportError.serverUnavailable("posix_spawnp \(arguments[0]): \(status)")
         }
         return SpawnedProcess(pid: pid, logPath: logPath, inputWriter: input[1])
+    }
+
+    /// The child closes every descriptor above standard error. A server outlives the test that started it,
+    /// and the test process spawns from many threads: a pipe another test made for its own child (to read its
+    /// output to the end) and had not yet marked close-on-exec would otherwise stay open in the server, and
+    /// that test would wait for an end of file that comes only when the server stops (a whole-suite run in a CI
+    /// rehearsal stalled with every dispatch worker blocked in pipe reads and polls, the probes they waited for
+    /// already exited, and the servers started beside them still running). glibc 2.34+ has the
+    /// action (`posix_spawn_file_actions_addclosefrom_np`); the Swift module does not export it, so it is looked
+    /// up, and without it the child inherits what it inherited before.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
 
     /// The log so far.
