@@ -73,11 +73,15 @@ public final class SpawnedProcess: @unchecked Sendable { // `stopped`: only stop
     /// action (`posix_spawn_file_actions_addclosefrom_np`); the Swift module does not export it, so it is looked
     /// up, and without it the child inherits what it inherited before.
     private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        else { return }
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        _ = addCloseFrom?(&actions, 3)
     }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np`, looked up once; nil before glibc 2.34.
+    private static let addCloseFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0),
+                                                        "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
 
     /// The log so far.
     public var log: String {
