@@ -6,6 +6,9 @@
 
 import PackageDescription
 
+/// fwget's link inputs: linker scripts and the symbol ordering file (see the fwget target).
+let fwgetLink = Context.packageDirectory + "/Sources/fwget/Link"
+
 let package = Package(
     name: "FWNetworking",
     products: [
@@ -35,14 +38,24 @@ let package = Package(
         .executableTarget(name: "fwcurl", dependencies: ["FWNetworking"]),
         // The Foundation-free client (issue 24): FWHTTP over the transport, and the fwget tool on it alone.
         .target(name: "FWHTTP", dependencies: ["FWTransport", "FWTLS", "FWWire", "FWLoop"]),
-        // Release links position-dependent, exports no symbols and folds identical functions whose address is
-        // never taken: -660 KB of relocations, -250 KB of dynamic symbols, -106 KB of duplicate code, which
-        // keeps the static, stripped fwget under 8 MB (Scripts/size-check.sh). Flags of an executable target
-        // only: a package that depends on the FWHTTP library never builds it.
+        // fwget's release link (issue 24: at most 8 MB stripped, Scripts/size-check.sh; at most curl's peak
+        // memory for one fetch, Scripts/fwget-vs-curl.sh). Flags of an executable target only: a package that
+        // depends on the FWHTTP library never builds it.
+        // - position-dependent, no exported symbols: -660 KB of relocations, -250 KB of dynamic symbols;
+        // - lld, folding every identical function (--icf=all: 103 KB smaller than gold's --icf=safe, which
+        //   also ignores an ordering file; folded functions may share an address, and fwget compares none)
+        //   and putting the functions a fetch runs first and together (Link/hot-functions.txt, written by
+        //   Scripts/fwget-order.sh): the kernel maps program pages 64 KB around each fault, so scattered hot
+        //   code is resident far beyond its size (-1.6 MB peak RSS for one HTTPS GET);
+        // - the C++ library and its unwinder linked statically (Link/libstdc++.so says how): the process
+        //   maps no libstdc++.so or libgcc_s.so.
         .executableTarget(
-            name: "fwget", dependencies: ["FWHTTP"],
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic",
-                                           "-Xlinker", "--icf=safe"],
+            name: "fwget", dependencies: ["FWHTTP"], exclude: ["Link"],
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-L", fwgetLink,
+                                           "-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic",
+                                           "-Xlinker", "--icf=all",
+                                           "-Xlinker", "--symbol-ordering-file=\(fwgetLink)/hot-functions.txt",
+                                           "-Xlinker", "--no-warn-symbol-ordering"],
                                           .when(configuration: .release))]
         ),
 

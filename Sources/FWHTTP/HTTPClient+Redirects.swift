@@ -1,3 +1,5 @@
+import FWLoop
+import FWTransport
 import FWWire
 
 // MARK: - HTTPClient: redirects
@@ -35,5 +37,51 @@ extension HTTPClient {
         }
         next.url = target.description
         return (next, target)
+    }
+}
+
+// MARK: - RedirectWalk
+
+/// The hops of one request, for ``HTTPClient/execute(_:)`` and ``HTTPClient/blockingExecute(_:)`` alike
+/// (they differ only in how they wait for each head): each hop's exchange, started on the client's
+/// transport, until a head that is not a redirect to follow. One loop times the whole request, redirects
+/// included.
+struct RedirectWalk {
+    private let client: HTTPClient
+    private let timerLoop: EventLoop
+    private let deadline: Deadline?
+    private var request: HTTPClientRequest
+    private var uri: URI
+    /// The metrics of the hops before this one.
+    private var earlier: [TransportMetrics] = []
+    private var redirects = 0
+
+    init(_ request: HTTPClientRequest, client: HTTPClient, timerLoop: EventLoop) throws(HTTPClientError) {
+        do throws(URIError) { uri = try URI(request.url) } catch { throw .invalidURL(error) }
+        self.request = request
+        self.client = client
+        self.timerLoop = timerLoop
+        deadline = client.configuration.requestTimeout.map { timerLoop.now() + $0 }
+    }
+
+    /// Starts the current hop.
+    func startHop() throws(HTTPClientError) -> ResponseExchange {
+        let exchange = ResponseExchange(transport: client.transport, loop: timerLoop, earlierTransactions: earlier)
+        exchange.start(try client.transportRequest(request, to: uri), deadline: deadline)
+        return exchange
+    }
+
+    /// The response when `head` (the current hop's, from `exchange`) is the final one; else nil, with the
+    /// hop abandoned and the walk moved to the redirect's target.
+    mutating func response(to head: HTTPResponseHead, of exchange: ResponseExchange)
+        throws(HTTPClientError) -> HTTPClientResponse? {
+        guard let next = try client.redirect(from: head, of: request, at: uri, count: redirects) else {
+            return HTTPClientResponse(head: head, url: uri, body: HTTPClientResponse.Body(exchange: exchange))
+        }
+        exchange.abort(.cancelled)
+        earlier = exchange.metrics.transactions
+        (request, uri) = next
+        redirects += 1
+        return nil
     }
 }

@@ -39,25 +39,24 @@ public final class HTTPClient: Sendable {
     /// Sends `request`, following redirects as configured, and returns when the final response's head
     /// arrived; read its ``HTTPClientResponse/body``.
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        // One loop times the whole request, redirects included.
-        let timerLoop = group.next()
-        let deadline = configuration.requestTimeout.map { timerLoop.now() + $0 }
-        var uri: URI
-        do throws(URIError) { uri = try URI(request.url) } catch { throw .invalidURL(error) }
-        var current = request
-        var earlier: [TransportMetrics] = []
-        var redirects = 0
+        var walk = try RedirectWalk(request, client: self, timerLoop: group.next())
         while true {
-            let exchange = ResponseExchange(transport: transport, loop: timerLoop, earlierTransactions: earlier)
-            exchange.start(try transportRequest(current, to: uri), deadline: deadline)
-            let head = try await exchange.head()
-            guard let next = try redirect(from: head, of: current, at: uri, count: redirects) else {
-                return HTTPClientResponse(head: head, url: uri, body: HTTPClientResponse.Body(exchange: exchange))
-            }
-            exchange.abort(.cancelled)
-            earlier = exchange.metrics.transactions
-            (current, uri) = next
-            redirects += 1
+            let exchange = try walk.startHop()
+            if let response = try walk.response(to: try await exchange.head(), of: exchange) { return response }
+        }
+    }
+
+    /// The blocking form of ``execute(_:)``, for programs that run no Swift concurrency: the calling thread
+    /// waits for the head, and reads the body with ``HTTPClientResponse/Body/blockingNext()``.
+    ///
+    /// A process that never starts a task has no cooperative thread pool and no dispatch threads: this is
+    /// how `fwget` stays small. Do not call it from a task (it would hold a cooperative thread) or from a
+    /// callback of this client (it would wait for itself).
+    public func blockingExecute(_ request: HTTPClientRequest) throws(HTTPClientError) -> HTTPClientResponse {
+        var walk = try RedirectWalk(request, client: self, timerLoop: group.next())
+        while true {
+            let exchange = try walk.startHop()
+            if let response = try walk.response(to: try exchange.blockingHead(), of: exchange) { return response }
         }
     }
 

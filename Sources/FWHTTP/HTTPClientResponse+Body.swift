@@ -36,6 +36,13 @@ extension HTTPClientResponse {
             AsyncIterator(owner: owner)
         }
 
+        /// The next chunk for a thread that runs no Swift concurrency (after
+        /// ``HTTPClient/blockingExecute(_:)``): blocks until a chunk, the end of the body (nil) or the failure.
+        /// Read a body one way: with this or with an iterator, not both.
+        public func blockingNext() throws(HTTPClientError) -> [UInt8]? {
+            try exchange.blockingNextChunk()
+        }
+
         /// All the remaining bytes, failing with ``HTTPClientError/isBodyTooLarge`` (and cancelling the
         /// request) past `limit` bytes.
         public func collect(upTo limit: Int) async throws(HTTPClientError) -> [UInt8] {

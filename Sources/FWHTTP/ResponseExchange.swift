@@ -11,8 +11,9 @@ import FWWire
 //          │                          │
 //          └──────failed / abort──────┴──────────────▶ failed (the first error wins)
 //
-// A task waits for the head in `head()` and for each chunk in `nextChunk()`; at most one waiter each, kept
-// as a continuation and resumed after the lock is released. Body chunks that arrive while nobody waits are
+// A task waits for the head in `head()` and for each chunk in `nextChunk()`, a blocked thread in
+// `blockingHead()` and `blockingNextChunk()`; at most one waiter each (an `ExchangeWaiter`), resumed after
+// the lock is released. Body chunks that arrive while nobody waits are
 // queued; past `highWater` queued bytes the transport is told to stop reading the socket, and once a reader
 // took them down to `lowWater` to read again (the pause's version orders the decisions). Chunks queued
 // before a failure are still handed out, then the error.
@@ -25,11 +26,11 @@ final class ResponseExchange: TransportTaskDelegate {
     struct State {
         var id: RequestID?
         var head: Result<HTTPResponseHead, HTTPClientError>?
-        var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
+        var headWaiter: ExchangeWaiter<HTTPResponseHead>?
         var chunks: [[UInt8]] = []
         var nextChunkIndex = 0
         var queuedBytes = 0
-        var bodyWaiter: CheckedContinuation<[UInt8]?, any Error>?
+        var bodyWaiter: ExchangeWaiter<[UInt8]?>?
         var end: Result<HTTPHeaders, HTTPClientError>?
         var paused = false
         var pauseVersion: UInt64 = 0
@@ -95,12 +96,7 @@ final class ResponseExchange: TransportTaskDelegate {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let ready: Result<HTTPResponseHead, HTTPClientError>? = state.withLock { state in
-                        if let head = state.head { return head }
-                        state.headWaiter = continuation
-                        return nil
-                    }
-                    if let ready { continuation.resume(with: ready) }
+                    if let ready = takeHead(orWait: .task(continuation)) { continuation.resume(with: ready.mapError { $0 }) }
                 }
             } onCancel: {
                 abort(.cancelled)
@@ -108,6 +104,13 @@ final class ResponseExchange: TransportTaskDelegate {
         } catch {
             throw error as? HTTPClientError ?? .cancelled
         }
+    }
+
+    /// ``head()`` for a thread that runs no Swift concurrency: blocks until the head or the failure.
+    func blockingHead() throws(HTTPClientError) -> HTTPResponseHead {
+        let thread = BlockedThread<HTTPResponseHead>()
+        if let ready = takeHead(orWait: .thread(thread)) { return try ready.get() }
+        return try thread.wait()
     }
 
     /// The next body chunk; nil at the end of the body.
@@ -115,9 +118,7 @@ final class ResponseExchange: TransportTaskDelegate {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let (ready, resumeReading) = takeChunk(orWait: continuation)
-                    if let resumeReading { transport.setReadingPaused(false, for: resumeReading.id, version: resumeReading.version) }
-                    if let ready { continuation.resume(with: ready) }
+                    if let ready = takeChunk(orWait: .task(continuation)) { continuation.resume(with: ready.mapError { $0 }) }
                 }
             } onCancel: {
                 abort(.cancelled)
@@ -127,8 +128,33 @@ final class ResponseExchange: TransportTaskDelegate {
         }
     }
 
+    /// ``nextChunk()`` for a thread that runs no Swift concurrency: blocks until a chunk, the end or the
+    /// failure.
+    func blockingNextChunk() throws(HTTPClientError) -> [UInt8]? {
+        let thread = BlockedThread<[UInt8]?>()
+        if let ready = takeChunk(orWait: .thread(thread)) { return try ready.get() }
+        return try thread.wait()
+    }
+
+    /// The head when it is known, else `waiter` stored.
+    private func takeHead(orWait waiter: ExchangeWaiter<HTTPResponseHead>) -> Result<HTTPResponseHead, HTTPClientError>? {
+        state.withLock { state in
+            if let head = state.head { return head }
+            state.headWaiter = waiter
+            return nil
+        }
+    }
+
+    /// A queued chunk or the end, else `waiter` stored; a chunk that takes the queue down to `lowWater`
+    /// restarts the socket's reading.
+    private func takeChunk(orWait waiter: ExchangeWaiter<[UInt8]?>) -> Result<[UInt8]?, HTTPClientError>? {
+        let (ready, resumeReading) = takeQueuedChunk(orWait: waiter)
+        if let resumeReading { transport.setReadingPaused(false, for: resumeReading.id, version: resumeReading.version) }
+        return ready
+    }
+
     /// Under the lock: a queued chunk, the end, or the waiter stored; and whether reading restarts.
-    private func takeChunk(orWait continuation: CheckedContinuation<[UInt8]?, any Error>)
+    private func takeQueuedChunk(orWait waiter: ExchangeWaiter<[UInt8]?>)
         -> (Result<[UInt8]?, HTTPClientError>?, (id: RequestID, version: UInt64)?) {
         state.withLock { state in
             guard state.nextChunkIndex < state.chunks.count else {
@@ -136,7 +162,7 @@ final class ResponseExchange: TransportTaskDelegate {
                 case .success?: return (.success(nil), nil)
                 case .failure(let error)?: return (.failure(error), nil)
                 case nil:
-                    state.bodyWaiter = continuation
+                    state.bodyWaiter = waiter
                     return (nil, nil)
                 }
             }
@@ -168,13 +194,13 @@ final class ResponseExchange: TransportTaskDelegate {
     func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
         switch event {
         case .head(let head):
-            let waiter: CheckedContinuation<HTTPResponseHead, any Error>? = state.withLock { state in
+            let waiter: ExchangeWaiter<HTTPResponseHead>? = state.withLock { state in
                 guard state.head == nil else { return nil }
                 state.head = .success(head)
                 defer { state.headWaiter = nil }
                 return state.headWaiter
             }
-            waiter?.resume(returning: head)
+            waiter?.resume(with: .success(head))
         case .body(let bytes):
             receive(bytes, id: id)
         case .metrics(let metrics):
@@ -194,7 +220,7 @@ final class ResponseExchange: TransportTaskDelegate {
 
     private func receive(_ bytes: [UInt8], id: RequestID) {
         guard !bytes.isEmpty else { return }
-        let (waiter, pauseVersion): (CheckedContinuation<[UInt8]?, any Error>?, UInt64?) = state.withLock { state in
+        let (waiter, pauseVersion): (ExchangeWaiter<[UInt8]?>?, UInt64?) = state.withLock { state in
             guard state.end == nil else { return (nil, nil) }
             if let waiter = state.bodyWaiter {
                 state.bodyWaiter = nil
@@ -207,7 +233,7 @@ final class ResponseExchange: TransportTaskDelegate {
             state.pauseVersion += 1
             return (nil, state.pauseVersion)
         }
-        waiter?.resume(returning: bytes)
+        waiter?.resume(with: .success(bytes))
         if let pauseVersion { transport.setReadingPaused(true, for: id, version: pauseVersion) }
     }
 
@@ -215,11 +241,10 @@ final class ResponseExchange: TransportTaskDelegate {
     private func finish(_ result: Result<HTTPHeaders, HTTPClientError>) {
         let (headWaiter, bodyWaiter, timer) = state.withLock { state in
             guard state.end == nil else {
-                return (CheckedContinuation<HTTPResponseHead, any Error>?.none,
-                        CheckedContinuation<[UInt8]?, any Error>?.none, TimerID?.none)
+                return (ExchangeWaiter<HTTPResponseHead>?.none, ExchangeWaiter<[UInt8]?>?.none, TimerID?.none)
             }
             state.end = result
-            var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
+            var headWaiter: ExchangeWaiter<HTTPResponseHead>?
             if state.head == nil, case .failure(let error) = result {
                 state.head = .failure(error)
                 headWaiter = state.headWaiter
@@ -235,10 +260,10 @@ final class ResponseExchange: TransportTaskDelegate {
             loop.execute { loop.cancelTimer(timer) }
         }
         if case .failure(let error) = result {
-            headWaiter?.resume(throwing: error)
-            bodyWaiter?.resume(throwing: error)
+            headWaiter?.resume(with: .failure(error))
+            bodyWaiter?.resume(with: .failure(error))
         } else {
-            bodyWaiter?.resume(returning: nil)
+            bodyWaiter?.resume(with: .success(nil))
         }
     }
 }

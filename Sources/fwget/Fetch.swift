@@ -3,11 +3,14 @@ import FWHTTP
 // MARK: - Fetch
 
 /// One transfer: the client the options ask for, the request, the body to its output, and the exit code.
+///
+/// Blocking calls on the main thread (`HTTPClient.blockingExecute`): fwget starts no task, so the process has
+/// no cooperative thread pool or dispatch threads, only the client's loop (smaller and faster to start).
 struct Fetch {
     let options: Options
 
     /// Runs the transfer; returns the exit code (0, or fwcurl's code for the failure).
-    func run() async -> Int32 {
+    func run() -> Int32 {
         guard let configuration = configuration() else { return 2 }
         guard let request = request() else { return 26 }
         let client: HTTPClient
@@ -21,10 +24,9 @@ struct Fetch {
         let output = Output(path: options.output)
         guard output.open() else { return report(.cannotWrite(options.output ?? "stdout")) }
         do throws(HTTPClientError) {
-            let response = try await client.execute(request)
+            let response = try client.blockingExecute(request)
             var kept: [UInt8] = []
-            var chunks = response.body.makeAsyncIterator()
-            while let chunk = try await chunks.next() {
+            while let chunk = try response.body.blockingNext() {
                 if options.json && options.output == nil {
                     kept += chunk
                 } else if !output.write(chunk) {

@@ -15,4 +15,4 @@ do throws(Options.UsageError) {
     Output.error(Options.usage)
     exit(error.message.isEmpty ? 0 : 2)
 }
-exit(await Fetch(options: options).run())
+exit(Fetch(options: options).run())

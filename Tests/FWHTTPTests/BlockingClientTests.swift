@@ -1,0 +1,126 @@
+import FWHTTP
+@testable import FWLoop
+import Testing
+import TestSupport
+
+// HTTPClient's blocking form (`blockingExecute`, `Body.blockingNext`), as fwget uses it: each call runs on a
+// thread of its own, as in a program without Swift concurrency, never on the test's cooperative threads.
+@Suite struct BlockingClientTests {
+    /// Runs `body` on a new thread and returns its result (or its error) to the test.
+    static func onOwnThread<T: Sendable>(
+        _ body: @escaping @Sendable () throws(HTTPClientError) -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                _ = try PosixThread.spawn(name: "blocking-client", detached: true) {
+                    do throws(HTTPClientError) { continuation.resume(returning: try body()) } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Every chunk of `response`'s body, read with `blockingNext`.
+    static func readAll(_ response: HTTPClientResponse) throws(HTTPClientError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        while let chunk = try response.body.blockingNext() { bytes += chunk }
+        return bytes
+    }
+
+    @Test func getReturnsTheHeadThenEveryChunkAndTheTrailers() async throws {
+        let server = try LoopbackHTTPServer { _ in .chunked(["abc", "defg"], trailers: [("X-Sum", "7")]) }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let url = server.baseURL + "/chunks"
+        let (status, bytes, trailer) = try await Self.onOwnThread { () throws(HTTPClientError) in
+            let response = try client.blockingExecute(HTTPClientRequest(url: url))
+            let bytes = try Self.readAll(response)
+            return (response.status, bytes, response.body.trailers?.first(name: "X-Sum"))
+        }
+        #expect(status == 200)
+        #expect(bytes == Array("abcdefg".utf8))
+        #expect(trailer == "7")
+        #expect(server.requests.first?.target == "/chunks")
+    }
+
+    @Test func aLargeBodyArrivesWholeThroughTheBackpressure() async throws {
+        // 1 MiB: past the exchange's high-water mark, so the socket's reading pauses and resumes.
+        let payload = String(repeating: "0123456789abcdef", count: 65_536)
+        let server = try LoopbackHTTPServer { _ in .ok(payload) }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let url = server.baseURL + "/"
+        let bytes = try await Self.onOwnThread { () throws(HTTPClientError) in
+            try Self.readAll(try client.blockingExecute(HTTPClientRequest(url: url)))
+        }
+        #expect(bytes.count == payload.utf8.count)
+        #expect(bytes == Array(payload.utf8))
+    }
+
+    @Test func redirectsAreFollowedAsByTheAsyncForm() async throws {
+        let server = try LoopbackHTTPServer { request in
+            request.target == "/start" ? .status(303, headers: [("Location", "/final")]) : .ok(request.method)
+        }
+        defer { server.stop() }
+        let client = try HTTPClient(configuration: HTTPClient.Configuration(redirectPolicy: .follow(max: 5)))
+        defer { client.shutdown() }
+        let url = server.baseURL + "/start"
+        let (finalURL, bytes, hops) = try await Self.onOwnThread { () throws(HTTPClientError) in
+            var request = HTTPClientRequest(url: url)
+            request.method = "POST"
+            request.body = .bytes(Array("form".utf8))
+            let response = try client.blockingExecute(request)
+            return (response.url.description, try Self.readAll(response), response.metrics.transactions.count)
+        }
+        #expect(finalURL.hasSuffix("/final"))
+        #expect(bytes == Array("GET".utf8))
+        #expect(hops == 2)
+    }
+
+    @Test func theWholeRequestTimeoutWakesTheBlockedThread() async throws {
+        let server = try LoopbackHTTPServer { _ in .init(bytes: Array("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx".utf8), delay: 10) }
+        defer { server.stop() }
+        var configuration = HTTPClient.Configuration()
+        configuration.requestTimeout = .milliseconds(200)
+        let client = try HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        let url = server.baseURL + "/"
+        do {
+            _ = try await Self.onOwnThread { () throws(HTTPClientError) in
+                try client.blockingExecute(HTTPClientRequest(url: url))
+            }
+            Issue.record("a response arrived before the timeout")
+        } catch let error as HTTPClientError {
+            #expect(error.isTimedOut)
+        }
+    }
+
+    @Test func aRefusedConnectionAndABadURLAreErrors() async throws {
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
+        do {
+            _ = try await Self.onOwnThread { () throws(HTTPClientError) in
+                try client.blockingExecute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+            }
+            Issue.record("a refused connection succeeded")
+        } catch let error as HTTPClientError {
+            #expect(error.transportError != nil)
+        }
+        do {
+            _ = try await Self.onOwnThread { () throws(HTTPClientError) in
+                try client.blockingExecute(HTTPClientRequest(url: "http://[::1"))
+            }
+            Issue.record("a bad URL was sent")
+        } catch let error as HTTPClientError {
+            #expect(error.isInvalidURL)
+        }
+    }
+}
