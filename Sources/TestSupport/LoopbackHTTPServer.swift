@@ -4,7 +4,7 @@
 
 /// A small keep-alive HTTP/1.1 server with routes, for integration tests.
 /// Each connection loops: read a request, call the handler, write its reply, until the client
-/// closes, the reply says close, or the idle timeout (5 s).
+/// closes, the reply says close, or the idle timeout (5 s, or the `ioTimeout` given).
 ///
 /// Also closes after a request that asks for it (`Connection: close`, or HTTP/1.0 without keep-alive),
 /// answers `Expect: 100-continue` with `100 Continue` before reading the body, and answers a malformed
@@ -12,9 +12,10 @@
 public final class LoopbackHTTPServer: Sendable {
     private let listener: LoopbackListener
 
-    /// Starts listening; `handler` is called on the connection's thread for every request.
-    public init(handler: @escaping @Sendable (ReceivedRequest) -> Reply) throws {
-        listener = try LoopbackListener { connection in
+    /// Starts listening; `handler` is called on the connection's thread for every request. A read or write
+    /// waits at most `ioTimeout` seconds (default 5).
+    public init(ioTimeout: Double = 5, handler: @escaping @Sendable (ReceivedRequest) -> Reply) throws {
+        listener = try LoopbackListener(ioTimeout: ioTimeout) { connection in
             Self.serve(connection, handler: handler)
         }
     }

@@ -53,8 +53,13 @@ final class LoopbackListener: Sendable {
         var errorLog: [String] = []
     }
 
-    /// Starts listening and accepting.
-    init(serve: @escaping @Sendable (ScriptedConnection) throws -> Void) throws {
+    /// Seconds an accepted socket's read or write may wait. Immutable.
+    private let ioTimeout: Double
+
+    /// Starts listening and accepting; each accepted socket's reads and writes time out after `ioTimeout`
+    /// seconds.
+    init(ioTimeout: Double = PosixSocket.ioTimeout, serve: @escaping @Sendable (ScriptedConnection) throws -> Void) throws {
+        self.ioTimeout = ioTimeout
         let (descriptor, port) = try PosixSocket.listenOnLoopback()
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
@@ -155,7 +160,7 @@ final class LoopbackListener: Sendable {
     /// Registers an accepted socket and starts its thread (or closes it when stopping or out of threads).
     private func start(_ descriptor: Int32) {
         do {
-            try PosixSocket.configureAccepted(descriptor, timeout: PosixSocket.ioTimeout)
+            try PosixSocket.configureAccepted(descriptor, timeout: ioTimeout)
         } catch {
             Glibc.close(descriptor)
             state.withLock { $0.errorLog.append("TestSupport accept: \(error)") }
