@@ -9,10 +9,12 @@
 #                                      callgrind_annotate's inclusive and exclusive tables and instructions
 #                                      per request, and keeps callgrind.out in Scripts/.profile/
 #   Scripts/profile.sh strace [N]      strace -c -f over N requests (default 10000) of ProfileClient and of
-#                                      libcurl's multi interface (Scripts/bench/curl/bench-curl.c, one easy
-#                                      handle reused, the same closed loop); prints both syscall tables with
-#                                      the calls per request, then both clients' context switches per
-#                                      request (perf stat, when perf is installed and allowed to count)
+#                                      libcurl's multi interface (Scripts/bench/curl/bench-curl.c), both in
+#                                      the benchmark's closed loop (each completion starts the next request)
+#                                      at c=1 and c=32; prints both syscall tables with the calls per
+#                                      request, then both clients' context switches per request (perf stat,
+#                                      when perf is installed and allowed to count). ProfileClient fails if
+#                                      a completion handler ran off the session's delegate queue
 #   Scripts/profile.sh hops [N]        wall-clock time per request of ProfileClient and of libcurl multi
 #                                      (bench-curl) over N requests (default 3000) after a warm-up, and the
 #                                      round trip of two threads waking each other through semaphores
@@ -412,26 +414,33 @@ per_request() { # per_request STRACE-OUTPUT: the syscall table with calls per re
             printf "  %-16s %9d  %7.2f per request\n", name, calls, calls / n
         }' "$1"
 }
-say "strace: ProfileClient, $requests requests"
-strace -c -f -o "$work/fw.strace" "$client" "$url" "$requests" --warm-up 0 >/dev/null
-say "strace: libcurl multi (bench-curl), $requests requests"
 cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
-strace -c -f -o "$work/curl.strace" "$work/bench-curl" "$url" 1 "$requests" get >/dev/null
-echo "## strace -c -f: $requests sequential GETs of 64 B on one keep-alive connection"
-echo
-echo "### FWNetworking (URLSession completion handlers; the whole process, start-up included)"
-per_request "$work/fw.strace"
-echo
-echo "### $(curl-config --version) multi interface (bench-curl, c=1; the whole process)"
-per_request "$work/curl.strace"
-# Context switches of the same workloads, without strace's own (perf stat, when the kernel lets it count).
-if command -v perf >/dev/null && perf stat -e context-switches true >/dev/null 2>&1; then
-    switches() {
-        perf stat -x, -e context-switches -o "$work/perf.csv" "$@" >/dev/null
-        awk -F, -v n="$requests" '/context-switches/ { printf "%.2f", $1 / n }' "$work/perf.csv"
-    }
+# Context switches without strace's own (perf stat, when the kernel lets it count).
+counts_switches=false
+if command -v perf >/dev/null && perf stat -e context-switches true >/dev/null 2>&1; then counts_switches=true; fi
+switches() {
+    perf stat -x, -e context-switches -o "$work/perf.csv" "$@" >/dev/null
+    awk -F, -v n="$requests" '/context-switches/ { printf "%.2f", $1 / n }' "$work/perf.csv"
+}
+# Both clients in the same closed loop: C chains, each completion starting its chain's next request
+# (ProfileClient --concurrency, which fails if a completion handler ran off the delegate queue; bench-curl).
+for concurrency in 1 32; do
+    say "strace: ProfileClient, $requests requests, c=$concurrency"
+    strace -c -f -o "$work/fw.strace" "$client" "$url" "$requests" --warm-up 0 --concurrency "$concurrency" >/dev/null
+    say "strace: libcurl multi (bench-curl), $requests requests, c=$concurrency"
+    strace -c -f -o "$work/curl.strace" "$work/bench-curl" "$url" "$concurrency" "$requests" get >/dev/null
+    echo "## strace -c -f: $requests GETs of 64 B, c=$concurrency closed loop"
     echo
-    echo "### context switches per request (perf stat -e context-switches; the whole process)"
-    echo "  FWNetworking     $(switches "$client" "$url" "$requests" --warm-up 0)"
-    echo "  libcurl multi    $(switches "$work/bench-curl" "$url" 1 "$requests" get)"
-fi
+    echo "### FWNetworking (URLSession completion handlers; the whole process, start-up included)"
+    per_request "$work/fw.strace"
+    echo
+    echo "### $(curl-config --version) multi interface (bench-curl; the whole process)"
+    per_request "$work/curl.strace"
+    if $counts_switches; then
+        echo
+        echo "### context switches per request, c=$concurrency (perf stat -e context-switches; the whole process)"
+        echo "  FWNetworking     $(switches "$client" "$url" "$requests" --warm-up 0 --concurrency "$concurrency")"
+        echo "  libcurl multi    $(switches "$work/bench-curl" "$url" "$concurrency" "$requests" get)"
+    fi
+    echo
+done

@@ -4,7 +4,7 @@
 // it under callgrind, perf or strace against a loopback nginx.
 //
 //   ProfileClient URL COUNT [--warm-up N] [--gate] [--time] [--stream] [--close] [--cacert FILE]
-//                 [--no-resumption]
+//                 [--no-resumption] [--concurrency C]
 //   ProfileClient --memory-steps URL [--foundation-first]   (MemorySteps.swift: resident growth per step and library)
 //     --warm-up N       send N requests first (the connection, caches and lazy initialisation)
 //     --gate            after the warm-up, print "warmed-up" and wait for a line on standard input before
@@ -16,6 +16,9 @@
 //                       makes a new TLS handshake)
 //     --cacert FILE     trust only the certificates of this PEM file (`tlsTrustRoots`)
 //     --no-resumption   no TLS session resumption (`tlsSessionResumption = false`): every handshake is full
+//     --concurrency C   the COUNT requests in C closed-loop chains, each completion handler starting its
+//                       chain's next request on the delegate queue (ClosedLoop.swift), as the benchmark
+//                       does; exits with status 1 if a completion handler ran off the delegate queue
 
 import Dispatch
 import Foundation
@@ -32,7 +35,7 @@ if arguments.count >= 2, arguments[0] == "--memory-steps", let url = URL(string:
 }
 guard arguments.count >= 2, let url = URL(string: arguments[0]), let count = Int(arguments[1]) else {
     exitFailing("usage: ProfileClient URL COUNT [--warm-up N] [--gate] [--time] [--stream] [--close] "
-                + "[--cacert FILE] [--no-resumption]")
+                + "[--cacert FILE] [--no-resumption] [--concurrency C]")
 }
 func value(after flag: String) -> String? {
     arguments.firstIndex(of: flag).flatMap { index in index + 1 < arguments.count ? arguments[index + 1] : nil }
@@ -49,6 +52,9 @@ if let path = value(after: "--cacert") {
     }
 }
 if arguments.contains("--no-resumption") { configuration.tlsSessionResumption = false }
+// A closed loop of C chains gets C connections, as the benchmark's clients do (bench-curl's default too).
+let chains = value(after: "--concurrency").flatMap { Int($0) }
+if let chains { configuration.httpMaximumConnectionsPerHost = max(chains, 1) }
 let streaming = arguments.contains("--stream")
 let counter = ByteCounter()
 let session = streaming
@@ -107,7 +113,13 @@ if arguments.contains("--gate") {
     _ = readLine()
 }
 let started = DispatchTime.now().uptimeNanoseconds
-for _ in 0..<count { send() }
+if let chains, !streaming {
+    let offQueue = runClosedLoop(session: session, request: request, count: count, concurrency: chains)
+    if let failure { exitFailing(failure) }
+    if offQueue > 0 { exitFailing("\(offQueue) completion handlers ran off the session's delegate queue") }
+} else {
+    for _ in 0..<count { send() }
+}
 if arguments.contains("--time") {
     print((DispatchTime.now().uptimeNanoseconds - started) / UInt64(max(count, 1)))
 }

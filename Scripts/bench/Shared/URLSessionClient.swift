@@ -6,7 +6,9 @@
 // serial delegate queue, resumes the next task. `--api async`: N Swift tasks each awaiting `data(for:)`.
 // The two were within noise of each other on GET 64 B at c=1 and c=32 when the suite was written. Mode
 // `stream` (whatever `--api`) uses a data delegate that counts and drops the bytes; mode `close` sends
-// `Connection: close`, so every request opens a new TCP connection.
+// `Connection: close`, so every request opens a new TCP connection. Every completion handler and delegate
+// message checks that it runs on the session's delegate queue (`CallbackPlacement`; the JSON line's
+// `off_queue_callbacks`, which must be 0).
 //
 // HTTPS: `--cacert FILE` becomes the session's only trust anchors through `tlsTrustRoots` (an FWNetworking
 // addition). FoundationNetworking has no API for anchors: the suite sets SSL_CERT_FILE and CURL_CA_BUNDLE,
@@ -79,6 +81,7 @@ case (.get, "handler"), (.close, "handler"):
     measure(client: client, api: "handler", arguments: arguments) {
         loop.run { complete in
             session.dataTask(with: request) { data, response, error in
+                CallbackPlacement.shared.record(onQueue: session.delegateQueue)
                 complete(outcome(data?.count, response, error))
             }.resume()
         }
@@ -134,10 +137,12 @@ final class DroppingDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        CallbackPlacement.shared.record(onQueue: session.delegateQueue)
         lock.withLock { running[dataTask.taskIdentifier]?.bytes += data.count }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        CallbackPlacement.shared.record(onQueue: session.delegateQueue)
         guard let entry = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }
         entry.complete(outcome(entry.bytes, task.response, error))
     }
@@ -171,6 +176,7 @@ final class FileDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Senda
     }
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        CallbackPlacement.shared.record(onQueue: session.delegateQueue)
         do {
             if FileManager.default.fileExists(atPath: destination.path) {
                 try FileManager.default.removeItem(at: destination)
@@ -184,6 +190,7 @@ final class FileDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Senda
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        CallbackPlacement.shared.record(onQueue: session.delegateQueue)
         guard let entry = lock.withLock({ running.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let failure = entry.failure {
             entry.complete(.failure(failure))

@@ -37,6 +37,10 @@ public struct ClientResult: Codable, Equatable, Sendable {
     public var peakRSSKiB: Int
     /// The first failure, if any.
     public var firstError: String?
+    /// URLSession clients: the completion handlers and delegate messages counted, and how many of them ran
+    /// off the session's delegate queue (must be 0; see `CallbackPlacement`). Nil for other clients.
+    public var callbacks: Int?
+    public var offQueueCallbacks: Int?
 
     enum CodingKeys: String, CodingKey {
         case client, api, mode, concurrency, requests, errors, seconds
@@ -48,6 +52,8 @@ public struct ClientResult: Codable, Equatable, Sendable {
         case cpuMicrosecondsPerRequest = "cpu_us_per_request"
         case peakRSSKiB = "peak_rss_kib"
         case firstError = "first_error"
+        case callbacks
+        case offQueueCallbacks = "off_queue_callbacks"
     }
 
     /// Derives the rates from a run's totals and the CPU spent during it.
@@ -122,7 +128,15 @@ private func report(client: String, api: String, arguments: ClientArguments, tot
     let result = ClientResult(client: client, api: api, mode: arguments.mode, concurrency: arguments.concurrency,
                               maxConnections: arguments.maxConnections, totals: totals,
                               cpuSeconds: after.cpuSeconds - before.cpuSeconds, peakRSSKiB: after.peakRSSKiB)
-    print(result.jsonLine)
+    let placement = CallbackPlacement.shared.counts
+    var line = result
+    if placement.callbacks > 0 {
+        line.callbacks = placement.callbacks
+        line.offQueueCallbacks = placement.offQueue
+        FileHandle.standardError.write(Data(
+            "bench-\(client): \(placement.offQueue) of \(placement.callbacks) callbacks ran off session.delegateQueue\n".utf8))
+    }
+    print(line.jsonLine)
     exit(totals.failed == 0 ? 0 : 1)
 }
 
