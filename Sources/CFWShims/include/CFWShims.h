@@ -1,6 +1,6 @@
-// CFWShims: the few libc helpers FWLoop cannot use directly from Swift (epoll, eventfd, sockets,
-// threads; netlink is CFWNetlink's). libc only: OpenSSL lives in CFWOpenSSL, zlib in CFWZlib (ARCHITECTURE.md's layer table;
-// Scripts/check-deps.sh refuses an OpenSSL include here).
+// CFWShims: the few libc helpers FWLoop cannot use directly from Swift (epoll, eventfd, sockets, threads;
+// netlink is CFWNetlink's). libc only: OpenSSL lives in CFWOpenSSL, zlib in CFWZlib (ARCHITECTURE.md's
+// layer table; Scripts/check-deps.sh refuses an OpenSSL include here).
 
 #ifndef CFWSHIMS_H
 #define CFWSHIMS_H
