@@ -24,6 +24,7 @@ let package = Package(
         // These dependencies follow ARCHITECTURE.md's layer table; Scripts/check-deps.sh checks both them
         // and every import against it.
         .target(name: "CFWShims"),
+        .target(name: "CFWNetlink"),
         .target(
             name: "CFWOpenSSL",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
@@ -33,8 +34,11 @@ let package = Package(
         .target(name: "FWLoop", dependencies: ["CFWShims"]),
         .target(name: "FWTLS", dependencies: ["CFWOpenSSL"]),
         .target(name: "FWTransport", dependencies: ["FWWire", "FWLoop", "FWTLS", "CFWZlib"]),
-        .target(name: "FWURLSession", dependencies: ["FWTransport", "FWTLS"]),
-        .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS", "FWLoop"]),
+        // The kernel network-change monitor (netlink), apart from FWLoop so that FWTransport and FWHTTP (and
+        // fwget) do not link it: only the session layer's waitsForConnectivity and reachability use it.
+        .target(name: "FWNetworkMonitor", dependencies: ["FWLoop", "CFWNetlink"]),
+        .target(name: "FWURLSession", dependencies: ["FWTransport", "FWTLS", "FWNetworkMonitor"]),
+        .target(name: "FWNetworking", dependencies: ["FWURLSession", "FWTLS", "FWLoop", "FWNetworkMonitor"]),
         .executableTarget(name: "fwcurl", dependencies: ["FWNetworking"]),
         // The Foundation-free client (issue 24): FWHTTP over the transport, and the fwget tool on it alone.
         .target(name: "FWHTTP", dependencies: ["FWTransport", "FWTLS", "FWWire", "FWLoop"]),
@@ -64,10 +68,11 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["FWWire", "FWLoop", "FWTLS"]),
         .testTarget(name: "FWWireTests", dependencies: ["FWWire", "TestSupport"]),
         .testTarget(name: "FWLoopTests", dependencies: ["FWLoop", "TestSupport"]),
+        .testTarget(name: "FWNetworkMonitorTests", dependencies: ["FWNetworkMonitor", "FWLoop"]),
         .testTarget(name: "FWTLSTests", dependencies: ["FWTLS", "TestSupport"]),
         .testTarget(name: "FWTransportTests", dependencies: ["FWTransport", "TestSupport"]),
-        .testTarget(name: "FWURLSessionTests", dependencies: ["FWURLSession", "TestSupport"]),
-        .testTarget(name: "FWNetworkingTests", dependencies: ["FWNetworking", "TestSupport"]),
+        .testTarget(name: "FWURLSessionTests", dependencies: ["FWURLSession", "FWNetworkMonitor", "TestSupport"]),
+        .testTarget(name: "FWNetworkingTests", dependencies: ["FWNetworking", "FWNetworkMonitor", "TestSupport"]),
         .testTarget(name: "FWHTTPTests", dependencies: ["FWHTTP", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["FWNetworking", "TestSupport"]),
         // Run by IntegrationTests inside network namespaces they create: reports reachability transitions

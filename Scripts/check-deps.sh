@@ -4,7 +4,8 @@
 #   2. each target's Swift files import only the modules the table allows it (`@_exported`, `@testable`,
 #      scoped and access-level imports included), so nothing below FWURLSession imports Foundation;
 #   3. each C target includes no third-party header but its own library's (CFWShims: libc only);
-#   4. Package.swift's target dependencies stay inside the same table;
+#   4. Package.swift's target dependencies stay inside the same table, and the module graphs of FWTransport,
+#      FWHTTP and fwget (every target they reach) hold none of the targets MUST_NOT_REACH names for them;
 #   5. fwcurl, linked with the static Swift runtime, needs only libc, libm, libstdc++, libgcc_s, libssl,
 #      libcrypto, libz and the loader (no libcurl).
 # `--no-ldd` skips 5 (the release build it needs is the slow part).
@@ -18,10 +19,11 @@ cd "$(dirname "$0")/.."
 declare -A MAY_IMPORT=(
     [FWWire]=""
     [FWLoop]="CFWShims Glibc Synchronization"
+    [FWNetworkMonitor]="FWLoop CFWNetlink Glibc"
     [FWTLS]="CFWOpenSSL Glibc"
     [FWTransport]="FWWire FWLoop FWTLS CFWZlib Glibc"
-    [FWURLSession]="FWTransport FWTLS Foundation Glibc Dispatch"
-    [FWNetworking]="FWURLSession FWTLS FWLoop Foundation Dispatch Glibc"
+    [FWURLSession]="FWTransport FWTLS FWNetworkMonitor Foundation Glibc Dispatch"
+    [FWNetworking]="FWURLSession FWTLS FWLoop FWNetworkMonitor Foundation Dispatch Glibc"
     [fwcurl]="FWNetworking Foundation Dispatch Glibc"
     [FWHTTP]="FWTransport FWTLS FWWire FWLoop"
     [fwget]="FWHTTP Glibc"
@@ -30,8 +32,16 @@ declare -A MAY_IMPORT=(
 # The third-party libraries each C target may include (its own headers and libc are always allowed).
 declare -A MAY_INCLUDE=(
     [CFWShims]=""
+    [CFWNetlink]=""
     [CFWOpenSSL]="openssl"
     [CFWZlib]="zlib"
+)
+# The targets that must stay out of a target's whole module graph (its dependencies, theirs, and so on): the
+# network-change monitor is linked by the session layer only, never by the Foundation-free client.
+declare -A MUST_NOT_REACH=(
+    [FWTransport]="FWNetworkMonitor CFWNetlink FWURLSession FWNetworking"
+    [FWHTTP]="FWNetworkMonitor CFWNetlink FWURLSession FWNetworking"
+    [fwget]="FWNetworkMonitor CFWNetlink FWURLSession FWNetworking"
 )
 # How each third-party library's headers are spelled in an #include.
 declare -A LIBRARY_HEADERS=(
@@ -122,14 +132,7 @@ done
 
 # Every target dependency declared in Package.swift must be a module the table lets that target import;
 # the C targets depend on no target.
-while read -r target dependency; do
-    [[ -v MAY_INCLUDE[$target] ]] && fail "Package.swift: the C target $target depends on $dependency"
-    [[ -v MAY_IMPORT[$target] ]] || continue
-    allowed=${MAY_IMPORT[$target]}
-    [ "$allowed" = "*" ] && continue
-    [[ " $allowed " == *" $dependency "* ]] && continue
-    fail "Package.swift: $target depends on $dependency, which the layer table does not allow"
-done < <(swift package dump-package | python3 -c '
+edges=$(swift package dump-package | python3 -c '
 import json, sys
 for target in json.load(sys.stdin)["targets"]:
     for dependency in target["dependencies"]:
@@ -137,6 +140,37 @@ for target in json.load(sys.stdin)["targets"]:
             if kind in dependency:
                 print(target["name"], dependency[kind][0])
 ')
+while read -r target dependency; do
+    [[ -v MAY_INCLUDE[$target] ]] && fail "Package.swift: the C target $target depends on $dependency"
+    [[ -v MAY_IMPORT[$target] ]] || continue
+    allowed=${MAY_IMPORT[$target]}
+    [ "$allowed" = "*" ] && continue
+    [[ " $allowed " == *" $dependency "* ]] && continue
+    fail "Package.swift: $target depends on $dependency, which the layer table does not allow"
+done <<<"$edges"
+
+# Every target a target reaches through Package.swift's dependencies, one a line.
+reached_from() {
+    local -a queue=("$1")
+    local -A seen=()
+    while [ ${#queue[@]} -gt 0 ]; do
+        local current=${queue[0]}
+        queue=("${queue[@]:1}")
+        while read -r target dependency; do
+            [ "$target" = "$current" ] && [[ ! -v seen[$dependency] ]] || continue
+            seen[$dependency]=1
+            queue+=("$dependency")
+            echo "$dependency"
+        done <<<"$edges"
+    done
+}
+
+for root in "${!MUST_NOT_REACH[@]}"; do
+    reached=" $(reached_from "$root" | tr '\n' ' ') "
+    for forbidden in ${MUST_NOT_REACH[$root]}; do
+        [[ "$reached" == *" $forbidden "* ]] && fail "Package.swift: $root's module graph reaches $forbidden"
+    done
+done
 
 # MARK: - Shared objects of the static fwcurl
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compiles every C shim (CFWShims, CFWOpenSSL, CFWZlib) with musl-gcc: musl's libc headers in place of
-# glibc's, as the Swift static Linux SDK (musl) would see them, with the system's kernel, OpenSSL and zlib
+# Compiles every C shim (CFWShims, CFWNetlink, CFWOpenSSL, CFWZlib) with musl-gcc: musl's libc headers in
+# place of glibc's, as the Swift static Linux SDK (musl) would see them, with the system's kernel, OpenSSL and zlib
 # headers after them (-idirafter). Objects are discarded; a compile error or warning fails. Seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."

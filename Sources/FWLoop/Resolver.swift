@@ -100,7 +100,7 @@ public enum Resolver {
     }
 
     /// The address when `host` is a numeric IPv4 / IPv6 literal, optionally in brackets.
-    static func numericAddress(_ host: String, port: UInt16) -> SocketAddress? {
+    package static func numericAddress(_ host: String, port: UInt16) -> SocketAddress? {
         var text = Substring(host)
         if text.hasPrefix("[") && text.hasSuffix("]") && text.count >= 2 {
             text = text.dropFirst().dropLast()

@@ -113,7 +113,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     // MARK: Using
 
     /// Calls `body` with this address as a sockaddr and its length, e.g. for `connect` or `bind`.
-    func withSockAddr<R, E: Error>(
+    package func withSockAddr<R, E: Error>(
         _ body: (UnsafePointer<sockaddr>, socklen_t) throws(E) -> R
     ) throws(E) -> R {
         switch storage {
@@ -129,7 +129,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The `AF_*` constant of the family.
-    static func domain(of family: Family) -> Int32 {
+    package static func domain(of family: Family) -> Int32 {
         switch family {
         case .ipv4:
             return AF_INET

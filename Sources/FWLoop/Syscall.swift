@@ -1,4 +1,5 @@
 // The one chokepoint for system calls in FWLoop (STYLE.md principle 8; model: swift-nio System.swift).
+// FWNetworkMonitor's netlink and file calls go through it too (`Syscall` and its core are `package`).
 //
 // Every call goes through `Syscall.run`: `EINTR` is retried, `EAGAIN` / `EWOULDBLOCK` become
 // `.wouldBlock`, `errno` is read at once, `EBADF` and `EFAULT` crash (a bad descriptor or pointer is a
@@ -11,12 +12,12 @@ import Glibc
 import Musl
 #endif
 
-enum Syscall {
+package enum Syscall {
     // MARK: Core
 
     /// Runs `body` (a call returning -1 and setting errno on failure) with the rules above.
     @inline(__always)
-    static func run<T: FixedWidthInteger>(
+    package static func run<T: FixedWidthInteger>(
         _ call: StaticString,
         _ body: () -> T
     ) throws(IOError) -> IOResult<T> {
@@ -39,7 +40,7 @@ enum Syscall {
 
     /// Like `run`, for calls that never block: a would-block answer is an error too.
     @inline(__always)
-    static func runNeverBlocking<T: FixedWidthInteger>(
+    package static func runNeverBlocking<T: FixedWidthInteger>(
         _ call: StaticString,
         _ body: () -> T
     ) throws(IOError) -> T {
@@ -52,7 +53,7 @@ enum Syscall {
     }
 
     /// Turns an errno into the error to throw, crashing on our own bugs.
-    static func failure(_ error: Int32, _ call: StaticString) -> IOError {
+    package static func failure(_ error: Int32, _ call: StaticString) -> IOError {
         let ioError = IOError(errno: error, call: String(describing: call))
         if error == EBADF || error == EFAULT {
             preconditionFailure("\(ioError): bad descriptor or address, a bug in FWLoop or its caller")
@@ -64,7 +65,7 @@ enum Syscall {
 
     /// `close`. Never retried: on Linux the descriptor is released even when close reports
     /// `EINTR`, `EIO` or `ENOSPC`, so only `EBADF` (our bug) is acted on.
-    static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         guard Glibc.close(fd) == -1 else {
             return
         }

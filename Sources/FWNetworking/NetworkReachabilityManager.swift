@@ -1,17 +1,18 @@
 // NetworkReachabilityManager: whether the network, or one host, can be reached now, and over what kind of
 // interface — in the shape of Alamofire's `NetworkReachabilityManager`, which FWFramework's Swift port
-// shares. On Linux it stands on FWLoop's `NetworkMonitor` (one route-netlink socket for the process, on an
+// shares. On Linux it stands on FWNetworkMonitor's `NetworkMonitor` (one route-netlink socket for the process, on an
 // event loop of its own; no polling), where SystemConfiguration's `SCNetworkReachability` stands on Apple
 // platforms.
 //
 // Reachable means a usable route: to the host's addresses for `init?(host:)`, to any network (a default
-// route) for `init?()`; the rules are in FWLoop's NetworkView+Paths.swift. The connection type comes from
+// route) for `init?()`; the rules are in FWNetworkMonitor's NetworkView+Paths.swift. The connection type comes from
 // the interface the route leaves through: a WWAN interface (`/sys/class/net/IF/uevent` has `DEVTYPE=wwan`,
 // or its device's driver is `cdc_mbim` or `qmi_wwan`) is `.cellular`; everything else (Ethernet, Wi-Fi,
 // loopback, bridges, tunnels) is `.ethernetOrWiFi`.
 
 import Dispatch
 import FWLoop
+import FWNetworkMonitor
 import Foundation
 
 /// Listens for changes of whether the network (or one host) is reachable, and over Ethernet/Wi-Fi or a

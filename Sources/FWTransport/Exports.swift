@@ -1,7 +1,7 @@
 // The lower layers' types that appear in FWTransport's public API, re-exported so that the session layer
 // reaches FWWire and FWLoop only through this module (ARCHITECTURE.md's layer table;
-// Scripts/check-deps.sh enforces it). The network-change monitor's types are re-exported too: a task of a
-// session that `waitsForConnectivity` watches the route to its host with them. `ResolverError` is the
+// Scripts/check-deps.sh enforces it). The network-change monitor is not here: it is
+// FWNetworkMonitor's, which FWURLSession imports itself, so FWHTTP does not link it. `ResolverError` is the
 // underlying error (`NSUnderlyingErrorKey`) of a URLError that a failed name lookup caused. The loops and
 // their clock are re-exported so that a session runs on the engine it is given (`SessionEngine`): its
 // deadlines are timers on one of those loops, its times read the loops' clock.
@@ -25,10 +25,5 @@
 @_exported import class FWLoop.EventLoopGroup
 @_exported import struct FWLoop.LockedBox
 @_exported import struct FWLoop.MonotonicClock
-@_exported import class FWLoop.NetworkMonitor
-@_exported import class FWLoop.NetworkWatch
-@_exported import struct FWLoop.NetworkDestination
-@_exported import struct FWLoop.NetworkInterface
-@_exported import struct FWLoop.NetworkPath
 @_exported import struct FWLoop.ResolverError
 @_exported import struct FWLoop.TimerID

@@ -1,4 +1,5 @@
 import Foundation
+import FWNetworkMonitor
 import FWTransport
 
 // MARK: - Waiting for connectivity: what the task does for `ConnectivityHopPolicy`

@@ -1,4 +1,5 @@
 import Foundation
+import FWNetworkMonitor
 import FWTransport
 
 // MARK: - Walking the policies, and executing what they decide

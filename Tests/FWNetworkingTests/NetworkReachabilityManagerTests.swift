@@ -1,5 +1,6 @@
 import Dispatch
 import FWLoop
+import FWNetworkMonitor
 import Foundation
 @testable import FWNetworking
 import Testing

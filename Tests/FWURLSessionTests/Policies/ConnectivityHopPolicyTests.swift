@@ -1,5 +1,6 @@
 import Foundation
 import FWLoop
+import FWNetworkMonitor
 import FWTransport
 @testable import FWURLSession
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import FWNetworkMonitor
 import FWTransport
 
 // MARK: - Policy 7: connectivity

@@ -1,6 +1,7 @@
 // NetlinkSocket: a non-blocking NETLINK_ROUTE socket, its receive buffer and its request numbers, plus the
 // synchronous dump that builds a NetworkView. Not Sendable: the monitor's loop owns its socket.
 
+import FWLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -8,6 +8,8 @@
 // Anything else, missing attributes included, is `.other`. The root is `/sys/class/net`; tests point it at
 // a fake tree.
 
+import FWLoop
+
 /// Classifies network interfaces from a sysfs `class/net` directory.
 struct InterfaceClassifier: Sendable {
     /// The drivers of USB modems whose interfaces are WWAN even without a `DEVTYPE`.

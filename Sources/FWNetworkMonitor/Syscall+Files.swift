@@ -1,6 +1,7 @@
 // Reading small files and symbolic links (the sysfs attributes of network interfaces), through the
 // chokepoint's rules (Syscall.swift).
 
+import FWLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,7 +1,8 @@
 // What the network-change monitor reads from a NETLINK_ROUTE socket, as values (NetlinkParser.swift turns
 // datagrams into these; NetworkView.swift applies them).
 
-import CFWShims
+import CFWNetlink
+import FWLoop
 
 // MARK: - Objects
 

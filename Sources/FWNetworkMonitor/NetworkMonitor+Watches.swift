@@ -8,6 +8,7 @@
 // last lookup failed (no network, no DNS). After the first answer a watch hears only changes of its path.
 // Answers run on the monitor's loop thread, never under the lock.
 
+import FWLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

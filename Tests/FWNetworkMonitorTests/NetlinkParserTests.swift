@@ -4,7 +4,8 @@
 
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct NetlinkParserTests {
     /// What each captured step decodes to (interface 2 is fw0; its link-local address comes from its MAC).

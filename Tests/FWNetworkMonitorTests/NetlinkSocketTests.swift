@@ -8,7 +8,8 @@ import Musl
 #endif
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct NetlinkSocketTests {
     /// Reads from `socket` until a datagram arrives (bounded).

@@ -17,7 +17,8 @@
 // destination's family (scope wider than host) on an interface that is up — without one, packets would
 // leave with an unanswerable source address.
 
-import CFWShims
+import CFWNetlink
+import FWLoop
 
 extension NetworkView {
     /// The tables searched for an address, in order.

@@ -1,6 +1,8 @@
 // The public vocabulary of the network-change monitor: where a caller wants to go (NetworkDestination),
 // the interface traffic would leave through (NetworkInterface) and the answer (NetworkPath).
 
+import FWLoop
+
 // MARK: - NetworkInterface
 
 /// A network interface the monitor routes through.

@@ -10,7 +10,8 @@
 // is set down (IFF_UP cleared), it drops the IPv4 routes through it except the local ones of its addresses;
 // when an interface is removed, it drops its addresses and routes.
 
-import CFWShims
+import CFWNetlink
+import FWLoop
 
 /// Interfaces, addresses and routes, as the kernel reported them.
 struct NetworkView: Equatable, Sendable {

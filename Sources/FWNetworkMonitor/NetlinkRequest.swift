@@ -1,6 +1,7 @@
 // NetlinkRequest: the requests the network-change monitor sends to the kernel, as bytes (no I/O).
 
-import CFWShims
+import CFWNetlink
+import FWLoop
 
 /// Encodes route-netlink requests: dumps of the current links, addresses and routes, and the barrier
 /// (an acknowledged no-op whose answer arrives after every notification queued before it).

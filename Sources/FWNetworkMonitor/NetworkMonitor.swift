@@ -10,7 +10,8 @@
 // full receive queue) or a datagram did not fit, the view is rebuilt from a new dump. `shutdown` closes
 // the socket; `shared` is never shut down.
 
-import CFWShims
+import CFWNetlink
+import FWLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

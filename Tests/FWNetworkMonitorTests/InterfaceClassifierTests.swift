@@ -4,7 +4,8 @@
 import Foundation
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct InterfaceClassifierTests {
     /// An interface directory of the fake tree: its uevent (if any) and its device's driver (if any).

@@ -9,7 +9,8 @@
 // Messages the monitor has no use for (other families, cloned route-cache entries, other types) are
 // skipped.
 
-import CFWShims
+import CFWNetlink
+import FWLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

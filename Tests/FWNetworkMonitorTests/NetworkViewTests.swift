@@ -3,7 +3,8 @@
 
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct NetworkViewTests {
     /// Classifies nothing as WWAN.

@@ -2,7 +2,8 @@
 
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct IPAddressTests {
     @Test(arguments: [

@@ -4,7 +4,8 @@
 
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct NetworkViewPathsTests {
     /// lo (1, up), eth0 (2, up), wwan0 (3, up, WWAN), eth1 (4, down); with `addresses` (default: lo's

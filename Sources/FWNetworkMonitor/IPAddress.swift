@@ -1,5 +1,6 @@
 // IPAddress: an IPv4 or IPv6 address as its network-order bytes, for matching against route prefixes.
 
+import FWLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -6,7 +6,8 @@
 import Foundation
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct NetworkMonitorTests {
     /// A monitor on a loop of its own whose interfaces' sysfs tree is a temporary directory in which

@@ -4,7 +4,8 @@
 import Foundation
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 // MARK: - Fixtures
 

@@ -1,6 +1,7 @@
 // The netlink calls of the network-change monitor, through the chokepoint's rules (Syscall.swift).
 
-import CFWShims
+import CFWNetlink
+import FWLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

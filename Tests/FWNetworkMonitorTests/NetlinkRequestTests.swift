@@ -2,7 +2,8 @@
 
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct NetlinkRequestTests {
     /// A header with NLM_F_REQUEST | NLM_F_DUMP (0x301), sequence 7 and port 0, then a zeroed family header.

@@ -8,7 +8,8 @@ import Musl
 #endif
 import Testing
 
-@testable import FWLoop
+import FWLoop
+@testable import FWNetworkMonitor
 
 @Suite struct SyscallFilesTests {
     @Test(arguments: [(100, "0123456789"), (4, "0123"), (0, "")])
