@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["FWWire", "FWLoop", "FWTLS"]),
         .testTarget(name: "FWWireTests", dependencies: ["FWWire", "TestSupport"]),
         .testTarget(name: "FWLoopTests", dependencies: ["FWLoop", "TestSupport"]),
-        .testTarget(name: "FWNetworkMonitorTests", dependencies: ["FWNetworkMonitor", "FWLoop"]),
+        .testTarget(name: "FWNetworkMonitorTests", dependencies: ["FWNetworkMonitor", "FWLoop", "TestSupport"]),
         .testTarget(name: "FWTLSTests", dependencies: ["FWTLS", "TestSupport"]),
         .testTarget(name: "FWTransportTests", dependencies: ["FWTransport", "TestSupport"]),
         .testTarget(name: "FWURLSessionTests", dependencies: ["FWURLSession", "FWNetworkMonitor", "TestSupport"]),

@@ -3,6 +3,7 @@
 import Testing
 
 @testable import FWLoop
+import TestSupport
 
 /// A clock stopped at one time.
 private struct StoppedClock: EventLoopClock {

@@ -8,6 +8,7 @@ import Musl
 import Testing
 
 @testable import FWLoop
+import TestSupport
 
 @Suite struct EventLoopGroupTests {
     /// A thread-name prefix no other test uses (names are cut to 15 bytes).

@@ -3,6 +3,7 @@
 import Testing
 
 @testable import FWLoop
+import TestSupport
 
 @Suite struct LoopBoundTests {
     private final class Counter {

@@ -8,6 +8,7 @@ import Musl
 import Testing
 
 @testable import FWLoop
+import TestSupport
 
 @Suite struct PosixThreadTests {
     @Test func joinableThreadRunsItsBodyUnderItsName() throws {

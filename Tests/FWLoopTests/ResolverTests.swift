@@ -8,6 +8,7 @@ import Musl
 import Testing
 
 @testable import FWLoop
+import TestSupport
 
 /// Resolves and waits (bounded) for the completion.
 private func resolve(_ host: String, port: Int = 80) throws -> Result<[SocketAddress], ResolverError> {

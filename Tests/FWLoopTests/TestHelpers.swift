@@ -8,44 +8,9 @@ import Musl
 import Testing
 
 @testable import FWLoop
+import TestSupport
 
-// MARK: - Waiting
-
-/// Polls `condition` every millisecond until it holds or `timeout` passes; returns the last answer.
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
-    let deadline = Deadline.now() + timeout
-    while !condition() {
-        if Deadline.now() > deadline {
-            return false
-        }
-        usleep(1000)
-    }
-    return true
-}
-
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-
-    var description: String {
-        "timed out waiting for \(what)"
-    }
-}
-
-/// Runs `body` on `loop` and waits (bounded) for its result.
-@discardableResult
-func onLoop<T: Sendable>(
-    _ loop: EventLoop, _ body: @escaping @Sendable () throws -> T
-) throws -> T {
-    let outcome = LockedBox<Result<T, any Error>?>(nil)
-    loop.execute {
-        let result = Result { try body() }
-        outcome.withLock { $0 = result }
-    }
-    guard waitUntil({ outcome.withLock { $0 != nil } }) else {
-        throw TimedOut(what: "a task on \(loop.name)")
-    }
-    return try outcome.withLock { $0! }.get()
-}
+// MARK: - Waiting (waitUntil, TimedOut and onLoop are TestSupport's: LoopWaits.swift)
 
 /// Returns once `loop` has finished the iteration under way when called, IO dispatch included: the second
 /// of two hops runs in a later iteration than the first, and an iteration dispatches its IO after its tasks.

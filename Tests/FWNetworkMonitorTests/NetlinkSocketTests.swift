@@ -9,6 +9,7 @@ import Musl
 import Testing
 
 import FWLoop
+import TestSupport
 @testable import FWNetworkMonitor
 
 @Suite struct NetlinkSocketTests {

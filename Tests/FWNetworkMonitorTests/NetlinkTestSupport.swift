@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 import FWLoop
+import TestSupport
 @testable import FWNetworkMonitor
 
 // MARK: - Fixtures

@@ -7,6 +7,7 @@ import Foundation
 import Testing
 
 import FWLoop
+import TestSupport
 @testable import FWNetworkMonitor
 
 @Suite struct NetworkMonitorTests {

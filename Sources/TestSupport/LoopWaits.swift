@@ -1,17 +1,15 @@
-// Blocking helpers for the network-monitor tests: bounded waits and hopping onto the monitor's loop (the
-// same as FWLoopTests' TestHelpers.swift, which a test target cannot share).
+// Blocking helpers for tests of loop-driven code (FWLoopTests, FWNetworkMonitorTests): a bounded wait with
+// a Duration, and running a closure on a loop and waiting for its result.
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Testing
-
 import FWLoop
 
 /// Polls `condition` every millisecond until it holds or `timeout` passes; returns the last answer.
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+public func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
     let deadline = Deadline.now() + timeout
     while !condition() {
         if Deadline.now() > deadline {
@@ -22,17 +20,22 @@ func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool
     return true
 }
 
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
+/// A bounded wait that ran out, naming what it waited for.
+public struct TimedOut: Error, CustomStringConvertible {
+    public let what: String
 
-    var description: String {
+    public init(what: String) {
+        self.what = what
+    }
+
+    public var description: String {
         "timed out waiting for \(what)"
     }
 }
 
 /// Runs `body` on `loop` and waits (bounded) for its result.
 @discardableResult
-func onLoop<T: Sendable>(
+public func onLoop<T: Sendable>(
     _ loop: EventLoop, _ body: @escaping @Sendable () throws -> T
 ) throws -> T {
     let outcome = LockedBox<Result<T, any Error>?>(nil)
