@@ -8,7 +8,8 @@ import FWWire
 // §15.4): 301, 302, 303, 307 and 308 with a `Location` are followed while the policy allows. 303 turns
 // any method but HEAD into GET, and so do 301 and 302 for POST (as browsers and curl -L do); a GET loses
 // the body and the fields that described it. A hop to another origin drops the credentials. A 307/308 of
-// a streamed body, which cannot be sent twice, is the response.
+// a streamed body, which cannot be sent twice, is the response. A redirect's own body is read and dropped
+// (up to 64 KiB, else the hop is aborted), so its connection serves the next hop and its metrics are kept.
 
 extension HTTPClient {
     /// The next hop after `head`, or nil when the response is the final one.
@@ -52,8 +53,8 @@ struct RedirectWalk {
     private let deadline: Deadline?
     private var request: HTTPClientRequest
     private var uri: URI
-    /// The metrics of the hops before this one.
-    private var earlier: [TransportMetrics] = []
+    /// The exchanges of the hops before this one: each drops its body and runs to its end.
+    private var earlier: [ResponseExchange] = []
     private var redirects = 0
 
     init(_ request: HTTPClientRequest, client: HTTPClient, timerLoop: EventLoop) throws(HTTPClientError) {
@@ -66,20 +67,24 @@ struct RedirectWalk {
 
     /// Starts the current hop.
     func startHop() throws(HTTPClientError) -> ResponseExchange {
-        let exchange = ResponseExchange(transport: client.transport, loop: timerLoop, earlierTransactions: earlier)
+        let exchange = ResponseExchange(transport: client.transport, loop: timerLoop, earlier: earlier)
         exchange.start(try client.transportRequest(request, to: uri), deadline: deadline)
         return exchange
     }
 
+    /// The most body bytes of a redirect that are read (and dropped) to keep its connection; a larger body
+    /// aborts the hop instead.
+    static let redirectBodyLimit = 64 * 1024
+
     /// The response when `head` (the current hop's, from `exchange`) is the final one; else nil, with the
-    /// hop abandoned and the walk moved to the redirect's target.
+    /// hop left to drop its body and the walk moved to the redirect's target.
     mutating func response(to head: HTTPResponseHead, of exchange: ResponseExchange)
         throws(HTTPClientError) -> HTTPClientResponse? {
         guard let next = try client.redirect(from: head, of: request, at: uri, count: redirects) else {
             return HTTPClientResponse(head: head, url: uri, body: HTTPClientResponse.Body(exchange: exchange))
         }
-        exchange.abort(.cancelled)
-        earlier = exchange.metrics.transactions
+        exchange.discardBody(upTo: Self.redirectBodyLimit)
+        earlier.append(exchange)
         (request, uri) = next
         redirects += 1
         return nil

@@ -16,7 +16,9 @@ import FWWire
 // the lock is released. Body chunks that arrive while nobody waits are
 // queued; past `highWater` queued bytes the transport is told to stop reading the socket, and once a reader
 // took them down to `lowWater` to read again (the pause's version orders the decisions). Chunks queued
-// before a failure are still handed out, then the error.
+// before a failure are still handed out, then the error. A redirect's exchange, which nobody reads, drops
+// its body instead (`discardBody`): it runs to its end, so its connection goes back to the pool and its
+// metrics arrive, unless the body is larger than the limit, which aborts it.
 
 final class ResponseExchange: TransportTaskDelegate {
     /// Queued bytes that stop reading the socket, and the level that restarts it.
@@ -35,23 +37,26 @@ final class ResponseExchange: TransportTaskDelegate {
         var paused = false
         var pauseVersion: UInt64 = 0
         var transactions: [TransportMetrics] = []
+        /// Set by `discardBody`: body bytes are counted and dropped, up to this many.
+        var discardLimit: Int?
+        var discardedBytes = 0
         /// The whole-request timer, on `loop`.
         var timer: TimerID?
     }
 
     private let transport: HTTPTransport
-    /// The metrics of the hops before this one (redirects).
-    private let earlierTransactions: [TransportMetrics]
+    /// The exchanges of the hops before this one (redirects), whose metrics may still arrive.
+    private let earlier: [ResponseExchange]
     /// Everything that changes; guarded by its lock.
     private let state = LockedBox(State())
 
     /// The loop the whole-request timer runs on.
     private let loop: EventLoop
 
-    init(transport: HTTPTransport, loop: EventLoop, earlierTransactions: [TransportMetrics]) {
+    init(transport: HTTPTransport, loop: EventLoop, earlier: [ResponseExchange]) {
         self.transport = transport
         self.loop = loop
-        self.earlierTransactions = earlierTransactions
+        self.earlier = earlier
     }
 
     /// Starts the request, with a timer on `loop` failing it at `deadline` (the loop's clock) when given. The
@@ -75,7 +80,12 @@ final class ResponseExchange: TransportTaskDelegate {
 
     /// The metrics of every hop so far.
     var metrics: HTTPClientMetrics {
-        HTTPClientMetrics(transactions: earlierTransactions + state.withLock { $0.transactions })
+        HTTPClientMetrics(transactions: earlier.flatMap(\.ownTransactions) + ownTransactions)
+    }
+
+    /// The metrics of this hop alone.
+    private var ownTransactions: [TransportMetrics] {
+        state.withLock { $0.transactions }
     }
 
     /// The trailer fields once the body ended; nil before, or after a failure.
@@ -183,6 +193,24 @@ final class ResponseExchange: TransportTaskDelegate {
         }
     }
 
+    /// Drops the body from now on (queued chunks included) and lets the exchange run to its end, so that the
+    /// connection is reused and the metrics arrive; past `limit` body bytes, aborts it.
+    func discardBody(upTo limit: Int) {
+        let (tooLarge, resume) = state.withLock { state -> (Bool, (id: RequestID, version: UInt64)?) in
+            state.discardLimit = limit
+            state.discardedBytes += state.queuedBytes
+            state.chunks.removeAll()
+            state.nextChunkIndex = 0
+            state.queuedBytes = 0
+            guard state.paused, let id = state.id else { return (state.discardedBytes > limit, nil) }
+            state.paused = false
+            state.pauseVersion += 1
+            return (state.discardedBytes > limit, (id, state.pauseVersion))
+        }
+        if tooLarge { return abort(.cancelled) }
+        if let resume { transport.setReadingPaused(false, for: resume.id, version: resume.version) }
+    }
+
     /// Fails the exchange with `error` (unless it already ended) and cancels the request.
     func abort(_ error: HTTPClientError) {
         finish(.failure(error))
@@ -220,8 +248,14 @@ final class ResponseExchange: TransportTaskDelegate {
 
     private func receive(_ bytes: [UInt8], id: RequestID) {
         guard !bytes.isEmpty else { return }
+        let tooLarge = state.withLock { state in
+            guard let limit = state.discardLimit else { return false }
+            state.discardedBytes += bytes.count
+            return state.discardedBytes > limit
+        }
+        if tooLarge { abort(.cancelled) }
         let (waiter, pauseVersion): (ExchangeWaiter<[UInt8]?>?, UInt64?) = state.withLock { state in
-            guard state.end == nil else { return (nil, nil) }
+            guard state.end == nil, state.discardLimit == nil else { return (nil, nil) }
             if let waiter = state.bodyWaiter {
                 state.bodyWaiter = nil
                 return (waiter, nil)

@@ -52,17 +52,39 @@ import TestSupport
         let client = try HTTPClient(configuration: HTTPClient.Configuration(redirectPolicy: .follow(max: 5)))
         defer { client.shutdown() }
         let url = server.baseURL + "/start"
-        let (finalURL, bytes) = try await onOwnThread {
+        let (finalURL, bytes, metrics) = try await onOwnThread {
             var request = HTTPClientRequest(url: url)
             request.method = "POST"
             request.body = .bytes(Array("form".utf8))
             let response = try client.blockingExecute(request)
-            return (response.url.description, try Self.readAll(response))
+            let bytes = try Self.readAll(response)
+            // The redirect's exchange runs to its end beside the next hop; its metrics come with that end.
+            _ = waitUntil(timeout: 5) { response.metrics.transactions.count == 2 }
+            return (response.url.description, bytes, response.metrics)
         }
         #expect(finalURL.hasSuffix("/final"))
         #expect(bytes == Array("GET".utf8))
         #expect(server.requests.map(\.method) == ["POST", "GET"])
         #expect(server.requests.map(\.target) == ["/start", "/final"])
+        #expect(metrics.transactions.count == 2, "one transaction per hop")
+        #expect(server.connectionCount == 1, "the redirect's connection was reused")
+    }
+
+    @Test func aRedirectWithALargeBodyIsAbandonedAndTheNextHopStillArrives() async throws {
+        // Past 64 KiB a redirect's body is not worth reading to keep its connection: the hop is aborted.
+        let big = Array("HTTP/1.1 302 Found\r\nLocation: /final\r\nContent-Length: 4000000\r\n\r\n".utf8)
+            + [UInt8](repeating: 0x7a, count: 4_000_000)
+        let server = try LoopbackHTTPServer { request in
+            request.target == "/start" ? .init(bytes: big) : .ok("done")
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let url = server.baseURL + "/start"
+        let bytes = try await onOwnThread { try Self.readAll(try client.blockingExecute(HTTPClientRequest(url: url))) }
+        #expect(bytes == Array("done".utf8))
+        #expect(server.requests.map(\.target) == ["/start", "/final"])
+        #expect(server.connectionCount == 2)
     }
 
     @Test func theWholeRequestTimeoutWakesTheBlockedThread() async throws {
