@@ -102,7 +102,7 @@ extension HTTP1Connection {
         reportBodyBytesSent()
         refreshInterest()
         guard core.isOpen else { return }
-        if !core.hasQueuedWrites, machine.inFlight?.bodyIsComplete == true, machine.inFlight?.writeDone == false {
+        if !core.hasQueuedWrites, machine.awaitsWriteFinished {
             if metrics.requestEnd == nil { metrics.requestEnd = loop.now().uptimeNanoseconds }
             machine.withRequest { $0.writeFinished() }
         }
