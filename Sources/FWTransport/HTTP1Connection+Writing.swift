@@ -110,7 +110,8 @@ extension HTTP1Connection {
 
     private func reportBodyBytesSent() {
         let sent = core.takeSentPayload()
-        guard let request = machine.activeRequest,
+        // Nothing of a body left (a request without one): the request's machine is not touched.
+        guard sent > 0, let request = machine.activeRequest,
               let total = machine.withRequest({ $0.bodyBytesWritten(sent) }) ?? nil else { return }
         post([.bodyBytesSent(total)], to: request)
     }

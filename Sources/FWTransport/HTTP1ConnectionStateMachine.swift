@@ -224,7 +224,10 @@ struct HTTP1ConnectionStateMachine {
 
     /// The write queue is empty: the body's next step.
     mutating func nextBodyPiece() -> Action {
-        guard let action = withRequest({ $0.nextBodyPiece() }) else { return .none }
+        // Asked in place first: most calls find nothing to do (no body, or all of it out), and `withRequest`
+        // moves the request's machine out and back.
+        guard case .active(let request) = state, request.bodyHasPieceReady,
+              let action = withRequest({ $0.nextBodyPiece() }) else { return .none }
         return run(action)
     }
 
