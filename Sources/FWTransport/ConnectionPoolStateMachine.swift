@@ -155,8 +155,9 @@ struct ConnectionPoolStateMachine {
     mutating func enqueue(_ request: RequestID, key: ConnectionKey, priority: Int = 0,
                           requiresNewConnection: Bool = false, pipelinable: Bool = false) -> Action {
         guard case .running = state else { return Action(request: .fail(request), connection: .none) }
-        var pool = hosts[key, default: HostPool()]
-        defer { hosts[key] = pool }
+        var pool = HostPool()
+        let slot = takePool(for: key, into: &pool, creating: true)
+        defer { putBack(pool, at: slot) }
         let pipelines = pipelinable && pipeliningDepth > 1
 
         if !requiresNewConnection, let connection = pool.idle.popLast() {
@@ -191,8 +192,9 @@ struct ConnectionPoolStateMachine {
     /// A connection finished its handshake and can carry requests.
     mutating func connectionEstablished(_ connection: ConnectionID) -> Action {
         let key = self.key(of: connection)
-        var pool = hostPool(for: key)
-        defer { store(pool, for: key) }
+        var pool = HostPool()
+        let slot = takePool(for: key, into: &pool)
+        defer { putBack(pool, at: slot) }
         guard pool.connections[connection] == .connecting else {
             preconditionFailure("connectionEstablished(\(connection)) in state \(pool.describe(connection))")
         }
@@ -203,8 +205,9 @@ struct ConnectionPoolStateMachine {
     /// A connection attempt failed: the oldest waiter gets the error.
     mutating func connectionFailed(_ connection: ConnectionID) -> Action {
         let key = self.key(of: connection)
-        var pool = hostPool(for: key)
-        defer { store(pool, for: key) }
+        var pool = HostPool()
+        let slot = takePool(for: key, into: &pool)
+        defer { putBack(pool, at: slot) }
         guard pool.connections[connection] == .connecting else {
             preconditionFailure("connectionFailed(\(connection)) in state \(pool.describe(connection))")
         }
@@ -220,8 +223,9 @@ struct ConnectionPoolStateMachine {
     /// `request` names the finished request (needed on a pipelined connection, which carries several).
     mutating func requestFinished(on connection: ConnectionID, reusable: Bool, request: RequestID? = nil) -> Action {
         let key = self.key(of: connection)
-        var pool = hostPool(for: key)
-        defer { store(pool, for: key) }
+        var pool = HostPool()
+        let slot = takePool(for: key, into: &pool)
+        defer { putBack(pool, at: slot) }
         guard case .leased = pool.connections[connection] else {
             preconditionFailure("requestFinished(on: \(connection)) in state \(pool.describe(connection))")
         }
@@ -336,12 +340,6 @@ struct ConnectionPoolStateMachine {
         return key
     }
 
-    /// The pool of a key that has a connection the machine knows.
-    func hostPool(for key: ConnectionKey) -> HostPool {
-        guard let pool = hosts[key] else { preconditionFailure("no pool for \(key) in state \(state)") }
-        return pool
-    }
-
     private mutating func startConnection(in pool: inout HostPool, key: ConnectionKey) -> ConnectionID {
         let id = ConnectionID(nextConnectionNumber)
         nextConnectionNumber += 1
@@ -387,9 +385,5 @@ struct ConnectionPoolStateMachine {
               pool.connectionDemand(depth: pipeliningDepth) > pool.connectingCount,
               pool.connections.count < maxConnectionsPerHost else { return .none }
         return .create(startConnection(in: &pool, key: key), key)
-    }
-
-    mutating func store(_ pool: HostPool, for key: ConnectionKey) {
-        hosts[key] = pool.isUnused ? nil : pool
     }
 }

@@ -39,7 +39,7 @@ extension HTTP1Connection {
         }
         drainParser()
         // Only bytes that moved the response on reset the idle timeout: interim responses do not.
-        if machine.inFlight?.readsCountAsActivity ?? true { lastActivity = loop.now() }
+        if machine.readsCountAsActivity { lastActivity = loop.now() }
     }
 
     func channelReadingStopped() {}

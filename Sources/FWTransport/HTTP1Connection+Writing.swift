@@ -102,7 +102,7 @@ extension HTTP1Connection {
         reportBodyBytesSent()
         refreshInterest()
         guard core.isOpen else { return }
-        if !core.hasQueuedWrites, machine.inFlight?.bodyIsComplete == true, machine.inFlight?.writeDone == false {
+        if !core.hasQueuedWrites, machine.awaitsWriteFinished {
             if metrics.requestEnd == nil { metrics.requestEnd = loop.now().uptimeNanoseconds }
             machine.withRequest { $0.writeFinished() }
         }
@@ -110,7 +110,8 @@ extension HTTP1Connection {
 
     private func reportBodyBytesSent() {
         let sent = core.takeSentPayload()
-        guard let request = machine.activeRequest,
+        // Nothing of a body left (a request without one): the request's machine is not touched.
+        guard sent > 0, let request = machine.activeRequest,
               let total = machine.withRequest({ $0.bodyBytesWritten(sent) }) ?? nil else { return }
         post([.bodyBytesSent(total)], to: request)
     }

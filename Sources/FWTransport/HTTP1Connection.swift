@@ -21,7 +21,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// How long establishing the connection may take, all steps together: resolving and connecting, and for
     /// HTTPS the handshake and the trust decision.
     let connectTimeout: Duration
-    private let idleConnectionTimeout: Duration
+    let idleConnectionTimeout: Duration
     /// The limits responses (and a proxy's answers to CONNECT) must stay within.
     let limits: HTTPLimits
 
@@ -35,8 +35,11 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// Loop thread only.
     var parser: HTTPResponseParser
     /// Loop thread only: the connection's one deadline — the handshake timeout while connecting, the
-    /// request's idle timeout while active, the idle-connection timeout while idle.
-    private var timer: TimerID?
+    /// request's idle timeout while active, the idle-connection timeout while idle (`+Timers.swift`).
+    var timer: TimerID?
+    /// Loop thread only: what `timer` watches when it is a watch (`+Timers.swift`), and when it fires.
+    var watching = TimerWatch.none
+    var watchDeadline: Deadline?
     /// Loop thread only: sends a body waiting for `100 Continue` after `PreparedRequest.continueWait`.
     var continueTimer: TimerID?
     /// Loop thread only: when a byte last moved for the current request (on the loop's clock).
@@ -222,7 +225,9 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// closes), and then — not before — the pool's next request for this connection starts.
     private func complete(_ request: PreparedRequest, trailers: HTTPHeaders, reusable: Bool,
                           stopping producer: BodyProducer?) {
-        cancelTimer()
+        // A connection that stays keeps its timer: the next watch (idle, or the next request's idle timeout)
+        // takes it over when it fires no later than that watch is due (`+Timers.swift`).
+        if !reusable { cancelTimer() }
         cancelContinueTimer()
         producer?.producer.stop()
         post([.metrics(finalMetrics()), .end(trailers: trailers)], to: request)
@@ -314,47 +319,5 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// to be written, with RST.
     func closeSocket() {
         core.close()
-    }
-
-    // MARK: Timers
-
-    func armTimer(at deadline: Deadline, _ fire: @escaping () -> Void) {
-        cancelTimer()
-        timer = loop.scheduleTimer(at: deadline) { [self] in
-            timer = nil
-            fire()
-        }
-    }
-
-    func cancelTimer() {
-        if let timer { loop.cancelTimer(timer) }
-        timer = nil
-    }
-
-    func cancelContinueTimer() {
-        if let continueTimer { loop.cancelTimer(continueTimer) }
-        continueTimer = nil
-    }
-
-    /// Fails the request when no byte moved for `timeout` while the task wanted the response read;
-    /// rescheduled lazily instead of on every read. While reading is paused the timer lapses (it is armed
-    /// again when reading resumes).
-    func armRequestIdleTimer(_ timeout: Duration) {
-        cancelTimer()
-        timer = loop.scheduleTimer(at: lastActivity + timeout) { [self] in
-            timer = nil
-            guard machine.activeRequest != nil, !machine.isReadingPaused else { return }
-            if loop.now() - lastActivity >= timeout {
-                run(machine.failActiveRequest(.timedOut("no bytes for \(timeout)")))
-            } else {
-                armRequestIdleTimer(timeout)
-            }
-        }
-    }
-
-    private func armIdleConnectionTimer() {
-        armTimer(at: loop.now() + idleConnectionTimeout) { [self] in
-            transport.idleTimeoutFired(self)
-        }
     }
 }

@@ -121,8 +121,12 @@ struct HTTP1ConnectionStateMachine {
         return false
     }
 
-    /// The request in flight, if any.
-    var activeRequest: PreparedRequest? { inFlight?.request }
+    /// The request in flight, if any; read in place (through `inFlight` it copied the request's whole machine,
+    /// and the connection asks several times per request).
+    var activeRequest: PreparedRequest? {
+        guard case .active(let request) = state else { return nil }
+        return request.request
+    }
 
     /// The machine of the request in flight, if any.
     var inFlight: HTTP1RequestStateMachine? {
@@ -143,6 +147,20 @@ struct HTTP1ConnectionStateMachine {
     var hasDecodedOutputPending: Bool {
         guard case .active(let request) = state else { return false }
         return request.hasDecodedOutputPending
+    }
+
+    /// Whether the request in flight has its whole body queued but the end of its writing not yet recorded
+    /// (false when none is in flight); read in place.
+    var awaitsWriteFinished: Bool {
+        guard case .active(let request) = state else { return false }
+        return request.bodyIsComplete && !request.writeDone
+    }
+
+    /// Whether reads count as activity for the request in flight's idle timeout (true when none is in flight);
+    /// read in place.
+    var readsCountAsActivity: Bool {
+        guard case .active(let request) = state else { return true }
+        return request.readsCountAsActivity
     }
 
     // MARK: Requests
@@ -206,7 +224,10 @@ struct HTTP1ConnectionStateMachine {
 
     /// The write queue is empty: the body's next step.
     mutating func nextBodyPiece() -> Action {
-        guard let action = withRequest({ $0.nextBodyPiece() }) else { return .none }
+        // Asked in place first: most calls find nothing to do (no body, or all of it out), and `withRequest`
+        // moves the request's machine out and back.
+        guard case .active(let request) = state, request.bodyHasPieceReady,
+              let action = withRequest({ $0.nextBodyPiece() }) else { return .none }
         return run(action)
     }
 

@@ -74,6 +74,8 @@ struct HTTP1RequestStateMachine {
 
     /// Whether every body byte (and the last chunk) was handed out for writing.
     var bodyIsComplete: Bool { body.isComplete }
+    /// Whether `nextBodyPiece()` has something to do.
+    var bodyHasPieceReady: Bool { body.hasPieceReady }
 
     // MARK: Writing
 

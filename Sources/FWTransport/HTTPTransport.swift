@@ -154,7 +154,8 @@ public final class HTTPTransport: Sendable {
                                             pipelinable: prepared.isPipelinable)
             if request.tracesBytes { state.entries[id]?.poolDecision = PoolDecision(action) }
             var work = resolveLocked(action, in: &state, failure: .shutDown)
-            if state.pool.isWaiting(id, key: request.key) {
+            // A request the pool served at once waits for nothing (and the key is not hashed again).
+            if case .none = action.request, state.pool.isWaiting(id, key: request.key) {
                 work += startWaitingLocked(id, timeout: request.idleTimeout, in: &state)
             }
             return (id, work)

@@ -47,12 +47,10 @@ final class PreparedRequest: Sendable {
             return
         }
         var head = request.head
-        // RFC 9110 §7.2: Host goes first (servers and proxies that read it by position exist).
-        if head.headers.contains(name: "Host") {
-            head.headers.moveToFront(name: "Host")
-        } else {
-            head.headers.addFirst(name: "Host", value: Self.hostFieldValue(for: request.key))
-        }
+        // RFC 9110 §7.2: Host goes first (servers and proxies that read it by position exist). Without one of
+        // the caller's, the encoder writes it from the key, ahead of the fields (no value built, none moved).
+        let hasHost = head.headers.contains(name: "Host")
+        if hasHost { head.headers.moveToFront(name: "Host") }
         Self.addressProxy(&head, key: request.key)
         if let upgrade = request.webSocket {
             // The handshake's own fields replace any the caller set (a stale key would fail the accept check).
@@ -75,7 +73,13 @@ final class PreparedRequest: Sendable {
         let hasBody = request.body.map { $0.length != 0 } ?? false
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        try HTTPRequestEncoder.encodeHead(head, into: &bytes)
+        if hasHost {
+            try HTTPRequestEncoder.encodeHead(head, into: &bytes)
+        } else {
+            let key = request.key
+            try HTTPRequestEncoder.encodeHead(head, host: key.host, port: key.usesDefaultPort ? nil : key.port,
+                                              into: &bytes)
+        }
         self.id = id
         self.request = request
         self.encodedHead = bytes
@@ -160,12 +164,5 @@ final class PreparedRequest: Sendable {
         if let value = key.proxy?.authorization ?? key.proxy?.credentials?.basicAuthorization {
             head.headers.add(name: "Proxy-Authorization", value: value)
         }
-    }
-
-    /// `host[:port]`, with the port only when it is not the scheme's default and IPv6 in brackets.
-    static func hostFieldValue(for key: ConnectionKey) -> String {
-        // A byte search: `String.contains(_:)` with a string argument is the generic substring search.
-        let host = key.host.utf8.contains(UInt8(ascii: ":")) ? "[" + key.host + "]" : key.host
-        return key.usesDefaultPort ? host : host + ":" + String(key.port)
     }
 }

@@ -81,6 +81,12 @@ struct RequestBodyStateMachine {
         state = waitsForContinue ? .waitingForContinue(source) : .ready(source)
     }
 
+    /// Whether `nextPiece()` has something to hand out (a piece to write, or a piece to ask for).
+    var hasPieceReady: Bool {
+        if case .ready = state { return true }
+        return false
+    }
+
     /// True once every body byte (and the last chunk) was handed out for writing: the request is fully
     /// framed once they are written (a stream of declared length may still owe its end).
     var isComplete: Bool {

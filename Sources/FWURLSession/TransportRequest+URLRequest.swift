@@ -54,7 +54,7 @@ extension TransportRequest {
               scheme == "http" || scheme == "https" || webSocket != nil && (scheme == "ws" || scheme == "wss") else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
-        guard var key = ConnectionKey(url: url) else {
+        guard var key = ConnectionKey(url: url, scheme: url.baseURL == nil ? scheme : nil) else {
             throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
         }
         guard (1...65535).contains(key.port) else {
@@ -80,13 +80,14 @@ extension TransportRequest {
         }
         let method = request.httpMethod ?? "GET"
         var headers = HTTPHeaders()
-        let fields = request.orderedHeaderFields
+        // The request's own list, read in place (`orderedHeaderFields` would build another array).
+        let fields = request.headerFields ?? []
         headers.reserveCapacity(fields: fields.count,
                                 bytes: fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
         for field in fields { headers.add(name: field.name, value: field.value) }
 
         var body = request.httpBody.map { [UInt8]($0) }
-        if body == nil, ["POST", "PUT", "PATCH"].contains(method) { body = [] }
+        if body == nil, method == "POST" || method == "PUT" || method == "PATCH" { body = [] }
 
         self.init(key: key,
                   head: HTTPRequestHead(method: method, target: target, headers: headers),

@@ -17,10 +17,12 @@ extension URLSession {
 
 extension ConnectionKey {
     /// The key of `url`'s origin: scheme, host (IPv6 brackets removed) and port (explicit, else the scheme's
-    /// default); nil without a scheme or a host. The one place a URL becomes a connection key.
-    init?(url: URL) {
+    /// default); nil without a scheme or a host. The one place a URL becomes a connection key. `scheme`: the
+    /// scheme of `url`, lowercased, when the caller read it already (it is read only once: the URL's accessors
+    /// parse) and `url` has no base URL.
+    init?(url: URL, scheme knownScheme: String? = nil) {
         let absolute = url.baseURL == nil ? url : url.absoluteURL
-        guard let scheme = absolute.scheme, var host = absolute.host(percentEncoded: false), !host.isEmpty else {
+        guard let scheme = knownScheme ?? absolute.scheme, var host = absolute.host(percentEncoded: false), !host.isEmpty else {
             return nil
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

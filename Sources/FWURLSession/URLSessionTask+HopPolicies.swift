@@ -67,21 +67,24 @@ extension URLSessionTask {
     /// Sends the current hop (the first, or the next after a redirect, an answered challenge or a route
     /// retry): prepared by the policies, then to its URL protocol, from the cache, or to the transport.
     final func send() {
-        let (decision, hop, protocolClass) = walkPolicies { hop, policies in
+        // What the rest needs of the prepared hop, not the hop: a copy of it retained and released each of its
+        // references.
+        let (decision, load, outgoing, transmitted, protocolClass) = walkPolicies { hop, policies in
             var context = HopContext(configuration: session.sessionConfiguration, now: session.clock.date())
             if hop.reason != .unconditional { context.protocolClass = session.protocolClass(for: self) }
-            return (HopPolicies.prepare(&hop, policies, context), hop, context.protocolClass)
+            let decision = HopPolicies.prepare(&hop, policies, context)
+            return (decision, hop.protocolLoad, hop.outgoing, hop.transmitted, context.protocolClass)
         }
-        if let load = hop.protocolLoad, let protocolClass {
+        if let load, let protocolClass {
             return startProtocolLoad(load, protocolClass: protocolClass)
         }
         switch decision?.1 {
         case .serve(let cached)?:
-            serveFromCache(cached, for: hop.outgoing)
+            serveFromCache(cached, for: outgoing)
         case .fail(let error)?:
             enqueue(.fail(error))
         default:
-            guard let request = hop.transmitted ?? hop.outgoing else {
+            guard let request = transmitted ?? outgoing else {
                 return enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
             }
             transmit(request)

@@ -5,12 +5,12 @@ extension HTTPHeaders {
 
     /// True when at least one field is named `name` (case-insensitive).
     public func contains(name: String) -> Bool {
-        (0..<count).contains { nameMatches(at: $0, name) }
+        firstIndex(named: name) != nil
     }
 
     /// The value of the first field named `name` (case-insensitive), or nil.
     public func first(name: String) -> String? {
-        guard let index = (0..<count).first(where: { nameMatches(at: $0, name) }) else { return nil }
+        guard let index = firstIndex(named: name) else { return nil }
         return Latin1.string(rawValue(at: index))
     }
 
@@ -18,16 +18,24 @@ extension HTTPHeaders {
     /// is: how URLSession's `value(forHTTPHeaderField:)` reads duplicated fields. No array is made.
     public func combinedValue(name: String) -> String? {
         var combined: String?
-        for index in 0..<count where nameMatches(at: index, name) {
+        var next = firstIndex(named: name)
+        while let index = next {
             let value = Latin1.string(rawValue(at: index))
             combined = combined.map { $0 + ", " + value } ?? value
+            next = firstIndex(named: name, from: index + 1)
         }
         return combined
     }
 
     /// The value of every field named `name` (case-insensitive), in order.
     public func values(name: String) -> [String] {
-        (0..<count).filter { nameMatches(at: $0, name) }.map { Latin1.string(rawValue(at: $0)) }
+        var values: [String] = []
+        var next = firstIndex(named: name)
+        while let index = next {
+            values.append(Latin1.string(rawValue(at: index)))
+            next = firstIndex(named: name, from: index + 1)
+        }
+        return values
     }
 
     // MARK: List values
@@ -52,7 +60,9 @@ extension HTTPHeaders {
         inField name: String,
         _ body: (ArraySlice<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
-        for index in 0..<count where nameMatches(at: index, name) {
+        var next = firstIndex(named: name)
+        while let index = next {
+            next = firstIndex(named: name, from: index + 1)
             let value = rawValue(at: index)
             var start = value.startIndex
             while let comma = value[start...].firstIndex(of: ASCII.comma) {

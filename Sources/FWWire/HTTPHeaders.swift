@@ -154,6 +154,37 @@ public struct HTTPHeaders: Sendable {
         fields[last].value = fields[last].value.lowerBound..<storage.count
     }
 
+    /// The index of the first field at or after `start` named `name` (ASCII-case-insensitive on UTF-8 bytes),
+    /// or nil. The lookups scan with it: the name's bytes, the buffer and the ranges are opened once per scan,
+    /// and a field is ruled out by its length and first byte before the rest is compared.
+    func firstIndex(named name: String, from start: Int = 0) -> Int? {
+        guard start < fields.count else { return nil }
+        var name = name
+        return name.withUTF8 { wanted -> Int? in
+            guard let head = wanted.first.map(ASCII.lowercased) else {
+                return fields[start...].firstIndex { $0.name.isEmpty }
+            }
+            return storage.withUnsafeBufferPointer { stored -> Int? in
+                fields.withUnsafeBufferPointer { ranges -> Int? in
+                    var index = start
+                    while index < ranges.count {
+                        let range = ranges[index].name
+                        if range.count == wanted.count, ASCII.lowercased(stored[range.lowerBound]) == head {
+                            var offset = 1
+                            while offset < wanted.count,
+                                  ASCII.lowercased(stored[range.lowerBound + offset]) == ASCII.lowercased(wanted[offset]) {
+                                offset += 1
+                            }
+                            if offset == wanted.count { return index }
+                        }
+                        index += 1
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
     /// True when the field at `index` is named `name`, compared ASCII-case-insensitively on UTF-8 bytes.
     /// Lengths are compared first, so most fields are ruled out without touching their bytes.
     func nameMatches(at index: Int, _ name: String) -> Bool {

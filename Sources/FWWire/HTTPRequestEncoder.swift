@@ -17,10 +17,31 @@ public enum HTTPRequestEncoder {
         throws(HTTPRequestError)
     {
         try validate(head)
+        appendHead(head, host: nil, into: &buffer)
+    }
+
+    /// `encodeHead(_:into:)` for a head without a `Host` field: "Host: `host`" is written as its first field
+    /// (RFC 9110 §7.2), followed by ":`port`" when `port` is given, and `host` in brackets when it holds a
+    /// colon (an IPv6 literal). The same as adding that field first and encoding, without building its value
+    /// or moving the fields. `host` must be non-empty with no CR, LF or NUL (`invalidHeaderValue`); a head
+    /// that has a `Host` field of its own is refused (`invalidHeaderName`: it would be sent twice).
+    public static func encodeHead(_ head: HTTPRequestHead, host: String, port: Int?, into buffer: inout [UInt8])
+        throws(HTTPRequestError)
+    {
+        try validate(head, hostGiven: true)
+        guard !host.isEmpty, ByteClass.requestFieldValue.containsAll(host.utf8) else { throw .invalidHeaderValue }
+        guard !head.headers.contains(name: "Host") else { throw .invalidHeaderName }
+        appendHead(head, host: (host, port), into: &buffer)
+    }
+
+    /// Appends a validated head, with a `Host` field first when `host` is given.
+    private static func appendHead(_ head: HTTPRequestHead, host: (name: String, port: Int?)?,
+                                   into buffer: inout [UInt8]) {
         let method = head.method.utf8
         let target = head.target.utf8
         let version = head.version.description.utf8
         var size = method.count + target.count + version.count + 6
+        if let host { size += host.name.utf8.count + 16 }
         for index in 0..<head.headers.count {
             size += head.headers.rawName(at: index).count + head.headers.rawValue(at: index).count + 4
         }
@@ -32,9 +53,42 @@ public enum HTTPRequestEncoder {
         buffer.append(ASCII.space)
         buffer.append(contentsOf: version)
         buffer.append(contentsOf: ASCII.crlf)
+        if let host { appendHostField(host.name, port: host.port, into: &buffer) }
         // `validate` checked every field: none is skipped, so none is checked again.
         appendFields(head.headers, skippingInvalid: false, into: &buffer)
         buffer.append(contentsOf: ASCII.crlf)
+    }
+
+    /// Appends "Host: host[:port] CRLF", an IPv6 literal in brackets.
+    private static func appendHostField(_ host: String, port: Int?, into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: "Host: ".utf8)
+        let bracketed = host.utf8.contains(ASCII.colon)
+        if bracketed { buffer.append(UInt8(ascii: "[")) }
+        buffer.append(contentsOf: host.utf8)
+        if bracketed { buffer.append(UInt8(ascii: "]")) }
+        if let port {
+            buffer.append(ASCII.colon)
+            appendDecimal(port, into: &buffer)
+        }
+        buffer.append(contentsOf: ASCII.crlf)
+    }
+
+    /// Appends the decimal digits of `value` (a sign first when negative).
+    private static func appendDecimal(_ value: Int, into buffer: inout [UInt8]) {
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { room in
+            repeat {
+                room[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            buffer.append(contentsOf: room[(20 - count)...])
+        }
     }
 
     // MARK: Chunked body
@@ -68,13 +122,18 @@ public enum HTTPRequestEncoder {
 
     /// Throws the first reason `head` cannot be written as is.
     public static func validate(_ head: HTTPRequestHead) throws(HTTPRequestError) {
+        try validate(head, hostGiven: false)
+    }
+
+    /// `validate(_:)`; with `hostGiven`, the `Host` field is written apart from the head's fields.
+    private static func validate(_ head: HTTPRequestHead, hostGiven: Bool) throws(HTTPRequestError) {
         let method = head.method.utf8
         guard !method.isEmpty, ByteClass.token.containsAll(method) else { throw .invalidMethod }
         let target = head.target.utf8
         guard !target.isEmpty, ByteClass.requestTarget.containsAll(target) else { throw .invalidTarget }
         guard head.version == .http1_1 || head.version == .http1_0 else { throw .unsupportedVersion }
         try validate(fields: head.headers)
-        if head.version == .http1_1, !head.headers.contains(name: "Host") {
+        if !hostGiven, head.version == .http1_1, !head.headers.contains(name: "Host") {
             throw .missingHost
         }
         if head.headers.contains(name: "Content-Length"), head.headers.contains(name: "Transfer-Encoding") {

@@ -35,6 +35,49 @@ func otherHeads() throws {
     #expect(buffer == bytes("GET http://h:8080/p HTTP/1.1\r\nHost: h:8080\r\nX: café\u{1}\r\n\r\n"))
 }
 
+@Test("a Host written from a host and port goes first, as if it were the head's first field")
+func headWithGivenHost() throws {
+    let head = HTTPRequestHead(method: "GET", target: "/p", headers: ["Accept": "*/*", "X": "1"])
+    var added = head
+    added.headers.addFirst(name: "Host", value: "example.com:8080")
+    var expected: [UInt8] = []
+    try HTTPRequestEncoder.encodeHead(added, into: &expected)
+    var buffer = sentinel
+    try HTTPRequestEncoder.encodeHead(head, host: "example.com", port: 8080, into: &buffer)
+    #expect(buffer == sentinel + expected)
+    #expect(buffer == sentinel + bytes("GET /p HTTP/1.1\r\nHost: example.com:8080\r\nAccept: */*\r\nX: 1\r\n\r\n"))
+
+    buffer = []
+    try HTTPRequestEncoder.encodeHead(head, host: "::1", port: nil, into: &buffer)
+    #expect(buffer == bytes("GET /p HTTP/1.1\r\nHost: [::1]\r\nAccept: */*\r\nX: 1\r\n\r\n"))
+    buffer = []
+    try HTTPRequestEncoder.encodeHead(head, host: "fe80::1", port: 0, into: &buffer)
+    #expect(buffer == bytes("GET /p HTTP/1.1\r\nHost: [fe80::1]:0\r\nAccept: */*\r\nX: 1\r\n\r\n"))
+}
+
+@Test("a given Host is refused when it holds CR, LF or NUL, is empty, or the head has a Host of its own")
+func givenHostRefusals() {
+    let head = HTTPRequestHead(method: "GET", target: "/", headers: ["Accept": "*/*"])
+    for host in ["a\r\nX-Injected: 1", "a\nb", "a\u{0}b", ""] {
+        var buffer = sentinel
+        #expect(throws: HTTPRequestError.invalidHeaderValue) {
+            try HTTPRequestEncoder.encodeHead(head, host: host, port: 80, into: &buffer)
+        }
+        #expect(buffer == sentinel)
+    }
+    var buffer = sentinel
+    #expect(throws: HTTPRequestError.invalidHeaderName) {
+        try HTTPRequestEncoder.encodeHead(HTTPRequestHead(method: "GET", target: "/", headers: ["host": "a"]),
+                                          host: "a", port: nil, into: &buffer)
+    }
+    #expect(buffer == sentinel)
+    #expect(throws: HTTPRequestError.invalidTarget) {
+        try HTTPRequestEncoder.encodeHead(HTTPRequestHead(method: "GET", target: "/ x", headers: [:]),
+                                          host: "a", port: nil, into: &buffer)
+    }
+    #expect(buffer == sentinel)
+}
+
 struct InjectionCase: Sendable, CustomTestStringConvertible {
     var name: String
     var head: HTTPRequestHead

@@ -91,8 +91,9 @@ enum HopDecision {
 enum HopQuestion {
     /// Follow the redirect `response` asks for to `next`? (`willPerformHTTPRedirection`)
     case redirect(URLRequest, response: HTTPURLResponse)
-    /// A credential for a server's or a proxy's challenge.
-    case challenge(HopChallenge)
+    /// A credential for a server's or a proxy's challenge. Boxed: a challenge is many words, and every
+    /// decision a walk returns, `continue` too, would be as large.
+    indirect case challenge(HopChallenge)
     /// What to store of `proposal`, stored under `request` (`willCacheResponse`, through the sink).
     case willCache(CachedURLResponse, request: URLRequest)
 }
