@@ -1,9 +1,4 @@
 import FWLoop
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 // MARK: - ExchangeWaiter
 //
@@ -28,31 +23,21 @@ enum ExchangeWaiter<Value: Sendable>: Sendable {
 // MARK: - BlockedThread
 
 /// A thread parked until another thread hands it one result: the slot is written before the semaphore is
-/// posted and read after the wait returns, so the semaphore orders the two.
+/// signalled and read after the wait returns, so the semaphore orders the two.
 final class BlockedThread<Value: Sendable>: @unchecked Sendable { // the slot is ordered by the semaphore
-    private let semaphore: UnsafeMutablePointer<sem_t>
+    private let semaphore = ThreadSemaphore()
     private var result: Result<Value, HTTPClientError>?
-
-    init() {
-        semaphore = .allocate(capacity: 1)
-        sem_init(semaphore, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
-    }
 
     /// Stores `result` and wakes the waiting thread.
     fileprivate func wake(with result: Result<Value, HTTPClientError>) {
         self.result = result
-        sem_post(semaphore)
+        semaphore.signal()
     }
 
     /// Blocks until ``wake(with:)``; returns what it was given.
     func wait() throws(HTTPClientError) -> Value {
-        while sem_wait(semaphore) == -1 {} // EINTR: a signal woke the wait, not the exchange
-        guard let result else { throw .cancelled } // unreachable: wake stores before it posts
+        semaphore.wait()
+        guard let result else { throw .cancelled } // unreachable: wake stores before it signals
         return try result.get()
     }
 }
