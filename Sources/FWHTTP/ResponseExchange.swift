@@ -13,10 +13,10 @@ import FWWire
 //
 // A task waits for the head in `head()` and for each chunk in `nextChunk()`, a blocked thread in
 // `blockingHead()` and `blockingNextChunk()`; at most one waiter each (an `ExchangeWaiter`), resumed after
-// the lock is released. Body chunks that arrive while nobody waits are
-// queued; past `highWater` queued bytes the transport is told to stop reading the socket, and once a reader
-// took them down to `lowWater` to read again (the pause's version orders the decisions). Chunks queued
-// before a failure are still handed out, then the error. A redirect's exchange, which nobody reads, drops
+// the lock is released. Body chunks that arrive while nobody waits are queued; past `highWater` queued bytes
+// the transport is told to stop reading the socket, and once a reader took them down to `lowWater` to read
+// again (the pause's version orders the decisions). Chunks queued before a failure are still handed out,
+// then the error. A redirect's exchange, which nobody reads, drops
 // its body instead (`discardBody`): it runs to its end, so its connection goes back to the pool and its
 // metrics arrive, unless the body is larger than the limit, which aborts it.
 
