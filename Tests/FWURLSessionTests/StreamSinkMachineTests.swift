@@ -12,8 +12,11 @@ import Testing
     typealias Machine = StreamSinkMachine<String>
 
     enum Input: Sendable {
-        case read(max: Int), write, closeRead, capture, abandon
+        case read(max: Int), write, closeRead, closeWrite, capture, abandon
         case prefix([UInt8]), attach, responseEnded, answered, take, complete, fail
+        /// `attach` whose thread has not finished handing the calls over (another thread calls meanwhile);
+        /// `handedOver` is that thread finishing. Every other input's hand-over finishes at once, as in the sink.
+        case attachStillHandingOver, handedOver
         case reportsClose(taskEnding: Bool), failsWithoutChannel, finishedCleanly
     }
 
@@ -38,6 +41,14 @@ import Testing
     }
 
     static let cases: [Case] = [
+        Case(name: "open: calls made while another thread hands calls over follow them, in order", steps: [
+            step(.closeWrite, "-"),
+            step(.attachStillHandingOver, "C: start 0 closeWrite"),
+            step(.write, "-"),
+            step(.read(max: 1), "-"),
+            step(.handedOver, "C: write read"),
+            step(.write, "C: write"),
+        ]),
         Case(name: "waiting: calls wait; attach starts the channel with the body read so far, then sends them", steps: [
             step(.prefix([1, 2]), "-"),
             step(.read(max: 4), "-"),
@@ -143,10 +154,16 @@ import Testing
 
     private static func apply(_ input: Input, to machine: inout Machine) -> String {
         let actions: StreamSinkActions<String>
+        var finishesHandOver = true
         switch input {
         case .read(let max): actions = machine.call(.read(min: 1, max: max, timeout: nil) { _, _, _ in })
         case .write: actions = machine.call(.write([1], timeout: nil) { _ in })
         case .closeRead: actions = machine.call(.closeRead)
+        case .closeWrite: actions = machine.call(.closeWrite)
+        case .attachStillHandingOver:
+            actions = machine.attach("C")
+            finishesHandOver = false
+        case .handedOver: actions = machine.handedOver()
         case .capture: actions = machine.capture()
         case .abandon: actions = machine.abandon()
         case .prefix(let bytes):
@@ -164,7 +181,15 @@ import Testing
             let error = machine.finishing(with: nil, cancellation: URLError(.cancelled))
             return error == nil ? "finish clean" : "finish cancelled"
         }
-        return summary(actions)
+        // As `StreamSink.run`: the thread that sent asks for the calls made meanwhile until there are none.
+        var more = finishesHandOver && actions.handOver
+        var outcome = summary(actions)
+        while more {
+            let next = machine.handedOver()
+            more = next.handOver
+            if next.channel != nil { outcome += " | then " + summary(next) }
+        }
+        return outcome
     }
 
     private static func name(_ call: StreamCall) -> String {

@@ -70,6 +70,7 @@ final class StreamSink: ResponseSink {
                 }
             }
         }
+        if actions.handOver { run(input { $0.handedOver() }, task: task) }
     }
 
     private func send(_ call: Call, to channel: StreamChannel, task: URLSessionStreamTask) {

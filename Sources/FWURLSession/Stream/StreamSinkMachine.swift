@@ -20,6 +20,12 @@ import FWTransport
 //   channel's read-closed and write-closed reports no longer reach the delegate, and the channel's end (or a
 //   failed connect) completes the task with `cancelled`, whatever raced the abort.
 //
+// One thread at a time hands calls to the channel (`sending`): the one that attached it or made a call when
+// nobody was handing over. A call made meanwhile, on another thread, waits in `waiting` and goes to the
+// channel after the calls before it (`handedOver`), so the channel gets the calls in the order they were
+// made even though they are sent after the lock (a write made right after `closeWrite()` once reached the
+// channel first, and succeeded).
+//
 // Once ended (or captured: the streams own the channel), every later call fails with the error the task
 // completed with, or — after a clean end — reads get what is left of the body the stream came from and then
 // the end of the stream, and writes fail.
@@ -56,6 +62,8 @@ struct StreamSinkMachine<Channel> {
 
     private(set) var channel: Channel?
     private(set) var waiting: [StreamCall] = []
+    /// A thread is handing calls to the channel; calls made meanwhile wait behind them.
+    private(set) var sending = false
     /// Body bytes of the response the stream came from, read before anything else.
     private(set) var prefix: [UInt8] = []
     /// Reads and writes handed to the channel and not answered yet.
@@ -83,7 +91,23 @@ struct StreamSinkMachine<Channel> {
             return Actions()
         }
         if call.isAnswered { outstanding += 1 }
-        return Actions(channel: channel, calls: [call])
+        guard !sending else {
+            waiting.append(call)
+            return Actions()
+        }
+        sending = true
+        return Actions(channel: channel, calls: [call], handOver: true)
+    }
+
+    /// The sender handed its calls to the channel: the calls made meanwhile, to hand over next (in order), or
+    /// the end of the sending.
+    mutating func handedOver() -> Actions {
+        guard let channel, !waiting.isEmpty else {
+            sending = false
+            return Actions()
+        }
+        defer { waiting = [] }
+        return Actions(channel: channel, calls: waiting, handOver: true)
     }
 
     /// `captureStreams()`: the capture happens once the reads and writes made before it are answered — now
@@ -118,7 +142,9 @@ struct StreamSinkMachine<Channel> {
             prefix = []
         }
         outstanding += waiting.filter(\.isAnswered).count
-        return Actions(channel: channel, start: prefix, calls: waiting, captureNow: capturing && outstanding == 0)
+        sending = true
+        return Actions(channel: channel, start: prefix, calls: waiting, handOver: true,
+                       captureNow: capturing && outstanding == 0)
     }
 
     /// The response completed before the delegate answered: the stream ends cleanly with only the body read
@@ -197,6 +223,8 @@ struct StreamSinkActions<Channel> {
     var start: [UInt8]?
     /// Hand these calls to the channel, in order.
     var calls: [StreamCall] = []
+    /// Once everything else here ran, ask for the calls made meanwhile (`handedOver`): this thread sends.
+    var handOver = false
     /// Abort the channel (`cancelled`).
     var abort = false
     /// Answer a call made after the end: with this error (nil: the stream ended cleanly) and what is left.
