@@ -15,6 +15,9 @@ import Testing
         case send, ping, receive, close(Int), abandon, upgraded
         case message(String), messageWhileEnding(String), closeReceived(Int), protocolError(Int)
         case complete, finishedCleanly
+        /// `upgraded` whose thread has not finished handing the calls over (another thread calls meanwhile);
+        /// `handedOver` is that thread finishing. Every other input's hand-over finishes at once, as in the sink.
+        case upgradedStillHandingOver, handedOver
     }
 
     struct Step: Sendable {
@@ -39,6 +42,15 @@ import Testing
     }
 
     static let cases: [Case] = [
+        Case(name: "open: sends made while another thread hands calls over follow them, in order", steps: [
+            step(.send, "-"),
+            step(.upgradedStillHandingOver, "C: start send 1"),
+            step(.send, "-"),
+            step(.ping, "-"),
+            step(.close(1000), "-"),
+            step(.handedOver, "C: send 1 ping 1 close 1000"),
+            step(.send, "C: send 1"),
+        ], closeCode: .normalClosure),
         Case(name: "waiting: calls wait and go to the channel in order once upgraded", steps: [
             step(.send, "-"),
             step(.receive, "-"),
@@ -149,6 +161,7 @@ import Testing
         let reply: Machine.Reply = { _ in }
         let receive: Machine.Receive = { _ in }
         let actions: WebSocketSinkActions<String>
+        var finishesHandOver = true
         switch input {
         case .send: actions = machine.send(.text("m"), reply)
         case .ping: actions = machine.ping(reply)
@@ -158,6 +171,10 @@ import Testing
             actions = machine.close(URLSessionWebSocketTask.CloseCode(rawValue: code)!, reason: nil, frame: frame)
         case .abandon: actions = machine.abandon()
         case .upgraded: actions = machine.upgraded("C")
+        case .upgradedStillHandingOver:
+            actions = machine.upgraded("C")
+            finishesHandOver = false
+        case .handedOver: actions = machine.handedOver()
         case .message(let text): actions = machine.received(.string(text), taskEnding: false)
         case .messageWhileEnding(let text): actions = machine.received(.string(text), taskEnding: true)
         case .closeReceived(let code):
@@ -171,7 +188,15 @@ import Testing
             let error = machine.finishing(with: nil, cancellation: URLError(.cancelled))
             return error == nil ? "finish clean" : "finish cancelled"
         }
-        return summary(actions)
+        // As `WebSocketSink.run`: the thread that sent asks for the calls made meanwhile until there are none.
+        var more = finishesHandOver && actions.handOver
+        var outcome = summary(actions)
+        while more {
+            let next = machine.handedOver()
+            more = next.handOver
+            if next.channel != nil { outcome += " | then " + summary(next) }
+        }
+        return outcome
     }
 
     private static func summary(_ actions: WebSocketSinkActions<String>) -> String {

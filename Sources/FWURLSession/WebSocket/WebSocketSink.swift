@@ -96,6 +96,7 @@ final class WebSocketSink: ResponseSink {
             for receive in actions.failedReceives { receive(.failure(failure)) }
             for reply in actions.failedReplies { reply(failure) }
         }
+        if actions.handOver { run(input { $0.handedOver() }, task: task) }
     }
 
     /// A reply from the channel's loop, handed to the delegate queue in order with the task's other events.

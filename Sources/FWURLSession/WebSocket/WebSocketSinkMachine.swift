@@ -20,6 +20,12 @@ import FWTransport
 //   `goingAway` close and aborted; from then on no message and no close frame reaches anyone, and the
 //   channel's end completes the task with `cancelled` (even a close handshake that completed first).
 //
+// One thread at a time hands sends, pings and the close to an open channel (`sending`): the one that saw it
+// open or made a call when nobody was handing over. Those calls made meanwhile on another thread wait and go
+// after the calls before them (`handedOver`), so the channel gets them in the order they were made although
+// they are sent after the lock (a message sent right after the handshake once overtook one that waited for
+// it).
+//
 // Once ended, every waiting and later call fails with the error the task completed with — except receives
 // while messages that came unasked are left (after `cancel(with:reason:)` the channel hands over what it
 // parked): later receives get those first, even after the end. The close code is set once: by our
@@ -59,6 +65,8 @@ struct WebSocketSinkMachine<Channel> {
     private(set) var unclaimed: [Message] = []
     /// Sends and pings made before the handshake completed, and a close asked for meanwhile.
     private(set) var waitingSends: [(WebSocketMessage, Reply)] = []
+    /// A thread is handing sends, pings or the close to the channel; those made meanwhile wait behind them.
+    private(set) var sending = false
     private(set) var waitingPings: [Reply] = []
     private(set) var waitingClose: WebSocketCloseFrame?
 
@@ -80,7 +88,10 @@ struct WebSocketSinkMachine<Channel> {
     mutating func send(_ message: WebSocketMessage, _ reply: @escaping Reply) -> Actions {
         switch phase {
         case .waiting: waitingSends.append((message, reply)); return Actions()
-        case .open(let channel): return Actions(channel: channel, sends: [(message, reply)])
+        case .open where sending: waitingSends.append((message, reply)); return Actions()
+        case .open(let channel):
+            sending = true
+            return Actions(channel: channel, sends: [(message, reply)], handOver: true)
         case .ended(let error): return Actions(event: .reply(reply, error))
         }
     }
@@ -89,7 +100,10 @@ struct WebSocketSinkMachine<Channel> {
     mutating func ping(_ reply: @escaping Reply) -> Actions {
         switch phase {
         case .waiting: waitingPings.append(reply); return Actions()
-        case .open(let channel): return Actions(channel: channel, pings: [reply])
+        case .open where sending: waitingPings.append(reply); return Actions()
+        case .open(let channel):
+            sending = true
+            return Actions(channel: channel, pings: [reply], handOver: true)
         case .ended(let error): return Actions(event: .reply(reply, error))
         }
     }
@@ -112,11 +126,27 @@ struct WebSocketSinkMachine<Channel> {
             closeCode = code
             closeReason = reason
         }
-        guard let channel else {
+        guard let channel, !sending else {
             waitingClose = frame
             return Actions()
         }
-        return Actions(channel: channel, close: frame)
+        sending = true
+        return Actions(channel: channel, close: frame, handOver: true)
+    }
+
+    /// The sender handed its calls to the channel: the sends, pings and close made meanwhile, to hand over
+    /// next (in order), or the end of the sending.
+    mutating func handedOver() -> Actions {
+        guard let channel, !waitingSends.isEmpty || !waitingPings.isEmpty || waitingClose != nil else {
+            sending = false
+            return Actions()
+        }
+        defer {
+            waitingSends = []
+            waitingPings = []
+            waitingClose = nil
+        }
+        return Actions(channel: channel, sends: waitingSends, pings: waitingPings, close: waitingClose, handOver: true)
     }
 
     /// `cancel()`: an open channel is closed with `goingAway` and aborted; a later one is refused.
@@ -134,13 +164,14 @@ struct WebSocketSinkMachine<Channel> {
         guard !abandoned, case .waiting = phase else { return Actions(channel: channel, abort: true) }
         phase = .open(channel)
         opened = true
+        sending = true
         defer {
             waitingSends = []
             waitingPings = []
             waitingClose = nil
         }
         return Actions(channel: channel, start: true, requestMessages: receives.count, sends: waitingSends,
-                       pings: waitingPings, close: waitingClose)
+                       pings: waitingPings, close: waitingClose, handOver: true)
     }
 
     /// A message from the channel: for the oldest receive, else kept for the next. Dropped once the task is
@@ -222,4 +253,7 @@ struct WebSocketSinkActions<Channel> {
     var failure: (any Error)?
     var failedReceives: [Machine.Receive] = []
     var failedReplies: [Machine.Reply] = []
+    /// Once everything else here ran, ask for the sends, pings and close made meanwhile (`handedOver`): this
+    /// thread sends.
+    var handOver = false
 }
