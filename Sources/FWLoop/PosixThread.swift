@@ -7,7 +7,7 @@ import Glibc
 import Musl
 #endif
 
-enum PosixThread {
+package enum PosixThread {
     /// What the new thread needs; handed over retained through pthread_create's argument.
     private final class Context {
         let name: String
@@ -22,7 +22,7 @@ enum PosixThread {
     /// Starts a thread named `name` (the kernel keeps 15 bytes) that runs `body`.
     ///
     /// A `detached` thread cleans up after itself; otherwise the caller must `join` it.
-    static func spawn(
+    package static func spawn(
         name: String, detached: Bool, _ body: @escaping @Sendable () -> Void
     ) throws(IOError) -> pthread_t {
         let context = Unmanaged.passRetained(Context(name: name, body: body)).toOpaque()

@@ -147,11 +147,8 @@ public enum Resolver {
 
 // MARK: - Worker pool
 
-/// Worker threads for lookups, fed by a locked FIFO and a counting semaphore (one post per job).
-///
-/// `@unchecked` only for `available`, a raw pointer: it never changes and the semaphore it points to
-/// is thread-safe by itself; `state` is a LockedBox.
-final class ResolverPool: @unchecked Sendable { // immutable semaphore pointer; state in a LockedBox
+/// Worker threads for lookups, fed by a locked FIFO and a counting semaphore (one signal per job).
+final class ResolverPool: Sendable {
     /// One pending lookup.
     struct Job: Sendable {
         let host: String
@@ -172,13 +169,11 @@ final class ResolverPool: @unchecked Sendable { // immutable semaphore pointer; 
     private let threadLimit: Int
     /// Jobs and thread counts.
     private let state = LockedBox(State())
-    /// Counts queued jobs. The pointer is immutable and the semaphore is thread-safe by itself.
-    private let available: UnsafeMutablePointer<sem_t>
+    /// Counts queued jobs.
+    private let available = ThreadSemaphore()
 
     private init(threadLimit: Int) {
         self.threadLimit = threadLimit
-        available = .allocate(capacity: 1)
-        sem_init(available, 0, 0)
     }
 
     /// Queues `job`, starting a worker when none is idle and the limit allows.
@@ -191,7 +186,7 @@ final class ResolverPool: @unchecked Sendable { // immutable semaphore pointer; 
             state.threads += 1
             return true
         }
-        sem_post(available)
+        available.signal()
         if startWorker {
             startThread()
         }
@@ -223,9 +218,7 @@ final class ResolverPool: @unchecked Sendable { // immutable semaphore pointer; 
     private func work() {
         while true {
             state.withLock { $0.idle += 1 }
-            while sem_wait(available) == -1 {
-                // EINTR: wait again (EINVAL cannot happen for an initialised semaphore).
-            }
+            available.wait()
             let job = state.withLock { state in
                 state.idle -= 1
                 return state.jobs.isEmpty ? nil : state.jobs.removeFirst()

@@ -1,23 +1,11 @@
 // Blocking helpers for tests of loop-driven code (FWLoopTests, FWNetworkMonitorTests): a bounded wait with
 // a Duration, and running a closure on a loop and waiting for its result.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import FWLoop
 
-/// Polls `condition` every millisecond until it holds or `timeout` passes; returns the last answer.
+/// `waitUntil(timeout:_:)` (WaitUntil.swift) with the timeout as a Duration, 5 s unless given.
 public func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
-    let deadline = Deadline.now() + timeout
-    while !condition() {
-        if Deadline.now() > deadline {
-            return false
-        }
-        usleep(1000)
-    }
-    return true
+    waitUntil(timeout: timeout / .seconds(1), condition)
 }
 
 /// A bounded wait that ran out, naming what it waited for.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import FWLoop
 
 // MARK: - onOwnThread
 
@@ -14,27 +10,12 @@ import Musl
 /// that produces a streamed upload, whose server then times out.
 public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        let work = OwnThreadWork { continuation.resume(with: Result { try body() }) }
-        let context = Unmanaged.passRetained(work).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            Unmanaged<OwnThreadWork>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<OwnThreadWork>.fromOpaque(context).release()
-            continuation.resume(throwing: TestSupportError.systemCall("pthread_create", errno: result))
-            return
+        do {
+            _ = try PosixThread.spawn(name: "test-own-thread", detached: true) {
+                continuation.resume(with: Result { try body() })
+            }
+        } catch {
+            continuation.resume(throwing: error)
         }
-        pthread_detach(thread)
-    }
-}
-
-/// What the new thread runs; handed over retained through pthread_create's argument.
-private final class OwnThreadWork: Sendable {
-    let run: @Sendable () -> Void
-
-    init(_ run: @escaping @Sendable () -> Void) {
-        self.run = run
     }
 }
