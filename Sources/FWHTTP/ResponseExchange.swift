@@ -248,25 +248,24 @@ final class ResponseExchange: TransportTaskDelegate {
 
     private func receive(_ bytes: [UInt8], id: RequestID) {
         guard !bytes.isEmpty else { return }
-        let tooLarge = state.withLock { state in
-            guard let limit = state.discardLimit else { return false }
-            state.discardedBytes += bytes.count
-            return state.discardedBytes > limit
-        }
-        if tooLarge { abort(.cancelled) }
-        let (waiter, pauseVersion): (ExchangeWaiter<[UInt8]?>?, UInt64?) = state.withLock { state in
-            guard state.end == nil, state.discardLimit == nil else { return (nil, nil) }
+        let (waiter, pauseVersion, tooLarge): (ExchangeWaiter<[UInt8]?>?, UInt64?, Bool) = state.withLock { state in
+            guard state.end == nil else { return (nil, nil, false) }
+            if let limit = state.discardLimit {
+                state.discardedBytes += bytes.count
+                return (nil, nil, state.discardedBytes > limit)
+            }
             if let waiter = state.bodyWaiter {
                 state.bodyWaiter = nil
-                return (waiter, nil)
+                return (waiter, nil, false)
             }
             state.chunks.append(bytes)
             state.queuedBytes += bytes.count
-            guard !state.paused, state.queuedBytes >= Self.highWater else { return (nil, nil) }
+            guard !state.paused, state.queuedBytes >= Self.highWater else { return (nil, nil, false) }
             state.paused = true
             state.pauseVersion += 1
-            return (nil, state.pauseVersion)
+            return (nil, state.pauseVersion, false)
         }
+        if tooLarge { return abort(.cancelled) }
         waiter?.resume(with: .success(bytes))
         if let pauseVersion { transport.setReadingPaused(true, for: id, version: pauseVersion) }
     }
