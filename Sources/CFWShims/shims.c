@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 // MARK: - FWLoop
@@ -38,6 +39,17 @@ int fw_epoll_wait(int epfd, fw_epoll_event *out, int max, int timeout_ms) {
 
 int fw_eventfd_create(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int fw_timerfd_create(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+
+int fw_timerfd_set(int fd, uint64_t deadline_ns) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(deadline_ns / 1000000000u);
+    spec.it_value.tv_nsec = (long)(deadline_ns % 1000000000u);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
 }
 
 int fw_socket_stream(int family) {

@@ -73,12 +73,16 @@ extension EventLoop {
 
     // MARK: Dispatch (loop thread)
 
-    /// Hands this iteration's events to their handlers; drains the eventfd; drops events whose registration
-    /// is gone.
+    /// Hands this iteration's events to their handlers; drains the eventfd and the timerfd; drops events whose
+    /// registration is gone.
     func dispatch(_ events: UnsafeMutableBufferPointer<fw_epoll_event>) {
         for event in events {
             if event.data == Self.wakeupID {
                 Syscall.eventfdDrain(wakeFD)
+                continue
+            }
+            if event.data == Self.timerID { // a hosted loop's timer woke it: the timers run by the clock
+                Syscall.eventfdDrain(timerFD)
                 continue
             }
             guard let registration = registrations[event.data] else {

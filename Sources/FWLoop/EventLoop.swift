@@ -28,6 +28,10 @@
 //
 // Time comes from the `EventLoopClock` given at init (see EventLoopClock.swift): the real monotonic
 // clock by default, a clock moved by hand in tests.
+//
+// A hosted loop (`init(name:hostedBy:linger:)`) has no thread: its host runs it in slices, with the
+// same iteration but I/O first (EventLoop+Hosted.swift has its states).
+
 
 import CFWShims
 #if canImport(Glibc)
@@ -41,23 +45,34 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: each stored property below says what guards it; the loop-thread-only ones
 /// are checked by `preconditionInEventLoop()` at every entry point. The properties without `private` are
-/// those EventLoop+Registrations.swift uses too.
+/// those EventLoop+Registrations.swift and EventLoop+Hosted.swift use too.
 public final class EventLoop: @unchecked Sendable { // each stored property says its guard
     // MARK: State
 
     /// Cross-thread work, guarded by `incoming`.
-    private struct Incoming {
+    struct Incoming {
         var tasks: [@Sendable () -> Void] = []
         /// The loop is awake (from epoll_wait's return until it decides to block with no task queued), or
         /// the eventfd was signalled since that decision: `execute` need not signal it.
         var wakeupPending = true
         var isShuttingDown = false
+        /// Who runs the loop now (EventLoop+Hosted.swift); always `.threaded` on a loop with a thread.
+        var slice = SliceState.threaded
+        /// A hosted loop's host asked the running or scheduled slice to end after its iteration.
+        var yieldRequested = false
+    }
+
+    /// Who runs a loop's iterations (a hosted loop's states are explained in EventLoop+Hosted.swift).
+    enum SliceState {
+        case threaded, parked, scheduled, running, stopped
     }
 
     /// The registration id of the eventfd; real registrations count from 1.
     static let wakeupID: UInt64 = 0
+    /// The registration id of a hosted loop's timerfd.
+    static let timerID: UInt64 = .max
     /// The most events harvested per epoll_wait (the C shim's batch size).
-    private static let eventBatch = 64
+    static let eventBatch = 64
 
     /// The name given at init, also the thread's name. Immutable.
     public let name: String
@@ -75,20 +90,35 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// so that a signal decided before `shutdown` and written after it never reaches a closed or reused fd.
     let wakeFD: Int32
     /// Any thread: the loop thread's pthread_t while it runs, 0 before and after.
-    private let threadID = Atomic<UInt>(0)
+    let threadID = Atomic<UInt>(0)
     /// Any thread: set by the first `shutdown`.
-    private let shutdownStarted = Atomic<Bool>(false)
+    let shutdownStarted = Atomic<Bool>(false)
     /// Any thread: tasks from `execute` and the shutdown flag.
-    private let incoming = LockedBox(Incoming())
+    let incoming = LockedBox(Incoming())
     /// Written once in `init` (the loop thread never reads it); read by `shutdown`.
     private var thread = pthread_t()
+
+    /// Immutable: what runs a hosted loop's slices; nil on a loop with its own thread.
+    let host: (any EventLoopHost)?
+    /// Immutable: a hosted loop's timerfd (armed for its earliest timer while it is parked), else -1.
+    let timerFD: Int32
+    /// Immutable: how long a hosted slice goes on waiting after the last thing it handled, in nanoseconds.
+    let lingerNanoseconds: UInt64
+    /// Immutable: a hosted loop's entry in the doorbell, else 0.
+    let doorbellID: UInt64
+    /// Loop thread only (hosted): the events buffer the slices share.
+    let sliceEvents: UnsafeMutableBufferPointer<fw_epoll_event>
+    /// Loop thread only (hosted): the deadline the timerfd is armed for, if any.
+    var armedTimerDeadline: Deadline?
+    /// Loop thread only (hosted): the epoll descriptor is in the doorbell's set (armed once, re-armed after).
+    var doorbellKnowsEpoll = false
 
     /// Loop thread only.
     var registrations: [UInt64: Registration] = [:]
     /// Loop thread only.
     var nextRegistrationID: UInt64 = 1
     /// Loop thread only.
-    private var timers = TimerQueue()
+    var timers = TimerQueue()
     /// Loop thread only: the events this iteration's epoll_wait harvested (a view of `run`'s buffer), empty
     /// between iterations.
     var harvested = UnsafeMutableBufferPointer<fw_epoll_event>(start: nil, count: 0)
@@ -105,40 +135,102 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
 
     /// Creates the epoll instance and the wake-up eventfd and starts the loop thread named `name`,
     /// whose timers follow `clock` (default: the real monotonic clock).
-    public init(name: String, clock: any EventLoopClock = MonotonicClock()) throws(IOError) {
-        self.name = name
-        self.clock = clock
-        clockIsMonotonic = clock is MonotonicClock
-        clockAdvancesByItself = clock.advancesByItself
-        epollFD = try Syscall.epollCreate()
+    public convenience init(name: String, clock: any EventLoopClock = MonotonicClock()) throws(IOError) {
+        try self.init(name: name, clock: clock, host: nil, linger: .zero)
         do throws(IOError) {
-            wakeFD = try Syscall.eventfdCreate()
-        } catch {
-            Syscall.close(epollFD)
-            throw error
-        }
-        do throws(IOError) {
-            try Syscall.epollControl(
-                epollFD, op: EPOLL_CTL_ADD, fd: wakeFD, events: FW_EPOLLIN, data: Self.wakeupID)
             thread = try PosixThread.spawn(name: name, detached: false) { [self] in
                 run()
             }
         } catch {
-            // Every stored property is set: `deinit` runs and closes the eventfd.
+            // Every stored property is set: `deinit` runs and closes the descriptors.
             Syscall.close(epollFD)
             throw error
         }
     }
 
+    /// Creates a hosted loop: no thread of its own; `host` runs it in slices (`runSlice()`) whenever it has
+    /// work, and a slice parks the loop once nothing happened for `linger` (EventLoop+Hosted.swift).
+    ///
+    /// The loop starts parked. Throws when a descriptor cannot be made or the doorbell thread cannot start.
+    /// It reads the real monotonic clock (its parked timers are a timerfd on that clock).
+    public convenience init(name: String, hostedBy host: any EventLoopHost,
+                            linger: Duration = .milliseconds(1)) throws(IOError) {
+        try self.init(name: name, clock: MonotonicClock(), host: host, linger: linger)
+        incoming.withLock { $0.slice = .parked }
+        LoopDoorbell.enroll(self, as: doorbellID)
+    }
+
+    /// The descriptors and the state both kinds share; a hosted loop's timerfd and doorbell entry too.
+    private init(name: String, clock: any EventLoopClock, host: (any EventLoopHost)?,
+                 linger: Duration) throws(IOError) {
+        self.name = name
+        self.clock = clock
+        self.host = host
+        clockIsMonotonic = clock is MonotonicClock
+        clockAdvancesByItself = clock.advancesByItself
+        let (seconds, attoseconds) = linger.components
+        lingerNanoseconds = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+        var descriptors = Descriptors()
+        do throws(IOError) {
+            try descriptors.open(hosted: host != nil)
+        } catch {
+            descriptors.closeAll()
+            throw error
+        }
+        epollFD = descriptors.epoll
+        wakeFD = descriptors.wake
+        timerFD = descriptors.timer
+        doorbellID = descriptors.doorbellID
+        sliceEvents = host == nil ? UnsafeMutableBufferPointer(start: nil, count: 0)
+            : .allocate(capacity: Self.eventBatch)
+    }
+
     deinit {
         Syscall.close(wakeFD)
+        if host != nil {
+            // A hosted loop's epoll descriptor lives as long as the loop (nothing joins a hosted loop).
+            LoopDoorbell.leave(doorbellID)
+            Syscall.close(epollFD)
+            Syscall.close(timerFD)
+            sliceEvents.deallocate()
+        }
+    }
+
+    /// The descriptors a loop opens: epoll, the eventfd and, when hosted, the timerfd, all registered in
+    /// the epoll set, and the doorbell entry; `closeAll` undoes a partial `open`.
+    private struct Descriptors {
+        var epoll: Int32 = -1
+        var wake: Int32 = -1
+        var timer: Int32 = -1
+        var doorbellID: UInt64 = 0
+
+        mutating func open(hosted: Bool) throws(IOError) {
+            epoll = try Syscall.epollCreate()
+            wake = try Syscall.eventfdCreate()
+            try Syscall.epollControl(epoll, op: EPOLL_CTL_ADD, fd: wake, events: FW_EPOLLIN, data: EventLoop.wakeupID)
+            guard hosted else { return }
+            timer = try Syscall.timerfdCreate()
+            try Syscall.epollControl(epoll, op: EPOLL_CTL_ADD, fd: timer, events: FW_EPOLLIN, data: EventLoop.timerID)
+            doorbellID = try LoopDoorbell.join()
+        }
+
+        func closeAll() {
+            for fd in [epoll, wake, timer] where fd >= 0 {
+                Syscall.close(fd)
+            }
+            if doorbellID != 0 { LoopDoorbell.leave(doorbellID) }
+        }
     }
 
     /// Stops the loop from another thread and waits for its thread to end, then closes the epoll
     /// instance (the eventfd goes with the loop). Tasks accepted before the call still run; timers and IO
     /// do not.
     /// Later calls return at once.
+    ///
+    /// A hosted loop is stopped by its next slice (the next iteration of the running one, or one asked of the
+    /// host now when parked); the call does not wait for it, and may come from inside a slice.
     public func shutdown() {
+        if host != nil { return shutdownHosted() }
         precondition(!inEventLoop, "EventLoop.shutdown() called on the loop thread of \(name)")
         guard shutdownStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
             .exchanged
@@ -164,24 +256,37 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     }
 
     /// Any thread. Runs `task` on the loop thread, FIFO with other tasks. After shutdown: dropped.
+    ///
+    /// On a parked hosted loop, asks the host for a slice instead of signalling.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let onLoop = inEventLoop
-        let signal = incoming.withLock { incoming -> Bool in
+        let wake = incoming.withLock { incoming -> Wake in
             guard !incoming.isShuttingDown else {
-                return false
+                return .none
             }
             incoming.tasks.append(task)
+            if incoming.slice == .parked {
+                incoming.slice = .scheduled
+                return .slice
+            }
             // No signal when the loop is awake (it sees the task before it decides to block) or signalled.
             guard !onLoop && !incoming.wakeupPending else {
-                return false
+                return .none
             }
             incoming.wakeupPending = true
-            return true
+            return .signal
         }
         // After the lock: the woken loop's first step takes this lock. The fd lives as long as `self`.
-        if signal {
-            Syscall.eventfdSignal(wakeFD)
+        switch wake {
+        case .none: break
+        case .signal: Syscall.eventfdSignal(wakeFD)
+        case .slice: host?.scheduleSlice(of: self)
         }
+    }
+
+    /// What `execute` does after its lock to get the task run.
+    enum Wake {
+        case none, signal, slice
     }
 
     // MARK: Time
@@ -255,18 +360,34 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
             if stopping {
                 break
             }
-            harvested = UnsafeMutableBufferPointer(rebasing: events[0..<count])
-            runExpiredTimers()
-            runQueuedTasks()
-            dispatch(harvested)
-            runEndOfIteration()
-            harvested = UnsafeMutableBufferPointer(start: nil, count: 0)
+            iterate(UnsafeMutableBufferPointer(rebasing: events[0..<count]), inputFirst: false)
         }
+        finish()
+        threadID.store(0, ordering: .releasing)
+    }
+
+    /// One iteration's work on the harvested `events`: timers due, the queued tasks and the events (the
+    /// events first when `inputFirst`), then the end-of-iteration work. Returns whether anything ran.
+    @discardableResult
+    func iterate(_ events: UnsafeMutableBufferPointer<fw_epoll_event>, inputFirst: Bool) -> Bool {
+        harvested = events
+        if inputFirst { dispatch(events) }
+        var worked = runExpiredTimers()
+        worked = runQueuedTasks() || worked
+        if !inputFirst { dispatch(events) }
+        worked = !endOfIteration.isEmpty || !events.isEmpty || worked
+        runEndOfIteration()
+        harvested = UnsafeMutableBufferPointer(start: nil, count: 0)
+        return worked
+    }
+
+    /// What a stopping loop still does: the tasks accepted before shutdown; then it drops its timers and
+    /// registrations (releasing their handlers here, on the loop).
+    func finish() {
         runQueuedTasks()
         runEndOfIteration()
         timers.removeAll()
         registrations = [:]
-        threadID.store(0, ordering: .releasing)
     }
 
     /// The epoll_wait timeout: 0 with queued tasks or a due timer, the next timer rounded up to ms, or
@@ -285,7 +406,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     }
 
     /// The time to the earliest timer as an epoll_wait timeout (see `waitTimeout`), tasks left aside.
-    private func timerTimeout() -> Int32 {
+    func timerTimeout() -> Int32 {
         guard let deadline = timers.earliestDeadline() else {
             return -1
         }
@@ -301,10 +422,15 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         return Int32(clamping: milliseconds)
     }
 
-    private func runExpiredTimers() {
-        for id in timers.popExpired(now: now()) {
+    /// Runs the timers due; returns whether any was.
+    private func runExpiredTimers() -> Bool {
+        guard let earliest = timers.earliestDeadline() else { return false }
+        let now = now()
+        guard earliest <= now else { return false }
+        for id in timers.popExpired(now: now) {
             timers.take(id)?()
         }
+        return true
     }
 
     private func runEndOfIteration() {
@@ -320,7 +446,9 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         }
     }
 
-    private func runQueuedTasks() {
+    /// Runs the tasks queued so far; returns whether there were any.
+    @discardableResult
+    private func runQueuedTasks() -> Bool {
         var tasks = spareTasks
         spareTasks = []
         incoming.withLock { incoming in
@@ -329,8 +457,10 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         for task in tasks {
             task()
         }
+        let ran = !tasks.isEmpty
         // The tasks (and what they captured) are released here, outside the lock.
         tasks.removeAll(keepingCapacity: tasks.count <= Self.keptListCapacity)
         spareTasks = tasks
+        return ran
     }
 }

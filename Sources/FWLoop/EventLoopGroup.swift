@@ -40,6 +40,13 @@ public final class EventLoopGroup: Sendable {
         self.clock = clock
     }
 
+    /// A group of loops made elsewhere (a session's hosted loop), all reading `clock`.
+    public init(loops: [EventLoop], clock: any EventLoopClock = MonotonicClock()) {
+        precondition(!loops.isEmpty, "an EventLoopGroup needs a loop")
+        self.loops = loops
+        self.clock = clock
+    }
+
     /// The next loop, round-robin.
     public func next() -> EventLoop {
         let ticket = counter.wrappingAdd(1, ordering: .relaxed).oldValue

@@ -142,7 +142,7 @@ package enum Syscall {
         }
     }
 
-    // MARK: epoll and eventfd
+    // MARK: epoll, eventfd and timerfd
 
     /// A close-on-exec epoll instance.
     static func epollCreate() throws(IOError) -> Int32 {
@@ -188,8 +188,18 @@ package enum Syscall {
         }
     }
 
-    /// Resets the eventfd counter to 0. An empty counter (would block) is fine; any other failure
-    /// means a bad descriptor or buffer, our bug.
+    /// A close-on-exec, non-blocking timerfd on CLOCK_MONOTONIC, disarmed.
+    static func timerfdCreate() throws(IOError) -> Int32 {
+        try runNeverBlocking("timerfd_create") { fw_timerfd_create() }
+    }
+
+    /// Arms the timerfd to expire once at `deadline` (absolute, CLOCK_MONOTONIC), or disarms it (nil).
+    static func timerfdSet(_ fd: Int32, to deadline: Deadline?) throws(IOError) {
+        _ = try runNeverBlocking("timerfd_settime") { fw_timerfd_set(fd, deadline?.uptimeNanoseconds ?? 0) }
+    }
+
+    /// Resets the eventfd (or timerfd) counter to 0. An empty counter (would block) is fine; any other
+    /// failure means a bad descriptor or buffer, our bug.
     static func eventfdDrain(_ fd: Int32) {
         var value: UInt64 = 0
         do {

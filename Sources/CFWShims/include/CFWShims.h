@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// MARK: - FWLoop: epoll, eventfd, sockets, threads
+// MARK: - FWLoop: epoll, eventfd, timerfd, sockets, threads
 
 #include <sys/epoll.h>
 
@@ -25,6 +25,7 @@ static const uint32_t FW_EPOLLOUT = EPOLLOUT;
 static const uint32_t FW_EPOLLERR = EPOLLERR;
 static const uint32_t FW_EPOLLHUP = EPOLLHUP;
 static const uint32_t FW_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t FW_EPOLLONESHOT = EPOLLONESHOT;
 
 /// `epoll_create1(EPOLL_CLOEXEC)`. Returns -1 and sets errno on failure.
 int fw_epoll_create(void);
@@ -38,6 +39,13 @@ int fw_epoll_wait(int epfd, fw_epoll_event *out, int max, int timeout_ms);
 
 /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`. Returns -1 and sets errno on failure.
 int fw_eventfd_create(void);
+
+/// `timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)`. Returns -1 and sets errno on failure.
+int fw_timerfd_create(void);
+
+/// Arms the timerfd to expire once at `deadline_ns` on CLOCK_MONOTONIC (absolute), or disarms it when
+/// `deadline_ns` is 0. Returns -1 and sets errno on failure.
+int fw_timerfd_set(int fd, uint64_t deadline_ns);
 
 /// `socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP)`.
 int fw_socket_stream(int family);
