@@ -131,6 +131,11 @@ extension EventLoop {
         }
     }
 
+    /// Whether this hosted loop is parked: no slice runs or is asked for (tests watch it).
+    package var isParked: Bool {
+        incoming.withLock { $0.slice == .parked }
+    }
+
     // MARK: Inside a slice
 
     /// Decides, after an iteration, whether the slice waits, yields or parks (the header's list).

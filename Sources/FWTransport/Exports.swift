@@ -4,7 +4,8 @@
 // FWNetworkMonitor's, which FWURLSession imports itself, so FWHTTP does not link it. `ResolverError` is the
 // underlying error (`NSUnderlyingErrorKey`) of a URLError that a failed name lookup caused. The loops and
 // their clock are re-exported so that a session runs on the engine it is given (`SessionEngine`): its
-// deadlines are timers on one of those loops, its times read the loops' clock.
+// deadlines are timers on one of those loops, its times read the loops' clock; a session that makes its own
+// delegate queue hosts its loop there (`EventLoopHost`).
 
 @_exported import struct FWWire.HTTPDeviations
 @_exported import struct FWWire.HTTPHeaders
@@ -23,6 +24,7 @@
 @_exported import class FWLoop.EventLoop
 @_exported import protocol FWLoop.EventLoopClock
 @_exported import class FWLoop.EventLoopGroup
+@_exported import protocol FWLoop.EventLoopHost
 @_exported import struct FWLoop.LockedBox
 @_exported import struct FWLoop.MonotonicClock
 @_exported import struct FWLoop.ResolverError

@@ -65,10 +65,16 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: false)
     }
 
+    /// The public paths: without a `queue`, the session's own queue hosts its connections' loop (unless the
+    /// configuration says not to, or the process cannot make one).
     private convenience init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
                              delegateQueue queue: OperationQueue?, isShared: Bool) {
-        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: isShared,
-                  engine: SessionEngine.shared)
+        let ownQueue = queue == nil ? SessionDelegateQueue() : nil
+        let hosted = ownQueue.flatMap { ownQueue in
+            configuration.hostsConnectionsOnDelegateQueue ? SessionEngine.hosted(by: ownQueue) : nil
+        }
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue ?? ownQueue,
+                  isShared: isShared, engine: hosted ?? SessionEngine.shared)
     }
 
     /// Creates a session whose connections, deadlines and times run on `engine` (tests: the loops of a
@@ -84,14 +90,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                  delegateQueue queue: OperationQueue?, isShared: Bool, engine: SessionEngine?) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         self.sessionConfiguration = configuration
-        if let queue {
-            self.delegateQueue = queue
-        } else {
-            let serial = OperationQueue()
-            serial.maxConcurrentOperationCount = 1
-            serial.name = "FWURLSession delegate queue"
-            self.delegateQueue = serial
-        }
+        self.delegateQueue = queue ?? SessionDelegateQueue()
         self.isShared = isShared
         let durable = isShared ? nil : DurableSession.make(configuration)
         self.durable = durable
@@ -115,7 +114,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             clientIdentityHandler: Self.clientIdentityHandler(reference),
             pipeliningDepth: configuration.httpShouldUsePipelining ? configuration.httpPipeliningDepth : 1
         ), group: engine.group) }
-        self.deliveryPump = DeliveryPump(queue: delegateQueue)
+        self.deliveryPump = DeliveryPump(queue: delegateQueue, hostedLoop: engine?.hostedLoop)
         self.proxySettings = ProxySettings(configuration: configuration)
         self.clock = SessionClock(engine?.clock ?? MonotonicClock())
         self.taskDeadlines = TaskDeadlines(loop: engine?.group.next()) { [registry] due in

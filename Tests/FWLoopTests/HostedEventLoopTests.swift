@@ -39,11 +39,6 @@ final class QueueHost: EventLoopHost {
     }
 }
 
-/// Whether `loop` is parked: no slice running or asked for.
-private func isParked(_ loop: EventLoop) -> Bool {
-    loop.incoming.withLock { $0.slice == .parked }
-}
-
 /// Creates a hosted loop for one test and shuts it down afterwards.
 private func withHostedLoop<T>(linger: Duration = .milliseconds(1),
                                _ body: (EventLoop, QueueHost) throws -> T) throws -> T {
@@ -56,7 +51,7 @@ private func withHostedLoop<T>(linger: Duration = .milliseconds(1),
 @Suite struct HostedEventLoopTests {
     @Test func aTaskFromAnotherThreadRunsInASliceOnTheHostsQueue() throws {
         try withHostedLoop { loop, host in
-            #expect(isParked(loop))
+            #expect(loop.isParked)
             #expect(host.requests.load(ordering: .relaxed) == 0)
             let seen = LockedBox<(inLoop: Bool, onHostQueue: Bool)?>(nil)
             loop.execute {
@@ -67,7 +62,7 @@ private func withHostedLoop<T>(linger: Duration = .milliseconds(1),
             #expect(seen.withLock { $0?.inLoop } == true)
             #expect(seen.withLock { $0?.onHostQueue } == true)
             // Nothing else to do: the slice parks after its linger, and the loop is not "ours" outside it.
-            #expect(waitUntil { isParked(loop) })
+            #expect(waitUntil { loop.isParked })
             #expect(!loop.inEventLoop)
             #expect(host.requests.load(ordering: .relaxed) == 1)
         }
@@ -80,7 +75,7 @@ private func withHostedLoop<T>(linger: Duration = .milliseconds(1),
                 loop.scheduleTimer(at: loop.now() + .milliseconds(60)) { fired.withLock { $0 = true } }
             }
             // The slice parks long before the timer is due; the timerfd and the doorbell bring a new slice.
-            #expect(waitUntil { isParked(loop) })
+            #expect(waitUntil { loop.isParked })
             #expect(!fired.withLock { $0 })
             let slicesWhileParked = host.slices.load(ordering: .relaxed)
             #expect(waitUntil { fired.withLock { $0 } })
@@ -97,7 +92,7 @@ private func withHostedLoop<T>(linger: Duration = .milliseconds(1),
                 let handler = RecordingHandler { events in recorder.withLock { $0.append(events) } }
                 return try loop.register(fd: left, interest: .readable, handler: handler)
             }
-            #expect(waitUntil { isParked(loop) })
+            #expect(waitUntil { loop.isParked })
             try writeAll(right, "x")
             #expect(waitUntil { !recorder.withLock { $0.isEmpty } })
             #expect(recorder.withLock { $0.first?.contains(.readable) } == true)
@@ -173,7 +168,7 @@ private func withHostedLoop<T>(linger: Duration = .milliseconds(1),
         try onLoop(loop) {
             _ = try loop.register(fd: left, interest: .readable, handler: Probe(handlerGone))
         }
-        #expect(waitUntil { isParked(loop) })
+        #expect(waitUntil { loop.isParked })
         let ran = LockedBox<[String]>([])
         loop.execute { ran.withLock { $0.append("accepted") } }
         loop.shutdown()
@@ -204,7 +199,7 @@ private func withHostedLoop<T>(linger: Duration = .milliseconds(1),
             let loop = try EventLoop(name: "fw-test-hosted", hostedBy: host)
             released = loop
             try onLoop(loop) {}
-            #expect(waitUntil { isParked(loop) }) // the doorbell was armed for it
+            #expect(waitUntil { loop.isParked }) // the doorbell was armed for it
         }
         // The host's queue may still hold the finished slice's closure for a moment.
         #expect(waitUntil { released == nil })

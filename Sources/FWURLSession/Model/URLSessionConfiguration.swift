@@ -38,6 +38,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         var connectionProxyDictionary: [AnyHashable: Any]?
         var httpShouldUsePipelining = false
         var httpPipeliningDepth = 4
+        var hostsConnectionsOnDelegateQueue = true
         var httpShouldSetCookies = true
         var httpMaximumConnectionsPerHost = 6
         var httpAdditionalHeaders: [AnyHashable: Any]?
@@ -243,6 +244,18 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     open var httpPipeliningDepth: Int {
         get { withStorage { $0.httpPipeliningDepth } }
         set { withStorage { $0.httpPipeliningDepth = newValue } }
+    }
+
+    /// FWNetworking addition: whether a session that makes its own delegate queue (created with a nil
+    /// `delegateQueue`, with `init(configuration:)`, or `URLSession.shared`) runs its connections in that
+    /// queue's operations; `true` by default. The delegate messages and completion handlers then run in the
+    /// operation that read the response, with no hand-off between threads (the fastest way for small
+    /// requests). `false` keeps the threaded engine: the connections run on FWNetworking's shared event-loop
+    /// threads and each delivery is an operation of the queue. A session given a queue always does that. See
+    /// the "Threads and queues" section of the DocC article on sessions.
+    open var hostsConnectionsOnDelegateQueue: Bool {
+        get { withStorage { $0.hostsConnectionsOnDelegateQueue } }
+        set { withStorage { $0.hostsConnectionsOnDelegateQueue = newValue } }
     }
 
     /// Whether the session sends and stores cookies; `true` by default.

@@ -1,0 +1,43 @@
+import Foundation
+
+// MARK: - PythonHTTPServer: a server that answers after a delay
+
+extension PythonHTTPServer {
+    /// A keep-alive HTTP/1.1 server (`ThreadingHTTPServer`, a thread per connection): `GET /sleep?ms=N` answers
+    /// 200 `slept N` after N milliseconds, any other path 200 `ok` at once (TCP_NODELAY: back-to-back requests
+    /// do not wait for delayed ACKs).
+    public static func sleeper() throws -> PythonHTTPServer {
+        try PythonHTTPServer(files: ["sleeper.py": Array(sleeperProgram.utf8)], program: "sleeper.py")
+    }
+
+    private static let sleeperProgram = #"""
+    import http.server, socket, time, urllib.parse
+
+    class Sleeper(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self):
+            super().setup()
+            # The head and the body are two writes: without this, the body waits for the client's delayed ACK.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def do_GET(self):
+            url = urllib.parse.urlsplit(self.path)
+            body = b"ok"
+            if url.path == "/sleep":
+                milliseconds = int(urllib.parse.parse_qs(url.query).get("ms", ["0"])[0])
+                time.sleep(milliseconds / 1000)
+                body = ("slept %d" % milliseconds).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sleeper)
+    print("Serving HTTP on 127.0.0.1 port %d (sleeper)" % server.server_address[1], flush=True)
+    server.serve_forever()
+    """#
+}

@@ -1,0 +1,167 @@
+import Foundation
+@testable import FWURLSession
+import FWTransport
+import Synchronization
+import Testing
+import TestSupport
+
+// MARK: - The hosted session loop (issue 23, stage B): the delegate-queue contract, held
+//
+// A session that makes its own delegate queue runs its connections in that queue's operations
+// (SessionDelegateQueue.swift). These tests check what that must not change: every callback inside an
+// operation of `session.delegateQueue`, other work on that queue not starved, a response that waited in the
+// socket behind a slow callback not timed out, and invalidation of a session whose loop is parked.
+
+/// A session with no delegate queue of its own and no cache, on `configuration` (ephemeral by default).
+private func ownQueueSession(_ configure: (URLSessionConfiguration) -> Void = { _ in },
+                             delegate: (any URLSessionDelegate)? = nil) -> URLSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    configure(configuration)
+    return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+}
+
+/// The loop `session`'s own queue hosts, if it hosts one.
+private func hostedLoop(of session: URLSession) -> EventLoop? {
+    (session.delegateQueue as? SessionDelegateQueue)?.hostedLoop
+}
+
+@Suite(.serialized) struct HostedSessionTests {
+    @Test func aSessionThatMakesItsQueueDeliversInTheOperationThatReadTheResponse() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let session = ownQueueSession()
+        defer { session.finishTasksAndInvalidate() }
+        let loop = try #require(hostedLoop(of: session))
+        let seen = LockedBox<(onQueue: Bool, inLoop: Bool, body: String)?>(nil)
+        session.dataTask(with: URL(string: server.baseURL + "/")!) { data, _, _ in
+            let onQueue = OperationQueue.current === session.delegateQueue
+            seen.withLock { $0 = (onQueue, loop.inEventLoop, String(decoding: data ?? Data(), as: UTF8.self)) }
+        }.resume()
+        #expect(waitUntil(timeout: 10) { seen.withLock { $0 != nil } })
+        #expect(seen.withLock { $0?.onQueue } == true)
+        #expect(seen.withLock { $0?.inLoop } == true) // the slice that parsed the response
+        #expect(seen.withLock { $0?.body } == "ok")
+    }
+
+    @Test func theConfigurationSwitchAndAGivenQueueKeepTheThreadedEngine() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let unhosted = ownQueueSession { $0.hostsConnectionsOnDelegateQueue = false }
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let given = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: queue)
+        defer {
+            unhosted.finishTasksAndInvalidate()
+            given.finishTasksAndInvalidate()
+        }
+        #expect(hostedLoop(of: unhosted) == nil)
+        #expect(hostedLoop(of: given) == nil)
+        #expect(hostedLoop(of: ownQueueSession()) != nil)
+        for session in [unhosted, given] {
+            let onQueue = LockedBox<Bool?>(nil)
+            session.dataTask(with: URL(string: server.baseURL + "/")!) { _, _, _ in
+                onQueue.withLock { $0 = OperationQueue.current === session.delegateQueue }
+            }.resume()
+            #expect(waitUntil(timeout: 10) { onQueue.withLock { $0 != nil } })
+            #expect(onQueue.withLock { $0 } == true)
+        }
+    }
+
+    @Test func anOperationAddedDuringA500MillisecondRequestRunsBeforeItsResponseIsDelivered() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let session = ownQueueSession()
+        defer { session.finishTasksAndInvalidate() }
+        let order = LockedBox<[String]>([])
+        session.dataTask(with: URL(string: server.baseURL + "/sleep?ms=500")!) { _, _, error in
+            order.withLock { $0.append(error == nil ? "response" : "error") }
+        }.resume()
+        usleep(100_000)
+        session.delegateQueue.addOperation { order.withLock { $0.append("operation") } }
+        #expect(waitUntil(timeout: 10) { order.withLock { $0.count == 2 } })
+        #expect(order.withLock { $0 } == ["operation", "response"])
+    }
+
+    @Test func anOperationAddedDuringBackToBackRequestsDoesNotWaitForThemToEnd() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let session = ownQueueSession()
+        defer { session.finishTasksAndInvalidate() }
+        let total = 300
+        let completed = Atomic<Int>(0)
+        let operationRanAfter = LockedBox<Int?>(nil)
+        let url = URL(string: server.baseURL + "/")!
+        // A closed loop: each completion starts the next request, so the slice never runs out of work.
+        @Sendable func next() {
+            session.dataTask(with: url) { _, _, _ in
+                let done = completed.add(1, ordering: .relaxed).newValue
+                if done < total { next() }
+            }.resume()
+        }
+        next()
+        #expect(waitUntil(timeout: 10) { completed.load(ordering: .relaxed) >= 10 })
+        let completedWhenAdded = completed.load(ordering: .relaxed)
+        session.delegateQueue.addOperation {
+            operationRanAfter.withLock { $0 = completed.load(ordering: .relaxed) }
+        }
+        #expect(waitUntil(timeout: 60) { completed.load(ordering: .relaxed) == total })
+        #expect(waitUntil(timeout: 10) { operationRanAfter.withLock { $0 != nil } })
+        // The slice yields to the operation within an iteration or two, not when the requests run out.
+        let ranAfter = try #require(operationRanAfter.withLock { $0 })
+        #expect(ranAfter <= completedWhenAdded + 20)
+    }
+
+    @Test func aCompletionHandlerThatBlocksDoesNotTimeOutALaterRequestWhoseResponseArrived() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let session = ownQueueSession()
+        defer { session.finishTasksAndInvalidate() }
+        let outcome = LockedBox<(error: URLError?, body: String)?>(nil)
+        // B's response comes 50 ms after its request and waits in the socket while A's completion handler
+        // holds the queue for 200 ms, past B's 100 ms timeout; the next iteration reads it before the timer.
+        var later = URLRequest(url: URL(string: server.baseURL + "/sleep?ms=50")!)
+        later.timeoutInterval = 0.1
+        session.dataTask(with: URL(string: server.baseURL + "/")!) { _, _, _ in
+            usleep(200_000)
+        }.resume()
+        session.dataTask(with: later) { data, _, error in
+            outcome.withLock { $0 = (error as? URLError, String(decoding: data ?? Data(), as: UTF8.self)) }
+        }.resume()
+        #expect(waitUntil(timeout: 10) { outcome.withLock { $0 != nil } })
+        #expect(outcome.withLock { $0?.error } == nil)
+        #expect(outcome.withLock { $0?.body } == "slept 50")
+    }
+
+    @Test func finishTasksAndInvalidateOfAParkedSession() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate()
+        let session = ownQueueSession(delegate: delegate)
+        delegate.expectedQueue.withLock { $0 = session.delegateQueue }
+        let loop = try #require(hostedLoop(of: session))
+        session.dataTask(with: URL(string: server.baseURL + "/")!).resume()
+        #expect(delegate.waitForCompletion(timeout: 10))
+        #expect(waitUntil(timeout: 10) { loop.isParked }) // an idle keep-alive connection, nothing to do
+        session.finishTasksAndInvalidate()
+        #expect(waitUntil(timeout: 10) { delegate.log.withLock { $0.invalidated } })
+        #expect(delegate.log.withLock { $0.offDelegateQueue } == 0)
+        #expect(delegate.log.withLock { $0.messages.last } == "invalid")
+    }
+
+    @Test func invalidateAndCancelOfAParkedSessionWithARequestInFlight() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let delegate = RecordingDataDelegate()
+        let session = ownQueueSession(delegate: delegate)
+        delegate.expectedQueue.withLock { $0 = session.delegateQueue }
+        let loop = try #require(hostedLoop(of: session))
+        session.dataTask(with: URL(string: server.baseURL + "/sleep?ms=2000")!).resume()
+        #expect(waitUntil(timeout: 10) { loop.isParked }) // the request waits for its response, parked
+        session.invalidateAndCancel()
+        #expect(waitUntil(timeout: 10) { delegate.log.withLock { $0.invalidated } })
+        #expect((delegate.log.withLock { $0.error } as? URLError)?.code == .cancelled)
+        #expect(delegate.log.withLock { $0.offDelegateQueue } == 0)
+        #expect(delegate.log.withLock { $0.messages.suffix(2) } == ["complete", "invalid"])
+    }
+}
