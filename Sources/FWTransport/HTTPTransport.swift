@@ -40,7 +40,8 @@ public final class HTTPTransport: Sendable {
         /// The loops that stream and WebSocket channels run on (nil: the transport's own group). A stream
         /// opened by `openStream` connects on one of them; a connection handed over to a stream
         /// (`detachStream`) or a WebSocket moves its socket there, so such a channel never runs on the loops
-        /// of the pool.
+        /// of the pool. The caller keeps these loops running while its channels live (the transport's
+        /// `shutdown` does not stop them).
         public var channelLoops: EventLoopGroup?
 
         /// Creates a configuration; the defaults match URLSession's.
