@@ -7,10 +7,13 @@ import FWWire
 // The machine closes and returns `.handOver` in two cases: a WebSocket handshake's 101 ended, or the task of
 // the request in flight answered its response with `.becomeStream` (`detachStream`). Both go the same way:
 // the timers stop, the channel's core (socket, TLS engine, what is queued) moves out of this connection
-// (`ChannelCore.handOver`) together with the bytes the parser holds unparsed, into the next driver on the same
-// loop, which watches the socket once started; the events posted before go out first, then the new channel;
-// the pool hears that the request finished on a connection that is not reusable, so the connection is gone
-// from it for good. The core left here owns nothing: nothing of the connection is closed.
+// (`ChannelCore.handOver`) together with the bytes the parser holds unparsed, into the next driver, which
+// watches the socket once started; the events posted before go out first, then the new channel; the pool
+// hears that the request finished on a connection that is not reusable, so the connection is gone from it for
+// good. The core left here owns nothing: nothing of the connection is closed. The new driver lives on a loop
+// of the transport's `channelLoops` when set (else on this loop): it is built here, on this loop, touching no
+// loop state (its socket is watched by no loop in between), and everything it does later (`start`, reads,
+// writes, timers, close) hops onto its own loop; the pool's bookkeeping stays here.
 //
 // A 101 is first checked against the handshake (RFC 6455 §4.1: accept value, upgrade fields, subprotocol,
 // extensions), and a server that answered before our request was all written broke the handshake's order:
@@ -28,6 +31,7 @@ extension HTTP1Connection {
     func handOver(_ request: PreparedRequest, to target: HTTP1ConnectionStateMachine.HandOverTarget) {
         cancelTimer()
         cancelContinueTimer()
+        let channelLoop = transport.channelLoop(handedOverFrom: loop)
         switch target {
         case .webSocket(let head):
             guard let upgrade = request.request.webSocket, core.isOpen else {
@@ -47,14 +51,14 @@ extension HTTP1Connection {
             metrics.responseEnd = loop.now().uptimeNanoseconds
             metrics.responseDeviations = parser.responseDeviations
             let leftover = parser.takeBufferedBytes()
-            let channel = WebSocketChannel(core: core.handOver(hangUp: .endsChannel), received: leftover,
-                                           upgrade: upgrade, agreement: agreement)
+            let channel = WebSocketChannel(core: core.handOver(hangUp: .endsChannel, to: channelLoop),
+                                           received: leftover, upgrade: upgrade, agreement: agreement)
             post([.metrics(finalMetrics()), .upgraded(channel)], to: request)
             flushOutbox()
         case .stream(let deliver):
             let leftover = parser.abandonResponse()
-            let channel = StreamChannel(core: core.handOver(hangUp: .closesReadHalf), received: leftover,
-                                        transport: transport, host: key.host, port: key.port)
+            let channel = StreamChannel(core: core.handOver(hangUp: .closesReadHalf, to: channelLoop),
+                                        received: leftover, transport: transport, host: key.host, port: key.port)
             flushOutbox()
             deliver(channel)
         }

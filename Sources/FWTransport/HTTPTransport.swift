@@ -37,13 +37,20 @@ public final class HTTPTransport: Sendable {
         /// The most requests one connection carries at once when they ask for pipelining
         /// (`TransportRequest.pipelining`); 4 by default, 1 turns pipelining off.
         public var pipeliningDepth: Int
+        /// The loops that stream and WebSocket channels run on (nil: the transport's own group). A stream
+        /// opened by `openStream` connects on one of them; a connection handed over to a stream
+        /// (`detachStream`) or a WebSocket moves its socket there, so such a channel never runs on the loops
+        /// of the pool. The caller keeps these loops running while its channels live (the transport's
+        /// `shutdown` does not stop them).
+        public var channelLoops: EventLoopGroup?
 
         /// Creates a configuration; the defaults match URLSession's.
         public init(maxConnectionsPerHost: Int = 6, maxIdleConnectionsPerHost: Int? = nil,
                     maxRequestsPerConnection: Int? = nil, connectTimeout: Duration = .seconds(60),
                     idleConnectionTimeout: Duration = .seconds(90), limits: HTTPLimits = HTTPLimits(),
                     tls: TLSConfiguration = TLSConfiguration(), serverTrustHandler: ServerTrustHandler? = nil,
-                    clientIdentityHandler: ClientIdentityHandler? = nil, pipeliningDepth: Int = 4) {
+                    clientIdentityHandler: ClientIdentityHandler? = nil, pipeliningDepth: Int = 4,
+                    channelLoops: EventLoopGroup? = nil) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxIdleConnectionsPerHost = maxIdleConnectionsPerHost
             self.maxRequestsPerConnection = maxRequestsPerConnection
@@ -54,6 +61,7 @@ public final class HTTPTransport: Sendable {
             self.serverTrustHandler = serverTrustHandler
             self.clientIdentityHandler = clientIdentityHandler
             self.pipeliningDepth = pipeliningDepth
+            self.channelLoops = channelLoops
         }
     }
 

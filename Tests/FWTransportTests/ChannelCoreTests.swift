@@ -1,7 +1,8 @@
 // ChannelCore and ChannelDriver's read loop on a real loopback socket, with a driver that records what it
 // hears: what the peer's end means under each hang-up rule (the socket unwatched, or still watched and written),
 // a hang-up read at once while the driver holds reading back, and the hand-over of a core with its queued bytes
-// to the next driver, after which the core left behind closes nothing.
+// to the next driver (on the same loop, or on another loop, where it then reads and writes), after which the
+// core left behind closes nothing.
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,8 @@ import TestSupport
             var failures: [ChannelOperation] = []
             var watched = false
             var open = true
+            /// Readiness reports that arrived on a thread other than the core's loop.
+            var offLoopReports = 0
         }
 
         var core: ChannelCore
@@ -36,6 +39,7 @@ import TestSupport
         }
 
         func handleIO(_ events: IOEvents) {
+            if !core.loop.inEventLoop { seen.withLock { $0.offLoopReports += 1 } }
             handleChannelIO(events)
         }
 
@@ -191,7 +195,7 @@ import TestSupport
         fixture.onLoop { $0.start() }
         let handedOver = fixture.onLoop { driver in
             try? driver.core.queue(Array("queued".utf8))
-            let core = driver.core.handOver(hangUp: .closesReadHalf)
+            let core = driver.core.handOver(hangUp: .closesReadHalf, to: fixture.loop)
             let left = driver.core.phase == .handedOver && driver.core.socket == nil && !driver.core.isWatched
                 && !driver.core.hasQueuedWrites
             // Closing what was handed over is a no-op.
@@ -211,5 +215,39 @@ import TestSupport
         #expect(successor.seen.withLock { $0.bytes } == Array("after".utf8))
         #expect(fixture.driver.seen.withLock { $0.bytes.isEmpty })
         fixture.loop.execute { successor.core.close() }
+    }
+
+    @Test func aHandOverToAnotherLoopIsWatchedReadAndWrittenThereOnly() throws {
+        let fixture = try Fixture(hangUp: .endsChannel)
+        let other = try EventLoopGroup(loopCount: 1, namePrefix: "fw-core-other")
+        defer { close(fixture.peer); fixture.group.shutdown(); other.shutdown() }
+        let target = other.next()
+        fixture.onLoop { $0.start() }
+        let handedOver = fixture.onLoop { driver in
+            try? driver.core.queue(Array("queued".utf8))
+            return RecordingDriver(core: driver.core.handOver(hangUp: .closesReadHalf, to: target))
+        }
+        let successor = try #require(handedOver)
+        #expect(successor.core.loop === target)
+        let started = LockedBox(false)
+        target.execute {
+            successor.start()
+            successor.flush()
+            started.withLock { $0 = true }
+        }
+        _ = waitUntil(timeout: 10) { started.withLock { $0 } }
+        #expect(LoopbackConnection.receive(6, from: fixture.peer) == Array("queued".utf8))
+        LoopbackConnection.send(Array("after".utf8), to: fixture.peer)
+        _ = waitUntil(timeout: 10) { successor.seen.withLock { $0.bytes.count == 5 } }
+        let seen = successor.seen.withLock { $0 }
+        #expect(seen.bytes == Array("after".utf8))
+        #expect(seen.offLoopReports == 0, "every readiness report came on the target loop")
+        #expect(fixture.driver.seen.withLock { $0.bytes.isEmpty }, "the old loop no longer watches the socket")
+        let closed = LockedBox(false)
+        target.execute {
+            successor.core.close()
+            closed.withLock { $0 = true }
+        }
+        _ = waitUntil(timeout: 10) { closed.withLock { $0 } }
     }
 }

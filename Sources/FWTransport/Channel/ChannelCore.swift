@@ -24,6 +24,8 @@ import FWTLS
 //   the engine and the queue are dropped. Closing twice is a no-op.
 // - handed over: the socket, the engine, the queue and the counters moved into a new core for the next
 //   driver (a WebSocket or a stream after HTTP/1.1); this one owns nothing, so closing it closes nothing.
+//   The new core may belong to another loop: the socket is deregistered here (on this core's loop) and the
+//   new core touches nothing of its loop until its driver starts watching there.
 
 /// What the peer's end of stream means to the protocol on a channel.
 enum HangUpRule: Equatable {
@@ -221,12 +223,15 @@ struct ChannelCore {
         writes.removeAll()
     }
 
-    /// Moves the socket, the engine and what is queued into a new core for the next driver, which watches the
-    /// socket itself once it starts (`hangUp` is that driver's rule); this core keeps nothing.
-    mutating func handOver(hangUp: HangUpRule) -> ChannelCore {
+    /// Moves the socket, the engine and what is queued into a new core on `target` (this core's loop, or
+    /// another) for the next driver, which watches the socket itself once it starts, on `target`'s thread
+    /// (`hangUp` is that driver's rule); this core keeps nothing. On this core's loop thread; the socket is
+    /// no longer watched here, and from now on only `target`'s thread may use the new core.
+    mutating func handOver(hangUp: HangUpRule, to target: EventLoop) -> ChannelCore {
         guard phase == .open, let socket else { preconditionFailure("handOver() in phase \(phase)") }
+        loop.preconditionInEventLoop()
         stopWatching()
-        var next = ChannelCore(socket: socket, loop: loop, hangUp: hangUp)
+        var next = ChannelCore(socket: socket, loop: target, hangUp: hangUp)
         next.tls = tls
         next.writes = writes
         next.peerEnded = peerEnded
