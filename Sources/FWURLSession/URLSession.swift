@@ -112,7 +112,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             tls: tls,
             serverTrustHandler: Self.serverTrustHandler(reference),
             clientIdentityHandler: Self.clientIdentityHandler(reference),
-            pipeliningDepth: configuration.httpShouldUsePipelining ? configuration.httpPipeliningDepth : 1
+            pipeliningDepth: configuration.httpShouldUsePipelining ? configuration.httpPipeliningDepth : 1,
+            channelLoops: engine.channelLoops
         ), group: engine.group) }
         self.deliveryPump = DeliveryPump(queue: delegateQueue, hostedLoop: engine?.hostedLoop)
         self.proxySettings = ProxySettings(configuration: configuration)
