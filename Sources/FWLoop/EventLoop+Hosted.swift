@@ -34,6 +34,18 @@ import Musl
 #endif
 
 extension EventLoop {
+    /// Creates a hosted loop: no thread of its own; `host` runs it in slices (`runSlice()`) whenever it has
+    /// work, and a slice parks the loop once nothing happened for `linger` (EventLoop+Hosted.swift).
+    ///
+    /// The loop starts parked. Throws when a descriptor cannot be made or the doorbell thread cannot start.
+    /// It reads the real monotonic clock (its parked timers are a timerfd on that clock).
+    public convenience init(name: String, hostedBy host: any EventLoopHost,
+                            linger: Duration = .milliseconds(1)) throws(IOError) {
+        try self.init(name: name, clock: MonotonicClock(), host: host, linger: linger)
+        incoming.withLock { $0.slice = .parked }
+        LoopDoorbell.enroll(self, as: doorbellID)
+    }
+
     /// What a slice does after an iteration.
     private enum SliceStep {
         /// Another iteration, after waiting up to this many milliseconds (-1: until something happens).

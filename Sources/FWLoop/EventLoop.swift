@@ -32,7 +32,6 @@
 // A hosted loop (`init(name:hostedBy:linger:)`) has no thread: its host runs it in slices, with the
 // same iteration but I/O first (EventLoop+Hosted.swift has its states).
 
-
 import CFWShims
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +44,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: each stored property below says what guards it; the loop-thread-only ones
 /// are checked by `preconditionInEventLoop()` at every entry point. The properties without `private` are
-/// those EventLoop+Registrations.swift and EventLoop+Hosted.swift use too.
+/// those the other EventLoop+ files use too.
 public final class EventLoop: @unchecked Sendable { // each stored property says its guard
     // MARK: State
 
@@ -83,7 +82,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// to an iteration, this branch ~14).
     private let clockIsMonotonic: Bool
     /// Immutable: `advancesByItself` of the clock, read once.
-    private let clockAdvancesByItself: Bool
+    let clockAdvancesByItself: Bool
     /// Immutable; closed by `shutdown` after the thread ended.
     let epollFD: Int32
     /// Immutable; written by any thread (`execute`, `shutdown`), read on the loop thread; closed in `deinit`,
@@ -123,13 +122,13 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// between iterations.
     var harvested = UnsafeMutableBufferPointer<fw_epoll_event>(start: nil, count: 0)
     /// Loop thread only: work for the end of the current iteration (`atEndOfIteration`).
-    private var endOfIteration: [() -> Void] = []
+    var endOfIteration: [() -> Void] = []
     /// Loop thread only: emptied lists kept with their capacity, swapped in when `endOfIteration` and
     /// `incoming.tasks` are taken, so that a busy loop does not allocate a new list every iteration.
-    private var spareEndOfIteration: [() -> Void] = []
-    private var spareTasks: [@Sendable () -> Void] = []
+    var spareEndOfIteration: [() -> Void] = []
+    var spareTasks: [@Sendable () -> Void] = []
     /// A spare list that held more than this many items is let go (a burst does not pin its memory).
-    private static let keptListCapacity = 256
+    static let keptListCapacity = 256
 
     // MARK: Life cycle
 
@@ -148,28 +147,15 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         }
     }
 
-    /// Creates a hosted loop: no thread of its own; `host` runs it in slices (`runSlice()`) whenever it has
-    /// work, and a slice parks the loop once nothing happened for `linger` (EventLoop+Hosted.swift).
-    ///
-    /// The loop starts parked. Throws when a descriptor cannot be made or the doorbell thread cannot start.
-    /// It reads the real monotonic clock (its parked timers are a timerfd on that clock).
-    public convenience init(name: String, hostedBy host: any EventLoopHost,
-                            linger: Duration = .milliseconds(1)) throws(IOError) {
-        try self.init(name: name, clock: MonotonicClock(), host: host, linger: linger)
-        incoming.withLock { $0.slice = .parked }
-        LoopDoorbell.enroll(self, as: doorbellID)
-    }
-
-    /// The descriptors and the state both kinds share; a hosted loop's timerfd and doorbell entry too.
-    private init(name: String, clock: any EventLoopClock, host: (any EventLoopHost)?,
-                 linger: Duration) throws(IOError) {
+    /// The descriptors and the state both kinds share; a hosted loop's timerfd and doorbell entry too (the
+    /// public initializers here and in EventLoop+Hosted.swift finish the job).
+    init(name: String, clock: any EventLoopClock, host: (any EventLoopHost)?, linger: Duration) throws(IOError) {
         self.name = name
         self.clock = clock
         self.host = host
         clockIsMonotonic = clock is MonotonicClock
         clockAdvancesByItself = clock.advancesByItself
-        let (seconds, attoseconds) = linger.components
-        lingerNanoseconds = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+        lingerNanoseconds = UInt64(clamping: linger.exactNanoseconds)
         var descriptors = Descriptors()
         do throws(IOError) {
             try descriptors.open(hosted: host != nil)
@@ -193,32 +179,6 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
             Syscall.close(epollFD)
             Syscall.close(timerFD)
             sliceEvents.deallocate()
-        }
-    }
-
-    /// The descriptors a loop opens: epoll, the eventfd and, when hosted, the timerfd, all registered in
-    /// the epoll set, and the doorbell entry; `closeAll` undoes a partial `open`.
-    private struct Descriptors {
-        var epoll: Int32 = -1
-        var wake: Int32 = -1
-        var timer: Int32 = -1
-        var doorbellID: UInt64 = 0
-
-        mutating func open(hosted: Bool) throws(IOError) {
-            epoll = try Syscall.epollCreate()
-            wake = try Syscall.eventfdCreate()
-            try Syscall.epollControl(epoll, op: EPOLL_CTL_ADD, fd: wake, events: FW_EPOLLIN, data: EventLoop.wakeupID)
-            guard hosted else { return }
-            timer = try Syscall.timerfdCreate()
-            try Syscall.epollControl(epoll, op: EPOLL_CTL_ADD, fd: timer, events: FW_EPOLLIN, data: EventLoop.timerID)
-            doorbellID = try LoopDoorbell.join()
-        }
-
-        func closeAll() {
-            for fd in [epoll, wake, timer] where fd >= 0 {
-                Syscall.close(fd)
-            }
-            if doorbellID != 0 { LoopDoorbell.leave(doorbellID) }
         }
     }
 
@@ -335,132 +295,5 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     public func atEndOfIteration(_ work: @escaping () -> Void) {
         preconditionInEventLoop()
         endOfIteration.append(work)
-    }
-
-    // MARK: The loop (loop thread)
-
-    private func run() {
-        threadID.store(pthread_self(), ordering: .releasing)
-        let events = UnsafeMutableBufferPointer<fw_epoll_event>.allocate(capacity: Self.eventBatch)
-        defer {
-            events.deallocate()
-        }
-        while true {
-            let count: Int
-            do {
-                count = try Syscall.epollWait(epollFD, into: events, timeoutMilliseconds: waitTimeout())
-            } catch {
-                preconditionFailure("\(error) in event loop \(name)")
-            }
-            // Awake: `execute` from other threads needs no signal until the loop decides to block again.
-            let stopping = incoming.withLock { incoming -> Bool in
-                incoming.wakeupPending = true
-                return incoming.isShuttingDown
-            }
-            if stopping {
-                break
-            }
-            iterate(UnsafeMutableBufferPointer(rebasing: events[0..<count]), inputFirst: false)
-        }
-        finish()
-        threadID.store(0, ordering: .releasing)
-    }
-
-    /// One iteration's work on the harvested `events`: timers due, the queued tasks and the events (the
-    /// events first when `inputFirst`), then the end-of-iteration work. Returns whether anything ran.
-    @discardableResult
-    func iterate(_ events: UnsafeMutableBufferPointer<fw_epoll_event>, inputFirst: Bool) -> Bool {
-        harvested = events
-        if inputFirst { dispatch(events) }
-        var worked = runExpiredTimers()
-        worked = runQueuedTasks() || worked
-        if !inputFirst { dispatch(events) }
-        worked = !endOfIteration.isEmpty || !events.isEmpty || worked
-        runEndOfIteration()
-        harvested = UnsafeMutableBufferPointer(start: nil, count: 0)
-        return worked
-    }
-
-    /// What a stopping loop still does: the tasks accepted before shutdown; then it drops its timers and
-    /// registrations (releasing their handlers here, on the loop).
-    func finish() {
-        runQueuedTasks()
-        runEndOfIteration()
-        timers.removeAll()
-        registrations = [:]
-    }
-
-    /// The epoll_wait timeout: 0 with queued tasks or a due timer, the next timer rounded up to ms, or
-    /// -1 (no timer, or a clock that only moves when someone wakes the loop). A timeout other than 0 is the
-    /// decision to block: from then on, `execute` from another thread signals the eventfd.
-    private func waitTimeout() -> Int32 {
-        let timeout = timerTimeout()
-        let blocks = incoming.withLock { incoming -> Bool in
-            guard incoming.tasks.isEmpty, !incoming.isShuttingDown, timeout != 0 else {
-                return false
-            }
-            incoming.wakeupPending = false
-            return true
-        }
-        return blocks ? timeout : 0
-    }
-
-    /// The time to the earliest timer as an epoll_wait timeout (see `waitTimeout`), tasks left aside.
-    func timerTimeout() -> Int32 {
-        guard let deadline = timers.earliestDeadline() else {
-            return -1
-        }
-        let now = now()
-        guard deadline > now else {
-            return 0
-        }
-        guard clockAdvancesByItself else {
-            return -1
-        }
-        let nanoseconds = deadline.uptimeNanoseconds - now.uptimeNanoseconds
-        let milliseconds = nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 == 0 ? 0 : 1)
-        return Int32(clamping: milliseconds)
-    }
-
-    /// Runs the timers due; returns whether any was.
-    private func runExpiredTimers() -> Bool {
-        guard let earliest = timers.earliestDeadline() else { return false }
-        let now = now()
-        guard earliest <= now else { return false }
-        for id in timers.popExpired(now: now) {
-            timers.take(id)?()
-        }
-        return true
-    }
-
-    private func runEndOfIteration() {
-        while !endOfIteration.isEmpty {
-            var work = spareEndOfIteration
-            spareEndOfIteration = []
-            swap(&work, &endOfIteration)
-            for item in work {
-                item()
-            }
-            work.removeAll(keepingCapacity: work.count <= Self.keptListCapacity)
-            spareEndOfIteration = work
-        }
-    }
-
-    /// Runs the tasks queued so far; returns whether there were any.
-    @discardableResult
-    private func runQueuedTasks() -> Bool {
-        var tasks = spareTasks
-        spareTasks = []
-        incoming.withLock { incoming in
-            swap(&tasks, &incoming.tasks)
-        }
-        for task in tasks {
-            task()
-        }
-        let ran = !tasks.isEmpty
-        // The tasks (and what they captured) are released here, outside the lock.
-        tasks.removeAll(keepingCapacity: tasks.count <= Self.keptListCapacity)
-        spareTasks = tasks
-        return ran
     }
 }

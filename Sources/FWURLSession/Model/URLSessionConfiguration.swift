@@ -246,13 +246,9 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         set { withStorage { $0.httpPipeliningDepth = newValue } }
     }
 
-    /// FWNetworking addition: whether a session that makes its own delegate queue (created with a nil
-    /// `delegateQueue`, with `init(configuration:)`, or `URLSession.shared`) runs its connections in that
-    /// queue's operations; `true` by default. The delegate messages and completion handlers then run in the
-    /// operation that read the response, with no hand-off between threads (the fastest way for small
-    /// requests). `false` keeps the threaded engine: the connections run on FWNetworking's shared event-loop
-    /// threads and each delivery is an operation of the queue. A session given a queue always does that. See
-    /// the "Threads and queues" section of the DocC article on sessions.
+    /// FWNetworking addition: whether a session that makes its own delegate queue (no `delegateQueue`, or
+    /// `shared`) runs its connections in that queue's operations; `true` by default (`false`: on the shared
+    /// event-loop threads, as a session given a queue). FWNetworking's DocC article "Threads and queues".
     open var hostsConnectionsOnDelegateQueue: Bool {
         get { withStorage { $0.hostsConnectionsOnDelegateQueue } }
         set { withStorage { $0.hostsConnectionsOnDelegateQueue = newValue } }
