@@ -70,20 +70,10 @@ extension EventLoop {
         var lastWork = Deadline.now()
         var timeout: Int32 = 0
         while true {
-            let count: Int
-            do {
-                count = try Syscall.epollWait(epollFD, into: sliceEvents, timeoutMilliseconds: timeout)
-            } catch {
-                preconditionFailure("\(error) in event loop \(name)")
-            }
-            let stopping = incoming.withLock { incoming -> Bool in
-                incoming.wakeupPending = true
-                return incoming.isShuttingDown
-            }
-            if stopping {
+            guard let harvested = awaitEvents(into: sliceEvents, timeout: timeout) else {
                 return stopSlice()
             }
-            if iterate(UnsafeMutableBufferPointer(rebasing: sliceEvents[0..<count]), inputFirst: true) {
+            if iterate(harvested, inputFirst: true) {
                 lastWork = .now()
             }
             switch nextStep(lastWork: lastWork) {

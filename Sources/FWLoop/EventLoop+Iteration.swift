@@ -19,40 +19,53 @@ extension EventLoop {
         defer {
             events.deallocate()
         }
-        while true {
-            let count: Int
-            do {
-                count = try Syscall.epollWait(epollFD, into: events, timeoutMilliseconds: waitTimeout())
-            } catch {
-                preconditionFailure("\(error) in event loop \(name)")
-            }
-            // Awake: `execute` from other threads needs no signal until the loop decides to block again.
-            let stopping = incoming.withLock { incoming -> Bool in
-                incoming.wakeupPending = true
-                return incoming.isShuttingDown
-            }
-            if stopping {
-                break
-            }
-            iterate(UnsafeMutableBufferPointer(rebasing: events[0..<count]), inputFirst: false)
+        while let harvested = awaitEvents(into: events, timeout: waitTimeout()) {
+            iterate(harvested, inputFirst: false)
         }
         finish()
         threadID.store(0, ordering: .releasing)
     }
 
+    /// Waits in epoll_wait up to `timeout` ms, then marks the loop awake; returns the harvested events, or nil
+    /// when shutdown was asked (the loop stops).
+    func awaitEvents(into events: UnsafeMutableBufferPointer<fw_epoll_event>,
+                     timeout: Int32) -> UnsafeMutableBufferPointer<fw_epoll_event>? {
+        let count: Int
+        do {
+            count = try Syscall.epollWait(epollFD, into: events, timeoutMilliseconds: timeout)
+        } catch {
+            preconditionFailure("\(error) in event loop \(name)")
+        }
+        // Awake: `execute` from other threads needs no signal until the loop decides to block again.
+        let stopping = incoming.withLock { incoming -> Bool in
+            incoming.wakeupPending = true
+            return incoming.isShuttingDown
+        }
+        return stopping ? nil : UnsafeMutableBufferPointer(rebasing: events[0..<count])
+    }
+
     /// One iteration's work on the harvested `events`: timers due, the queued tasks and the events (the
     /// events first when `inputFirst`), then the end-of-iteration work. Returns whether anything ran.
     @discardableResult
+    ///
+    /// `harvested` (what `reportedInput(for:)` reads) holds the events until they are dispatched: after that
+    /// their handlers have been told, so work that runs later in the iteration (a hosted slice's timers and
+    /// tasks, the end-of-iteration work that delivers responses) sees no input waiting.
     func iterate(_ events: UnsafeMutableBufferPointer<fw_epoll_event>, inputFirst: Bool) -> Bool {
         harvested = events
-        if inputFirst { dispatch(events) }
+        if inputFirst { dispatchHarvested() }
         var worked = runExpiredTimers()
         worked = runQueuedTasks() || worked
-        if !inputFirst { dispatch(events) }
+        if !inputFirst { dispatchHarvested() }
         worked = !endOfIteration.isEmpty || !events.isEmpty || worked
         runEndOfIteration()
-        harvested = UnsafeMutableBufferPointer(start: nil, count: 0)
         return worked
+    }
+
+    /// Dispatches `harvested`, then empties it.
+    private func dispatchHarvested() {
+        dispatch(harvested)
+        harvested = UnsafeMutableBufferPointer(start: nil, count: 0)
     }
 
     /// What a stopping loop still does: the tasks accepted before shutdown; then it drops its timers and

@@ -23,8 +23,9 @@ extension EventLoop {
 
     // MARK: Registrations (loop thread only)
 
-    /// Whether this iteration's epoll_wait reported input for `id` (readable, hang-up or error), which its
-    /// handler may not have been told of yet (timers and tasks run before dispatch). False between iterations.
+    /// Whether this iteration's epoll_wait reported input for `id` (readable, hang-up or error) that is not
+    /// dispatched yet, so its handler has not been told (a threaded loop's timers and tasks run before
+    /// dispatch). False once the iteration's events are dispatched, and between iterations.
     public func reportedInput(for id: RegistrationID) -> Bool {
         preconditionInEventLoop()
         let input = FW_EPOLLIN | FW_EPOLLHUP | FW_EPOLLERR

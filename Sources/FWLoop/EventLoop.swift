@@ -21,7 +21,8 @@
 // another thread signals only if it was false (setting it), and writes the eventfd after the lock: an awake
 // loop is never signalled, a woken one never waits for its waker's lock. One lock for the tasks and the
 // flag loses no wake-up. The eventfd stays open until `deinit` (a signal may follow `shutdown`).
-// `reportedInput(for:)` answers from the events this iteration harvested: its tasks run before dispatch.
+// `reportedInput(for:)` answers from the events this iteration harvested and has not dispatched yet (a
+// threaded loop's timers and tasks run before dispatch).
 //
 // Registrations are level-triggered: a handler is called every iteration while its descriptor is
 // ready for what it asked (EventLoop+Registrations.swift).
@@ -118,8 +119,8 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     var nextRegistrationID: UInt64 = 1
     /// Loop thread only.
     var timers = TimerQueue()
-    /// Loop thread only: the events this iteration's epoll_wait harvested (a view of `run`'s buffer), empty
-    /// between iterations.
+    /// Loop thread only: the events this iteration's epoll_wait harvested (a view of the events buffer) until
+    /// they are dispatched; empty otherwise.
     var harvested = UnsafeMutableBufferPointer<fw_epoll_event>(start: nil, count: 0)
     /// Loop thread only: work for the end of the current iteration (`atEndOfIteration`).
     var endOfIteration: [() -> Void] = []

@@ -133,13 +133,18 @@ private func hostedLoop(of session: URLSession) -> EventLoop? {
         #expect(outcome.withLock { $0?.body } == "slept 50")
     }
 
-    @Test func finishTasksAndInvalidateOfAParkedSession() throws {
-        let server = try PythonHTTPServer.sleeper()
-        defer { server.stop() }
+    /// A hosted session whose delegate records every message and the queue it came on, and its loop.
+    private static func recordedSession() throws -> (URLSession, RecordingDataDelegate, EventLoop) {
         let delegate = RecordingDataDelegate()
         let session = ownQueueSession(delegate: delegate)
         delegate.expectedQueue.withLock { $0 = session.delegateQueue }
-        let loop = try #require(hostedLoop(of: session))
+        return (session, delegate, try #require(hostedLoop(of: session)))
+    }
+
+    @Test func finishTasksAndInvalidateOfAParkedSession() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let (session, delegate, loop) = try Self.recordedSession()
         session.dataTask(with: URL(string: server.baseURL + "/")!).resume()
         #expect(delegate.waitForCompletion(timeout: 10))
         #expect(waitUntil(timeout: 10) { loop.isParked }) // an idle keep-alive connection, nothing to do
@@ -152,10 +157,7 @@ private func hostedLoop(of session: URLSession) -> EventLoop? {
     @Test func invalidateAndCancelOfAParkedSessionWithARequestInFlight() throws {
         let server = try PythonHTTPServer.sleeper()
         defer { server.stop() }
-        let delegate = RecordingDataDelegate()
-        let session = ownQueueSession(delegate: delegate)
-        delegate.expectedQueue.withLock { $0 = session.delegateQueue }
-        let loop = try #require(hostedLoop(of: session))
+        let (session, delegate, loop) = try Self.recordedSession()
         session.dataTask(with: URL(string: server.baseURL + "/sleep?ms=2000")!).resume()
         #expect(waitUntil(timeout: 10) { loop.isParked }) // the request waits for its response, parked
         session.invalidateAndCancel()
