@@ -11,6 +11,18 @@ extension WebSocketHandshake {
         protocols: [String] = [], deflate: WebSocketDeflateOffer? = nil, using generator: inout Generator
     ) throws(WebSocketHandshakeError) {
         let nonce = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        try self.init(nonce: nonce, protocols: protocols, deflate: deflate)
+    }
+
+    /// A handshake with a fresh key from the system CSPRNG. No generator is passed `inout` here: the system's
+    /// is an empty value, whose `inout` address is one shared placeholder, and ThreadSanitizer reports two
+    /// threads making upgrades at once as a race on it.
+    init(protocols: [String] = [], deflate: WebSocketDeflateOffer? = nil) throws(WebSocketHandshakeError) {
+        try self.init(nonce: (0..<16).map { _ in UInt8.random(in: .min ... .max) }, protocols: protocols,
+                      deflate: deflate)
+    }
+
+    private init(nonce: [UInt8], protocols: [String], deflate: WebSocketDeflateOffer?) throws(WebSocketHandshakeError) {
         try self.init(key: Base64.encode(nonce), protocols: protocols, deflate: deflate)
     }
 

@@ -21,9 +21,7 @@ public struct WebSocketUpgrade: Sendable {
     /// for an empty, repeated or non-token subprotocol.
     public init(protocols: [String] = [], offersCompression: Bool = true, limits: WebSocketLimits = WebSocketLimits(),
                 closeTimeout: Duration = .seconds(5)) throws(WebSocketHandshakeError) {
-        var generator = SystemRandomNumberGenerator()
-        let offer = offersCompression ? WebSocketDeflateOffer() : nil
-        handshake = try WebSocketHandshake(protocols: protocols, deflate: offer, using: &generator)
+        handshake = try WebSocketHandshake(protocols: protocols, deflate: offersCompression ? WebSocketDeflateOffer() : nil)
         self.limits = limits
         self.closeTimeout = closeTimeout
     }
