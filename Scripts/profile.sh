@@ -7,7 +7,11 @@
 #                                      warm-up requests (instrumentation is switched on after the warm-up, so
 #                                      start-up and the connection are not in the profile); prints
 #                                      callgrind_annotate's inclusive and exclusive tables and instructions
-#                                      per request, and keeps callgrind.out in Scripts/.profile/
+#                                      per request, twice: requests sent one after another from the main
+#                                      thread (the figure the README's history uses), then in the
+#                                      benchmark's closed loop (each completion handler starts the next,
+#                                      --concurrency 1; its callgrind.out is kept in Scripts/.profile/);
+#                                      then libcurl multi's instructions per request (bench-curl)
 #   Scripts/profile.sh strace [N]      strace -c -f over N requests (default 10000) of ProfileClient and of
 #                                      libcurl's multi interface (Scripts/bench/curl/bench-curl.c), both in
 #                                      the benchmark's closed loop (each completion starts the next request)
@@ -236,12 +240,6 @@ run_callgrind() {
         swift demangle --simplified | sed -n '1,60p'
 }
 
-if [ "$mode" = callgrind ]; then
-    run_callgrind "$requests GETs of 64 B, URLSession completion handlers, loopback nginx" request "$requests" \
-        "$url" 200
-    exit 0
-fi
-
 # curl_instructions COUNT URL MODE [FLAG...]: instructions (Ir) of libcurl's multi interface (bench-curl, one
 # easy handle) making COUNT requests, the whole process.
 curl_instructions() {
@@ -267,6 +265,16 @@ compare_with_curl() {
     echo "libcurl ($(curl-config --version), bench-curl $curl_mode $*): instructions per $unit" \
         "$(( (large - small) / (requests * per_request) ))"
 }
+
+if [ "$mode" = callgrind ]; then
+    run_callgrind "$requests GETs of 64 B, URLSession completion handlers, loopback nginx" request "$requests" \
+        "$url" 200
+    echo
+    run_callgrind "$requests GETs of 64 B in the benchmark's closed loop (each completion handler starts the next)" \
+        request "$requests" "$url" 200 --concurrency 1
+    compare_with_curl request 1 "$url" get
+    exit 0
+fi
 
 if [[ "$mode" == tls-* ]]; then
     cacert=(--cacert "$root/Fixtures/tls/root-ca.pem")
