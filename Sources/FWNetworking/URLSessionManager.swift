@@ -78,8 +78,9 @@ open class URLSessionManager: NSObject, URLSessionDataDelegate, URLSessionDownlo
     public required init(sessionConfiguration configuration: URLSessionConfiguration?) {
         let configuration = configuration ?? .default
         sessionConfiguration = configuration.copy() as? URLSessionConfiguration ?? configuration
-        operationQueue = OperationQueue()
-        operationQueue.maxConcurrentOperationCount = 1
+        // Serial, and it hosts the loop of each session the manager makes (FWURLSession's
+        // SessionDelegateQueue.swift), as a session's own queue does.
+        operationQueue = SessionDelegateQueue()
         operationQueue.name = "FWNetworking.URLSessionManager delegate queue"
         super.init()
     }

@@ -26,7 +26,7 @@ final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue`
 
     private let queue: OperationQueue
     /// The loop the delegate queue hosts, whose slices run the drains; nil when drains are operations.
-    private let hostedLoop: EventLoop?
+    let hostedLoop: EventLoop?
     private let state = LockedBox(State())
 
     init(queue: OperationQueue, hostedLoop: EventLoop?) {

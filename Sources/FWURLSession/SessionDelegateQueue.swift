@@ -12,66 +12,83 @@ import FWTransport
 // `session.delegateQueue` (`OperationQueue.current` is this queue) and in order, as Apple documents.
 //
 // Fairness: an operation anyone else adds (the session's own, or a caller's) asks the running slice to yield,
-// so it waits at most one loop iteration; the slice asks for its successor behind it. The queue runs on a
+// so it waits at most one loop iteration; the slice asks for its successor behind it. A queue may host the
+// loops of several sessions, one after another or at once (a session manager's queue outlives the session it
+// resets): a slice asked for one loop also asks the others to yield. The queue runs on a
 // serial dispatch queue of its own (`underlyingQueue`), whose thread comes from the overcommit pool, so a
 // lingering slice never holds one of the pool's CPU-count threads. `maxConcurrentOperationCount` stays 1:
 // the delivery order depends on it.
 
-/// A session-made delegate queue that runs the session's hosted event loop in its operations.
+/// A delegate queue that runs its sessions' hosted event loops in its operations: the one a session makes for
+/// itself, or one a session manager (FWNetworking) makes and hands to each session it creates.
 ///
-/// `@unchecked Sendable`: `OperationQueue` is thread-safe; `hostedLoop` is set once, before the session hands
-/// the queue out, and read after.
-final class SessionDelegateQueue: OperationQueue, EventLoopHost, @unchecked Sendable { // see above
+/// `@unchecked Sendable`: `OperationQueue` is thread-safe; `hosted` is a `LockedBox`.
+package final class SessionDelegateQueue: OperationQueue, EventLoopHost, @unchecked Sendable { // see above
+    private struct WeakLoop {
+        weak var loop: EventLoop?
+    }
+
     /// Kept here: `OperationQueue.underlyingQueue` does not retain it.
     private let dispatchQueue = DispatchQueue(label: "FWURLSession delegate queue")
-    /// The loop whose slices this queue runs (nil when the session does not host one); weak, as the loop holds
-    /// its host.
-    private(set) weak var hostedLoop: EventLoop?
+    /// The loops whose slices this queue runs; weak, as each loop holds its host.
+    private let hosted = LockedBox<[WeakLoop]>([])
 
-    override init() {
+    override package init() {
         super.init()
         super.maxConcurrentOperationCount = 1
         name = "FWURLSession delegate queue"
         underlyingQueue = dispatchQueue
     }
 
-    /// Makes this queue the host of `loop` (once, before the session is handed out).
+    /// Makes this queue a host of `loop` (before its session is handed out).
     func host(_ loop: EventLoop) {
-        hostedLoop = loop
+        hosted.withLock { loops in
+            loops.removeAll { $0.loop == nil }
+            loops.append(WeakLoop(loop: loop))
+        }
     }
 
     /// Stays 1: deliveries depend on the queue being serial. Setting it changes nothing.
-    override var maxConcurrentOperationCount: Int {
+    override package var maxConcurrentOperationCount: Int {
         get { super.maxConcurrentOperationCount }
         set { _ = newValue }
     }
 
     // MARK: EventLoopHost
 
-    func scheduleSlice(of loop: EventLoop) {
+    package func scheduleSlice(of loop: EventLoop) {
         super.addOperation(SliceOperation(loop))
+        yieldLoops(except: loop)
     }
 
-    // MARK: Other work yields the loop
+    // MARK: Other work yields the loops
 
-    override func addOperation(_ op: Operation) {
+    override package func addOperation(_ op: Operation) {
         super.addOperation(op)
-        hostedLoop?.requestYield()
+        yieldLoops(except: nil)
     }
 
-    override func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool) {
+    override package func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool) {
         // Queued, then the yield, then the wait: a slice asked to yield before the operations are queued could
         // ask for its successor ahead of them.
         super.addOperations(ops, waitUntilFinished: false)
-        hostedLoop?.requestYield()
+        yieldLoops(except: nil)
         if wait {
             ops.forEach { $0.waitUntilFinished() }
         }
     }
 
-    override func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
+    override package func addBarrierBlock(_ barrier: @escaping @Sendable () -> Void) {
         super.addBarrierBlock(barrier)
-        hostedLoop?.requestYield()
+        yieldLoops(except: nil)
+    }
+
+    /// Asks every hosted loop but `skipped` to yield (outside the lock: each takes its own).
+    private func yieldLoops(except skipped: EventLoop?) {
+        let loops = hosted.withLock { $0.compactMap(\.loop) }
+        for loop in loops where loop !== skipped {
+            loop.requestYield()
+        }
     }
 }
 

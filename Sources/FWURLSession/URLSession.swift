@@ -24,6 +24,16 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let clock: SessionClock
     /// Runs the tasks' deliveries on `delegateQueue`.
     let deliveryPump: DeliveryPump
+    /// The loop `delegateQueue` hosts for this session's connections, or nil on the threaded engine.
+    package var hostedLoop: EventLoop? {
+        deliveryPump.hostedLoop
+    }
+
+    /// Runs `work` inside an operation of `delegateQueue`: on a hosted session as a task of its loop, whose
+    /// slices are that queue's operations (no operation of its own, no thread hand-off), else as an operation.
+    final func onDelegateQueue(_ work: @escaping @Sendable () -> Void) {
+        if let loop = hostedLoop { loop.execute(work) } else { delegateQueue.addOperation(work) }
+    }
     /// The proxies of the session's requests (from the configuration, else the environment at creation).
     let proxySettings: ProxySettings
     /// A background session's journal and re-attached tasks (Background/DurableSession.swift); nil otherwise.
@@ -65,15 +75,16 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.init(configuration: configuration, delegate: delegate, delegateQueue: queue, isShared: false)
     }
 
-    /// The public paths: without a `queue`, the session's own queue hosts its connections' loop (unless the
-    /// configuration says not to, or the process cannot make one).
+    /// The public paths: without a `queue` (or with a `SessionDelegateQueue`, a session manager's), the queue
+    /// hosts the session's connections' loop (unless the configuration says not to, or the process cannot make
+    /// one).
     private convenience init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
                              delegateQueue queue: OperationQueue?, isShared: Bool) {
-        let ownQueue = queue == nil ? SessionDelegateQueue() : nil
-        let hosted = ownQueue.flatMap { ownQueue in
-            configuration.hostsConnectionsOnDelegateQueue ? SessionEngine.hosted(by: ownQueue) : nil
+        let hostingQueue = queue == nil ? SessionDelegateQueue() : queue as? SessionDelegateQueue
+        let hosted = hostingQueue.flatMap { hostingQueue in
+            configuration.hostsConnectionsOnDelegateQueue ? SessionEngine.hosted(by: hostingQueue) : nil
         }
-        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue ?? ownQueue,
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: queue ?? hostingQueue,
                   isShared: isShared, engine: hosted ?? SessionEngine.shared)
     }
 

@@ -180,7 +180,7 @@ extension URLSessionTask {
             let asked = DelegateRouter.willPerformHTTPRedirection(task: self, response: response, newRequest: next) {
                 chosen in
                 // The delegate may answer on any thread, later: decide on the delegate queue.
-                self.session.delegateQueue.addOperation {
+                self.session.onDelegateQueue {
                     self.resolve(question, .redirect(chosen), by: policy, stage: stage)
                     self.release(.awaitingRedirectDecision)
                 }
@@ -192,7 +192,7 @@ extension URLSessionTask {
         case .challenge(let challenge):
             hold(.awaitingAuthentication)
             let sender = URLSessionAuthenticationChallengeSender(task: self) { disposition, credential in
-                self.session.delegateQueue.addOperation {
+                self.session.onDelegateQueue {
                     self.resolve(question, .challenge(disposition, credential), by: policy, stage: stage)
                 }
             }
@@ -205,7 +205,7 @@ extension URLSessionTask {
         case .willCache(let proposal, _):
             hold(.awaitingCacheDecision)
             sink.willCache(proposal, for: self) { chosen in
-                self.session.delegateQueue.addOperation {
+                self.session.onDelegateQueue {
                     self.resolve(question, .willCache(chosen), by: policy, stage: stage)
                     self.release(.awaitingCacheDecision)
                 }

@@ -5,13 +5,14 @@ import Foundation
 extension PythonHTTPServer {
     /// A keep-alive HTTP/1.1 server (`ThreadingHTTPServer`, a thread per connection): `GET /sleep?ms=N` answers
     /// 200 `slept N` after N milliseconds, any other path 200 `ok` at once (TCP_NODELAY: back-to-back requests
-    /// do not wait for delayed ACKs).
+    /// do not wait for delayed ACKs). It waits in `select`, not `time.sleep`, whose deadline libfaketime moves
+    /// in Scripts/time-travel.sh's passes.
     public static func sleeper() throws -> PythonHTTPServer {
         try PythonHTTPServer(files: ["sleeper.py": Array(sleeperProgram.utf8)], program: "sleeper.py")
     }
 
     private static let sleeperProgram = #"""
-    import http.server, socket, time, urllib.parse
+    import http.server, select, socket, urllib.parse
 
     class Sleeper(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -26,7 +27,7 @@ extension PythonHTTPServer {
             body = b"ok"
             if url.path == "/sleep":
                 milliseconds = int(urllib.parse.parse_qs(url.query).get("ms", ["0"])[0])
-                time.sleep(milliseconds / 1000)
+                select.select([], [], [], milliseconds / 1000)
                 body = ("slept %d" % milliseconds).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))

@@ -108,6 +108,8 @@ import TestSupport
         }, completionHandler: ManagerTests.record(into: result)).resume()
         let done = try #require(ManagerTests.wait(for: result))
         #expect(String(decoding: done.object as? Data ?? Data(), as: UTF8.self) == "100000")
+        // The completion handler and `taskDidComplete` may run in either order (URLSessionManager+Events.swift).
+        #expect(waitUntil(timeout: 10) { log.all.contains("complete ok") })
         let entries = log.all
         #expect(entries.last(where: { $0.hasPrefix("sent") }) == "sent 100000/100000")
         #expect(entries.last(where: { $0.hasPrefix("progress") }) == "progress 100000/100000")

@@ -246,9 +246,9 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         set { withStorage { $0.httpPipeliningDepth = newValue } }
     }
 
-    /// FWNetworking addition: whether a session that makes its own delegate queue (no `delegateQueue`, or
-    /// `shared`) runs its connections in that queue's operations; `true` by default (`false`: on the shared
-    /// event-loop threads, as a session given a queue). FWNetworking's DocC article "Threads and queues".
+    /// FWNetworking addition: whether a session that makes its own delegate queue (no `delegateQueue`, `shared`,
+    /// a session manager's) runs its connections in that queue's operations; `true` by default (`false`: on the
+    /// shared event-loop threads, as a session given a queue). FWNetworking's DocC article "Threads and queues".
     open var hostsConnectionsOnDelegateQueue: Bool {
         get { withStorage { $0.hostsConnectionsOnDelegateQueue } }
         set { withStorage { $0.hostsConnectionsOnDelegateQueue = newValue } }

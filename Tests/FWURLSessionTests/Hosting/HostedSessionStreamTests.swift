@@ -63,7 +63,7 @@ import TestSupport
         configuration.timeoutIntervalForResource = 60
         let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
         reader.queue.withLock { $0 = session.delegateQueue }
-        #expect((session.delegateQueue as? SessionDelegateQueue)?.hostedLoop != nil)
+        #expect(session.hostedLoop != nil)
         return session
     }
 

@@ -21,10 +21,6 @@ private func ownQueueSession(_ configure: (URLSessionConfiguration) -> Void = { 
     return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
 }
 
-/// The loop `session`'s own queue hosts, if it hosts one.
-private func hostedLoop(of session: URLSession) -> EventLoop? {
-    (session.delegateQueue as? SessionDelegateQueue)?.hostedLoop
-}
 
 @Suite(.serialized) struct HostedSessionTests {
     @Test func aSessionThatMakesItsQueueDeliversInTheOperationThatReadTheResponse() throws {
@@ -32,7 +28,7 @@ private func hostedLoop(of session: URLSession) -> EventLoop? {
         defer { server.stop() }
         let session = ownQueueSession()
         defer { session.finishTasksAndInvalidate() }
-        let loop = try #require(hostedLoop(of: session))
+        let loop = try #require(session.hostedLoop)
         let seen = LockedBox<(onQueue: Bool, inLoop: Bool, body: String)?>(nil)
         session.dataTask(with: URL(string: server.baseURL + "/")!) { data, _, _ in
             let onQueue = OperationQueue.current === session.delegateQueue
@@ -55,9 +51,9 @@ private func hostedLoop(of session: URLSession) -> EventLoop? {
             unhosted.finishTasksAndInvalidate()
             given.finishTasksAndInvalidate()
         }
-        #expect(hostedLoop(of: unhosted) == nil)
-        #expect(hostedLoop(of: given) == nil)
-        #expect(hostedLoop(of: ownQueueSession()) != nil)
+        #expect(unhosted.hostedLoop == nil)
+        #expect(given.hostedLoop == nil)
+        #expect(ownQueueSession().hostedLoop != nil)
         for session in [unhosted, given] {
             let onQueue = LockedBox<Bool?>(nil)
             session.dataTask(with: URL(string: server.baseURL + "/")!) { _, _, _ in
@@ -138,7 +134,7 @@ private func hostedLoop(of session: URLSession) -> EventLoop? {
         let delegate = RecordingDataDelegate()
         let session = ownQueueSession(delegate: delegate)
         delegate.expectedQueue.withLock { $0 = session.delegateQueue }
-        return (session, delegate, try #require(hostedLoop(of: session)))
+        return (session, delegate, try #require(session.hostedLoop))
     }
 
     @Test func finishTasksAndInvalidateOfAParkedSession() throws {
