@@ -4,8 +4,8 @@ import FWTransport
 // MARK: - SessionDelegateQueue
 //
 // The delegate queue a session makes when it is given none (`delegateQueue: nil`, `init(configuration:)`,
-// `shared`): a serial operation queue that also hosts the session's event loop (design/small-request-path.md,
-// stage B; FWLoop's EventLoop+Hosted.swift). The loop's slices are operations of this queue, so the session's
+// `shared`), and the one a session manager makes for its sessions: a serial operation queue that also hosts
+// the session's event loop (design/small-request-path.md, stage B; FWLoop's EventLoop+Hosted.swift). The loop's slices are operations of this queue, so the session's
 // connections are read, its responses parsed and its delegate messages and completion handlers delivered in
 // the same operation, on the same thread, with no hand-off between threads; a request resumed inside a
 // completion handler is written in that operation too. Every callback still runs inside an operation of
@@ -14,10 +14,10 @@ import FWTransport
 // Fairness: an operation anyone else adds (the session's own, or a caller's) asks the running slice to yield,
 // so it waits at most one loop iteration; the slice asks for its successor behind it. A queue may host the
 // loops of several sessions, one after another or at once (a session manager's queue outlives the session it
-// resets): a slice asked for one loop also asks the others to yield. The queue runs on a
-// serial dispatch queue of its own (`underlyingQueue`), whose thread comes from the overcommit pool, so a
-// lingering slice never holds one of the pool's CPU-count threads. `maxConcurrentOperationCount` stays 1:
-// the delivery order depends on it.
+// resets): a slice asked for one loop also asks the others to yield. The queue runs on a serial dispatch
+// queue of its own (`underlyingQueue`), whose thread comes from the overcommit pool, so a lingering slice
+// never holds one of the pool's CPU-count threads. `maxConcurrentOperationCount` stays 1: the delivery order
+// depends on it.
 
 /// A delegate queue that runs its sessions' hosted event loops in its operations: the one a session makes for
 /// itself, or one a session manager (FWNetworking) makes and hands to each session it creates.
