@@ -19,49 +19,7 @@ import FWTransport
 /// affect the session. `@unchecked Sendable` (an open class cannot be checked): its one stored property,
 /// `storage`, is a `LockedBox`.
 open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { // storage: LockedBox
-    // MARK: Storage
-
-    /// Every property of a configuration, with FoundationNetworking's defaults.
-    private struct Storage {
-        var identifier: String?
-        var requestCachePolicy = URLRequest.CachePolicy.useProtocolCachePolicy
-        var timeoutIntervalForRequest: TimeInterval = 60
-        var timeoutIntervalForResource: TimeInterval = 604_800
-        var networkServiceType = URLRequest.NetworkServiceType.default
-        var allowsCellularAccess = true
-        var allowsExpensiveNetworkAccess = true
-        var allowsConstrainedNetworkAccess = true
-        var waitsForConnectivity = false
-        var isDiscretionary = false
-        var sharedContainerIdentifier: String?
-        var sessionSendsLaunchEvents = true
-        var connectionProxyDictionary: [AnyHashable: Any]?
-        var httpShouldUsePipelining = false
-        var httpPipeliningDepth = 4
-        var hostsConnectionsOnDelegateQueue = true
-        var httpShouldSetCookies = true
-        var httpMaximumConnectionsPerHost = 6
-        var httpAdditionalHeaders: [AnyHashable: Any]?
-        var shouldUseExtendedBackgroundIdleMode = false
-        var backgroundSessionDirectory: URL?
-        var httpResponseLimits = HTTPLimits()
-        var tlsMinimumSupportedProtocolVersion = tls_protocol_version_t.TLSv12
-        var tlsMaximumSupportedProtocolVersion = tls_protocol_version_t.TLSv13
-        var tlsTrustRoots = TrustRoots.system
-        var tlsSessionResumption = true
-        var tlsRequestsOCSPStapling = false
-        var tlsRequestsSignedCertificateTimestamps = false
-        var tlsCertificateTransparencyPolicy = CertificateTransparencyPolicy()
-        var tlsRevocationListFetching: RevocationListFetching?
-        // Cookies and credentials (their MARK block below).
-        var httpCookieStorage: HTTPCookieStorage? = .shared
-        var httpCookieAcceptPolicy = HTTPCookie.AcceptPolicy.onlyFromMainDocumentDomain
-        var urlCredentialStorage: URLCredentialStorage? = .shared
-        // Caching (its MARK block below).
-        var urlCache: URLCache? = URLCache.shared
-        // URL protocols (their MARK block below).
-        var protocolClasses: [AnyClass]? = []
-    }
+    // MARK: Storage (every property and its default: URLSessionConfiguration+Storage.swift)
 
     /// The configuration's properties.
     private let storage: LockedBox<Storage>
