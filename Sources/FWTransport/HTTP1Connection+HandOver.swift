@@ -31,7 +31,6 @@ extension HTTP1Connection {
     func handOver(_ request: PreparedRequest, to target: HTTP1ConnectionStateMachine.HandOverTarget) {
         cancelTimer()
         cancelContinueTimer()
-        let channelLoop = transport.channelLoop(handedOverFrom: loop)
         switch target {
         case .webSocket(let head):
             guard let upgrade = request.request.webSocket, core.isOpen else {
@@ -51,12 +50,14 @@ extension HTTP1Connection {
             metrics.responseEnd = loop.now().uptimeNanoseconds
             metrics.responseDeviations = parser.responseDeviations
             let leftover = parser.takeBufferedBytes()
+            let channelLoop = transport.channelLoop(handedOverFrom: loop)
             let channel = WebSocketChannel(core: core.handOver(hangUp: .endsChannel, to: channelLoop),
                                            received: leftover, upgrade: upgrade, agreement: agreement)
             post([.metrics(finalMetrics()), .upgraded(channel)], to: request)
             flushOutbox()
         case .stream(let deliver):
             let leftover = parser.abandonResponse()
+            let channelLoop = transport.channelLoop(handedOverFrom: loop)
             let channel = StreamChannel(core: core.handOver(hangUp: .closesReadHalf, to: channelLoop),
                                         received: leftover, transport: transport, host: key.host, port: key.port)
             flushOutbox()

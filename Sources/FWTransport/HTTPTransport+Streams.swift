@@ -40,9 +40,7 @@ extension HTTPTransport {
         guard let connection else { return completion(nil) }
         connection.loop.execute { connection.detachStream(id, deliver: completion) }
     }
-}
 
-extension HTTPTransport {
     /// The loop a channel handed over by a connection on `loop` runs on: one of `Configuration.channelLoops`,
     /// else `loop` itself.
     func channelLoop(handedOverFrom loop: EventLoop) -> EventLoop {
