@@ -71,8 +71,7 @@ final class PreparedRequest: Sendable {
             }
         }
         let hasBody = request.body.map { $0.length != 0 } ?? false
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
+        var bytes: [UInt8] = [] // the encoder sizes it
         if hasHost {
             try HTTPRequestEncoder.encodeHead(head, into: &bytes)
         } else {
@@ -83,7 +82,8 @@ final class PreparedRequest: Sendable {
         self.id = id
         self.request = request
         self.encodedHead = bytes
-        self.forbidsReuse = head.headers.containsToken("close", inField: "Connection")
+        let closes = head.headers.containsToken("close", inField: "Connection")
+        self.forbidsReuse = closes
         self.expectsContinue = hasBody && head.headers.containsToken("100-continue", inField: "Expect")
         if case .stream(let stream)? = request.body {
             self.bodyProducers = RequestBodyProducers(stream)
@@ -93,7 +93,7 @@ final class PreparedRequest: Sendable {
         self.delegate = delegate
         self.isPipelinable = request.pipelining && request.body == nil && request.webSocket == nil
             && (head.method == "GET" || head.method == "HEAD")
-            && !head.headers.containsToken("close", inField: "Connection") && !head.headers.contains(name: "Expect")
+            && !closes && !head.headers.contains(name: "Expect")
         self.pipelineReplays = 0
     }
 

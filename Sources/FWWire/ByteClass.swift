@@ -32,6 +32,16 @@ enum ASCII {
         byte &- 0x41 < 26 ? byte | 0x20 : byte
     }
 
+    /// Whether `bytes` spell `lowercase` (which must be lower case) in any ASCII case.
+    static func equalIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let wanted = lowercase.utf8Start
+        for index in 0..<bytes.count where lowercased(bytes[index]) != wanted[index] {
+            return false
+        }
+        return true
+    }
+
     /// The value of a hexadecimal digit (either case), or nil for any other byte.
     @inline(__always)
     static func hexDigitValue(_ byte: UInt8) -> UInt8? {

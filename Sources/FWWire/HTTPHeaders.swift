@@ -181,6 +181,12 @@ public struct HTTPHeaders: Sendable {
         }
     }
 
+    /// Calls `body` with the stored bytes and the ranges of every field, read in place.
+    func withStorage<Result>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<FieldRanges>) -> Result)
+        -> Result {
+        storage.withUnsafeBufferPointer { bytes in fields.withUnsafeBufferPointer { body(bytes, $0) } }
+    }
+
     /// True when the field at `index` is named `name`, compared ASCII-case-insensitively on UTF-8 bytes.
     /// Lengths are compared first, so most fields are ruled out without touching their bytes.
     func nameMatches(at index: Int, _ name: String) -> Bool {

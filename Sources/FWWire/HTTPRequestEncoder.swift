@@ -16,8 +16,7 @@ public enum HTTPRequestEncoder {
     public static func encodeHead(_ head: HTTPRequestHead, into buffer: inout [UInt8])
         throws(HTTPRequestError)
     {
-        try validate(head)
-        appendHead(head, host: nil, into: &buffer)
+        try writeHead(head, host: nil, into: &buffer)
     }
 
     /// `encodeHead(_:into:)` for a head without a `Host` field: "Host: `host`" is written as its first field
@@ -28,67 +27,7 @@ public enum HTTPRequestEncoder {
     public static func encodeHead(_ head: HTTPRequestHead, host: String, port: Int?, into buffer: inout [UInt8])
         throws(HTTPRequestError)
     {
-        try validate(head, hostGiven: true)
-        guard !host.isEmpty, ByteClass.requestFieldValue.containsAll(host.utf8) else { throw .invalidHeaderValue }
-        guard !head.headers.contains(name: "Host") else { throw .invalidHeaderName }
-        appendHead(head, host: (host, port), into: &buffer)
-    }
-
-    /// Appends a validated head, with a `Host` field first when `host` is given.
-    private static func appendHead(_ head: HTTPRequestHead, host: (name: String, port: Int?)?,
-                                   into buffer: inout [UInt8]) {
-        let method = head.method.utf8
-        let target = head.target.utf8
-        let version = head.version.description.utf8
-        var size = method.count + target.count + version.count + 6
-        if let host { size += host.name.utf8.count + 16 }
-        for index in 0..<head.headers.count {
-            size += head.headers.rawName(at: index).count + head.headers.rawValue(at: index).count + 4
-        }
-        buffer.reserveCapacity(buffer.count + size)
-
-        buffer.append(contentsOf: method)
-        buffer.append(ASCII.space)
-        buffer.append(contentsOf: target)
-        buffer.append(ASCII.space)
-        buffer.append(contentsOf: version)
-        buffer.append(contentsOf: ASCII.crlf)
-        if let host { appendHostField(host.name, port: host.port, into: &buffer) }
-        // `validate` checked every field: none is skipped, so none is checked again.
-        appendFields(head.headers, skippingInvalid: false, into: &buffer)
-        buffer.append(contentsOf: ASCII.crlf)
-    }
-
-    /// Appends "Host: host[:port] CRLF", an IPv6 literal in brackets.
-    private static func appendHostField(_ host: String, port: Int?, into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: "Host: ".utf8)
-        let bracketed = host.utf8.contains(ASCII.colon)
-        if bracketed { buffer.append(UInt8(ascii: "[")) }
-        buffer.append(contentsOf: host.utf8)
-        if bracketed { buffer.append(UInt8(ascii: "]")) }
-        if let port {
-            buffer.append(ASCII.colon)
-            appendDecimal(port, into: &buffer)
-        }
-        buffer.append(contentsOf: ASCII.crlf)
-    }
-
-    /// Appends the decimal digits of `value` (a sign first when negative).
-    private static func appendDecimal(_ value: Int, into buffer: inout [UInt8]) {
-        if value < 0 { buffer.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { room in
-            repeat {
-                room[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            buffer.append(contentsOf: room[(20 - count)...])
-        }
+        try writeHead(head, host: (host, port), into: &buffer)
     }
 
     // MARK: Chunked body
@@ -122,23 +61,7 @@ public enum HTTPRequestEncoder {
 
     /// Throws the first reason `head` cannot be written as is.
     public static func validate(_ head: HTTPRequestHead) throws(HTTPRequestError) {
-        try validate(head, hostGiven: false)
-    }
-
-    /// `validate(_:)`; with `hostGiven`, the `Host` field is written apart from the head's fields.
-    private static func validate(_ head: HTTPRequestHead, hostGiven: Bool) throws(HTTPRequestError) {
-        let method = head.method.utf8
-        guard !method.isEmpty, ByteClass.token.containsAll(method) else { throw .invalidMethod }
-        let target = head.target.utf8
-        guard !target.isEmpty, ByteClass.requestTarget.containsAll(target) else { throw .invalidTarget }
-        guard head.version == .http1_1 || head.version == .http1_0 else { throw .unsupportedVersion }
-        try validate(fields: head.headers)
-        if !hostGiven, head.version == .http1_1, !head.headers.contains(name: "Host") {
-            throw .missingHost
-        }
-        if head.headers.contains(name: "Content-Length"), head.headers.contains(name: "Transfer-Encoding") {
-            throw .conflictingFraming
-        }
+        _ = try checked(head, host: nil)
     }
 
     /// Throws when a trailer field has a name that is not a token or a value with CR, LF or NUL.
@@ -147,9 +70,7 @@ public enum HTTPRequestEncoder {
     }
 
     private static func validate(fields: HTTPHeaders) throws(HTTPRequestError) {
-        for index in 0..<fields.count {
-            try validateField(fields, at: index)
-        }
+        _ = try summarize(fields).get()
     }
 
     private static func validateField(_ fields: HTTPHeaders, at index: Int) throws(HTTPRequestError) {
