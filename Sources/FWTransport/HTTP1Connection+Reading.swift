@@ -182,6 +182,10 @@ extension HTTP1Connection {
     // MARK: Metrics
 
     func startMetrics(for request: PreparedRequest) {
+        bytesWritten = 0
+        bytesRead = 0
+        // Without a reader the fields written as the request goes are never posted (`metricsEvents`).
+        guard request.request.reportsMetrics else { return }
         metrics = machine.isReused ? TransportMetrics() : establishment
         metrics.isReusedConnection = machine.isReused
         metrics.isProxyConnection = key.proxy != nil
@@ -191,8 +195,11 @@ extension HTTP1Connection {
         metrics.requestStart = loop.now().uptimeNanoseconds
         metrics.requestHeaderBytes = Int64(request.encodedHead.count)
         metrics.pipelineReplays = request.pipelineReplays
-        bytesWritten = 0
-        bytesRead = 0
+    }
+
+    /// The attempt's metrics as the event that goes out at its end, when its request asked for them.
+    func metricsEvents(for request: PreparedRequest) -> [TransportEvent] {
+        request.request.reportsMetrics ? [.metrics(finalMetrics())] : []
     }
 
     func finalMetrics() -> TransportMetrics {

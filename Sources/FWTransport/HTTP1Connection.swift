@@ -230,7 +230,11 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         if !reusable { cancelTimer() }
         cancelContinueTimer()
         producer?.producer.stop()
-        post([.metrics(finalMetrics()), .end(trailers: trailers)], to: request)
+        if request.request.reportsMetrics {
+            post([.metrics(finalMetrics()), .end(trailers: trailers)], to: request)
+        } else {
+            post([.end(trailers: trailers)], to: request)
+        }
         if !reusable {
             closeSocket()
         } else if machine.isIdle {
@@ -254,7 +258,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         closeSocket()
         // A streamed body is resent only with a new producer (the old one was just stopped).
         let resend = retry && request.prepareResend(on: loop)
-        post([.metrics(finalMetrics())], to: request)
+        post(metricsEvents(for: request), to: request)
         // The trace's `retry` names what failed the attempt.
         if resend, request.request.tracesBytes { post([.retrying(error)], to: request) }
         flushOutbox()
@@ -266,6 +270,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// Hands `events` to `request`'s delegate at the end of this loop iteration, together with the request's
     /// other events of the iteration (one hop to the delegate's queue per response instead of one per event).
     func post(_ events: [TransportEvent], to request: PreparedRequest) {
+        guard !events.isEmpty else { return }
         if let last = outbox.indices.last, outbox[last].request.id == request.id {
             outbox[last].events.append(contentsOf: events)
             return

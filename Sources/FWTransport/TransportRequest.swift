@@ -45,6 +45,10 @@ public struct TransportRequest: Sendable {
     /// each chunk's data then comes as `.body` events of its own, where chunks that arrived together otherwise
     /// come as one. False by default.
     public var reportsChunks = false
+    /// Report `.metrics` at the end of each attempt. A receiver that does not read them (a session task whose
+    /// metrics no delegate hears) turns it off: filling the metrics and handing them over costs every request.
+    /// True by default.
+    public var reportsMetrics = true
 
     /// Creates a request.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,

@@ -88,6 +88,8 @@ extension URLSessionTask {
                                                     webSocket: try sink.webSocketUpgrade(for: request, task: self))
             if let body = try uploadBody(for: request) { transportRequest.body = body }
             transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
+            // Metrics are made only for a delegate that hears them (`finish`).
+            transportRequest.reportsMetrics = DelegateRouter.hearsMetrics(task: self)
         } catch {
             enqueue(.fail(error))
             return

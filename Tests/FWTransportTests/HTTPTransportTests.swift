@@ -74,6 +74,37 @@ import TestSupport
         #expect(server.connectionCount == 1)
     }
 
+    // Issue 23 (stage C): `.metrics` goes to a request that asks for it, once per attempt and just before its
+    // end, on a new connection and on a reused one; a request that does not ask gets the same response without.
+    @Test(arguments: [false, true])
+    func metricsAreReportedOnlyWhenAskedFor(_ asked: Bool) throws {
+        let server = try LoopbackHTTPServer { _ in .ok("x") }
+        defer { server.stop() }
+        let fixture = try TransportFixture()
+        defer { fixture.close() }
+
+        for round in 0..<2 {
+            var request = getRequest(port: server.port)
+            request.reportsMetrics = asked
+            let delegate = RecordingDelegate()
+            _ = fixture.transport.execute(request, delegate: delegate)
+            #expect(delegate.outcome().bodyText == "x")
+            let events = delegate.recorded
+            let metrics = events.compactMap { event -> TransportMetrics? in
+                if case .metrics(let metrics) = event { return metrics }
+                return nil
+            }
+            #expect(metrics.count == (asked ? 1 : 0))
+            if let metrics = metrics.first {
+                #expect(metrics.isReusedConnection == (round == 1))
+                #expect(metrics.responseBodyBytes == 1)
+                let beforeEnd = events.count >= 2 ? events[events.count - 2] : nil
+                if case .metrics? = beforeEnd {} else { Issue.record("metrics not just before the end: \(events)") }
+            }
+        }
+        #expect(server.connectionCount == 1)
+    }
+
     @Test func connectionCloseFromTheServerOpensANewConnection() throws {
         let server = try LoopbackHTTPServer { _ in .ok("x", headers: [("Connection", "close")]) }
         defer { server.stop() }
