@@ -26,14 +26,20 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     let limits: HTTPLimits
 
     // MARK: Loop-thread state
+    //
+    // The state the request path touches on every read and write is marked `@exclusivity(unchecked)`: the
+    // runtime's check of each access (begin and end, about 50 instructions) cost some 50 accesses, 2.5 k
+    // instructions, per small request. Every access is on the loop's thread and none overlaps another of
+    // the same property: a machine input returns its action before `run` executes it, and no callback runs
+    // while a property is being changed.
 
     /// The connection's rules and the request in flight. Loop thread only.
-    var machine: HTTP1ConnectionStateMachine
+    @exclusivity(unchecked) var machine: HTTP1ConnectionStateMachine
     /// Loop thread only: the socket, the TLS engine of an HTTPS connection (records that arrive while a decision
     /// is pending, trust or client identity, wait in it) and the write queue. The peer's end ends the connection.
-    var core: ChannelCore
+    @exclusivity(unchecked) var core: ChannelCore
     /// Loop thread only.
-    var parser: HTTPResponseParser
+    @exclusivity(unchecked) var parser: HTTPResponseParser
     /// Loop thread only: the connection's one deadline — the handshake timeout while connecting, the
     /// request's idle timeout while active, the idle-connection timeout while idle (`+Timers.swift`).
     var timer: TimerID?
@@ -43,7 +49,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// Loop thread only: sends a body waiting for `100 Continue` after `PreparedRequest.continueWait`.
     var continueTimer: TimerID?
     /// Loop thread only: when a byte last moved for the current request (on the loop's clock).
-    var lastActivity: Deadline
+    @exclusivity(unchecked) var lastActivity: Deadline
     /// Loop thread only: when establishing the connection times out (`connectTimeout` after `start`).
     var establishmentDeadline = Deadline.distantFuture
     /// Loop thread only: the next decoded slice is scheduled (`scheduleDecoding`).
@@ -61,13 +67,13 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// every request's `.connected` event).
     var addresses: (local: String?, remote: String?) = (nil, nil)
     /// Loop thread only: events waiting for the end of the loop iteration (`post`), per request, in order.
-    private var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
+    @exclusivity(unchecked) private var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the emptied outbox of the last flush, kept with its capacity for the next one.
-    private var spareOutbox: [(request: PreparedRequest, events: [TransportEvent])] = []
+    @exclusivity(unchecked) private var spareOutbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
-    var metrics = TransportMetrics()
-    var bytesWritten: Int64 = 0
-    var bytesRead: Int64 = 0
+    @exclusivity(unchecked) var metrics = TransportMetrics()
+    @exclusivity(unchecked) var bytesWritten: Int64 = 0
+    @exclusivity(unchecked) var bytesRead: Int64 = 0
     /// Loop thread only: when each pipelined follower's head was queued, oldest first (its metrics'
     /// `requestStart` once it is promoted; HTTP1Connection+Pipelining.swift).
     var followerRequestStarts: [(id: RequestID, time: UInt64)] = []
