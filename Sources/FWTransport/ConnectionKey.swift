@@ -20,6 +20,15 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// request (`TransportRequest.rawBytes`) takes a number of its own, so it always opens a new connection.
     public var partition: UInt64 = 0
 
+    /// Hashes the host, the port and the partition: the pool looks its key up several times per request, and
+    /// the scheme and the proxy (its host, credentials and answer to a challenge) cost each lookup to hash
+    /// while they rarely tell two keys of one session apart. `==` still compares every field.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(partition)
+    }
+
     /// Creates a key; scheme and host are lowercased so that equal origins share connections.
     public init(scheme: String, host: String, port: Int, proxy: ProxyServer? = nil) {
         self.scheme = scheme.lowercased()

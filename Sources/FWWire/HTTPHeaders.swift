@@ -13,8 +13,9 @@ public struct HTTPHeaders: Sendable {
         var value: Range<Int>
     }
 
-    /// Every name and value back to back, in field order. Invariant: the last field's value ends the
-    /// buffer (so an obs-fold continuation can extend it in place) and no bytes belong to no field.
+    /// Every name and value in field order. A parsed field keeps the colon and whitespace between its name
+    /// and value (`appendFieldLine`), which belong to neither range. Invariant: the last field's value ends
+    /// the buffer (so an obs-fold continuation can extend it in place).
     private var storage: [UInt8]
     /// The ranges of each field in `storage`, in field order.
     private var fields: [FieldRanges]
@@ -138,6 +139,14 @@ public struct HTTPHeaders: Sendable {
         let valueStart = storage.count
         storage.append(contentsOf: value)
         fields.append(FieldRanges(name: nameStart..<valueStart, value: valueStart..<storage.count))
+    }
+
+    /// Appends a parsed field line up to the end of its value in one copy, unchecked (the parser validated
+    /// it): the name is its first `nameLength` bytes and the value starts at `valueStart`.
+    mutating func appendFieldLine(_ line: UnsafeRawBufferPointer, nameLength: Int, valueStart: Int) {
+        let start = storage.count
+        storage.append(contentsOf: line)
+        fields.append(FieldRanges(name: start..<start + nameLength, value: start + valueStart..<storage.count))
     }
 
     /// Joins an obs-fold continuation (already trimmed) to the last field's value with one SP.
