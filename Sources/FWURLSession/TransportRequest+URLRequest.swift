@@ -11,9 +11,15 @@ extension URLRequest {
     /// additional fields it does not set; `User-Agent`, `Accept` and `Accept-Encoding` defaults (`br` too
     /// when `ContentCodings.decodesBrotli`); and the stored `cookies` for its URL, after a `Cookie` field of
     /// its own (a request's own cookies are kept).
-    /// The cache judges `Vary` against this request, and the transport writes it.
-    func outgoing(configuration: URLSessionConfiguration, cookies: String?) -> URLRequest {
+    /// The cache judges `Vary` against this request, and the transport writes it. A request without fields
+    /// of its own or cookies takes its session's `template` as it is.
+    func outgoing(configuration: URLSessionConfiguration, cookies: String?, template: RequestTemplate? = nil)
+        -> URLRequest {
         var request = self
+        if let template, cookies == nil, headerFields?.isEmpty ?? true {
+            request.headerFields = template.fields
+            return request
+        }
         let additional = configuration.httpAdditionalHeaders ?? [:]
         request.reserveFieldCapacity(adding: additional.count + 4)
         for (name, value) in additional {
@@ -45,7 +51,7 @@ extension TransportRequest {
     /// (`URLRequest.fwRawRequest`) carries its bytes, on a key of its own, with its content left encoded.
     init(_ request: URLRequest, configuration: URLSessionConfiguration, proxies: ProxySettings = .direct,
          priority: Float = URLSessionTask.defaultPriority, tracing: Bool,
-         webSocket: WebSocketUpgrade? = nil) throws(URLError) {
+         webSocket: WebSocketUpgrade? = nil, template: RequestTemplate? = nil) throws(URLError) {
         guard let url = request.url else {
             // FoundationNetworking's code for a request without a URL.
             throw URLError(.unsupportedURL, url: nil, description: "the request has no URL")
@@ -79,12 +85,17 @@ extension TransportRequest {
             return
         }
         let method = request.httpMethod ?? "GET"
-        var headers = HTTPHeaders()
+        var headers: HTTPHeaders
         // The request's own list, read in place (`orderedHeaderFields` would build another array).
         let fields = request.headerFields ?? []
-        headers.reserveCapacity(fields: fields.count,
-                                bytes: fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-        for field in fields { headers.add(name: field.name, value: field.value) }
+        if let template, template.matches(fields) {
+            headers = template.wireFields
+        } else {
+            headers = HTTPHeaders()
+            headers.reserveCapacity(fields: fields.count,
+                                    bytes: fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+            for field in fields { headers.add(name: field.name, value: field.value) }
+        }
 
         var body = request.httpBody.map { [UInt8]($0) }
         if body == nil, method == "POST" || method == "PUT" || method == "PATCH" { body = [] }

@@ -42,6 +42,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// The session's own copy of the configuration it was created with, read by its tasks. Never handed
     /// out: `configuration` returns a copy of it, so a caller's changes cannot reach a running session.
     let sessionConfiguration: URLSessionConfiguration
+    /// The default fields of its requests, made once from `sessionConfiguration` (which never changes).
+    let requestTemplate: RequestTemplate
     /// A copy of the configuration the session was created with: a new copy at each call, as
     /// FoundationNetworking's `@NSCopying` property (changing it does not change the session).
     public var configuration: URLSessionConfiguration {
@@ -101,6 +103,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                  delegateQueue queue: OperationQueue?, isShared: Bool, engine: SessionEngine?) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         self.sessionConfiguration = configuration
+        self.requestTemplate = RequestTemplate(configuration: configuration)
         self.delegateQueue = queue ?? SessionDelegateQueue()
         self.isShared = isShared
         let durable = isShared ? nil : DurableSession.make(configuration)

@@ -71,6 +71,7 @@ extension URLSessionTask {
         // references.
         let (decision, load, outgoing, transmitted, protocolClass) = walkPolicies { hop, policies in
             var context = HopContext(configuration: session.sessionConfiguration, now: session.clock.date())
+            context.requestTemplate = session.requestTemplate
             if hop.reason != .unconditional { context.protocolClass = session.protocolClass(for: self) }
             let decision = HopPolicies.prepare(&hop, policies, context)
             return (decision, hop.protocolLoad, hop.outgoing, hop.transmitted, context.protocolClass)

@@ -85,7 +85,8 @@ extension URLSessionTask {
             transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
                                                     proxies: session.proxySettings, priority: priority,
                                                     tracing: tracing,
-                                                    webSocket: try sink.webSocketUpgrade(for: request, task: self))
+                                                    webSocket: try sink.webSocketUpgrade(for: request, task: self),
+                                                    template: session.requestTemplate)
             if let body = try uploadBody(for: request) { transportRequest.body = body }
             transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
             // Metrics are made only for a delegate that hears them (`finish`).

@@ -11,10 +11,12 @@ import Foundation
 
 /// Policy 2: the `Cookie` field of the outgoing request, and the cookies responses set.
 enum CookieHopPolicy {
-    /// Writes the hop's outgoing request: its cookies and the session's default fields.
-    static func prepare(_ hop: inout Hop, _ configuration: URLSessionConfiguration) -> HopDecision {
+    /// Writes the hop's outgoing request: its cookies and the session's default fields (`template`).
+    static func prepare(_ hop: inout Hop, _ configuration: URLSessionConfiguration, template: RequestTemplate? = nil)
+        -> HopDecision {
         guard let request = hop.request else { return .continue }
-        hop.outgoing = request.outgoing(configuration: configuration, cookies: cookieField(for: request, configuration))
+        hop.outgoing = request.outgoing(configuration: configuration, cookies: cookieField(for: request, configuration),
+                                        template: template)
         return .continue
     }
 

@@ -121,6 +121,8 @@ struct HopChallenge {
 /// What policies read beyond the hop and their state.
 struct HopContext {
     var configuration: URLSessionConfiguration
+    /// The session's default fields, made once (prepare walks only).
+    var requestTemplate: RequestTemplate?
     /// The URL protocol class that takes the hop (prepare walks only).
     var protocolClass: URLProtocol.Type?
     /// Whether the task's sink collects the body (the cache then stores that body).
@@ -136,7 +138,7 @@ extension HopPolicy {
     func prepare(_ hop: inout Hop, _ state: TaskPolicyState, _ context: HopContext) -> HopDecision {
         switch self {
         case .urlProtocol: ProtocolHopPolicy.prepare(&hop, context)
-        case .cookies: CookieHopPolicy.prepare(&hop, context.configuration)
+        case .cookies: CookieHopPolicy.prepare(&hop, context.configuration, template: context.requestTemplate)
         case .cache: CacheHopPolicy.prepare(&hop, context)
         case .authentication, .proxyAuthentication, .redirect, .connectivity: .continue
         }
