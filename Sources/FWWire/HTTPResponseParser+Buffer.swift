@@ -39,6 +39,40 @@ extension HTTPResponseParser {
         return filled
     }
 
+    /// Whether the body under way may still bring a read's worth of bytes that a body event can take whole
+    /// (`feed(upTo:using:)` then reads into a fresh array rather than through the read area).
+    var expectsLargeBody: Bool {
+        switch state {
+        case .contentLength(let remaining, _): remaining >= Self.zeroCopyMinimum
+        case .untilClose, .chunked: true
+        case .idle, .statusLine, .headerFields, .ending, .failed, .modifying: false
+        }
+    }
+
+    /// `feed(upTo:using:)` through the reusable read area: `read` fills it, and what it wrote is appended.
+    mutating func readThroughArea<Failure: Error>(
+        upTo maxCount: Int,
+        _ read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) throws(Failure) -> Int {
+        // Moved out while in use, so that writing into it never copies it.
+        var area: [UInt8] = []
+        swap(&area, &readArea)
+        defer { swap(&area, &readArea) }
+        if area.count < maxCount { area = [UInt8](repeating: 0, count: maxCount) }
+        let outcome: Result<Int, Failure> = area.withUnsafeMutableBytes { room in
+            do throws(Failure) {
+                let count = try read(UnsafeMutableRawBufferPointer(rebasing: room[..<maxCount]))
+                precondition((0...maxCount).contains(count), "feed(upTo:using:): read reported \(count) bytes")
+                return .success(count)
+            } catch {
+                return .failure(error)
+            }
+        }
+        let count = try outcome.get()
+        area.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        return count
+    }
+
     /// Drops the consumed bytes, then appends `bytes`.
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if readIndex == buffer.count {

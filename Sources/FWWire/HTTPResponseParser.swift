@@ -39,7 +39,7 @@
 /// only what events have not consumed yet; `feed(_: [UInt8])` and `feed(upTo:using:)` let large reads and
 /// body events share storage instead of copying.
 public struct HTTPResponseParser: Sendable {
-    private enum State {
+    enum State {
         case idle
         case statusLine(LineScanner)
         case headerFields(StatusLine, FieldSectionReader)
@@ -52,7 +52,7 @@ public struct HTTPResponseParser: Sendable {
         case modifying
     }
 
-    private var state = State.idle
+    private(set) var state = State.idle
     private let limits: HTTPLimits
     /// The method of the request whose response is being parsed.
     private var requestMethod = ""
@@ -65,6 +65,8 @@ public struct HTTPResponseParser: Sendable {
     /// Received bytes; those before `readIndex` are consumed (HTTPResponseParser+Buffer.swift).
     var buffer: [UInt8] = []
     var readIndex = 0
+    /// Where a head or a small body is read before it is appended to `buffer` (`feed(upTo:using:)`).
+    var readArea: [UInt8] = []
     /// True once the peer closed its sending side.
     private var endOfStream = false
     /// The named deviations the response in progress (or the last one) needed so far, interim heads included.
@@ -123,17 +125,23 @@ public struct HTTPResponseParser: Sendable {
     /// Reads received bytes straight into the parser: `read` writes up to `maxCount` bytes and returns
     /// how many it wrote. Returns that count.
     ///
-    /// The bytes land in a fresh buffer with the few bytes not yet consumed moved to its front, so a body
-    /// event that covers a whole read hands that buffer on without a copy: a socket read into it is the
-    /// only copy a large body's bytes go through. (A long unfinished line is appended to instead, so a
-    /// head arriving in small pieces is not moved again and again.) The bytes are ignored after an error
-    /// (`read` still runs); when `read` throws, the parser is unchanged.
+    /// While a large body is expected, the bytes land in a fresh buffer with the few bytes not yet consumed
+    /// moved to its front, so a body event that covers a whole read hands that buffer on without a copy: a
+    /// socket read into it is the only copy a large body's bytes go through. (A long unfinished line is
+    /// appended to instead, so a head arriving in small pieces is not moved again and again.) A head or a
+    /// small body is read into the parser's reusable read area and copied into the buffer, which keeps its
+    /// capacity: a small response makes no array per read (a fresh 64 KiB one, allocated and freed, cost
+    /// a small GET about 1.5 k instructions). The bytes are ignored after an error (`read` still runs); when
+    /// `read` throws, the parser is unchanged.
     @discardableResult
     public mutating func feed<Failure: Error>(
         upTo maxCount: Int,
         using read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
     ) throws(Failure) -> Int {
         let accepting = acceptsInput
+        if accepting, !expectsLargeBody {
+            return try readThroughArea(upTo: maxCount, read)
+        }
         let unread = accepting ? bufferedByteCount : 0
         guard unread <= Self.zeroCopyMinimum else {
             let bytes = try Self.filledArray(prefix: UnsafeRawBufferPointer(start: nil, count: 0), room: maxCount, read)

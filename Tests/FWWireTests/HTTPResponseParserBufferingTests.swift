@@ -138,6 +138,42 @@ func readsIntoParser(readSize: Int) throws {
     #expect(parser.isIdle)
 }
 
+// Issue 23 (stage C): a head is read through the parser's reusable read area (no array per read), and a large
+// body's reads still land in arrays that body events take whole.
+@Test("a head goes through the read area; a large body's read is handed over without a copy")
+func readAreaAndZeroCopyBody() throws {
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    let firstHead = bytes("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+    var rooms: [UnsafeMutableRawPointer?] = []
+    func read(_ source: [UInt8]) -> Int {
+        parser.feed(upTo: 65536) { room in
+            rooms.append(room.baseAddress)
+            source.withUnsafeBytes { room.copyMemory(from: $0) }
+            return source.count
+        }
+    }
+    _ = read(firstHead)
+    #expect(try pull(&parser).count == 1, "the head")
+    _ = read(payload(65536))
+    let events = try pull(&parser)
+    guard case .body(let first)? = events.first else { Issue.record("no body event: \(events)"); return }
+    #expect(first.count == 65536)
+    #expect(first.withUnsafeBytes { $0.baseAddress } == UnsafeRawPointer(rooms[1]), "the read's array itself")
+    _ = read(firstHead) // more of the body (any bytes): read into a fresh array too
+    #expect(rooms[2] != rooms[0], "a body still expected: not the read area")
+
+    // The next head is read through the same area as the first.
+    _ = try pull(&parser)
+    parser.feed(payload(100_000 - 65536 - firstHead.count))
+    _ = try pull(&parser)
+    #expect(parser.isIdle)
+    parser.expectResponse(requestMethod: "GET")
+    _ = read(bytes("HTTP/1.1 204 No Content\r\n\r\n"))
+    #expect(rooms[3] == rooms[0])
+    #expect(try pull(&parser) == [head(204, "No Content", [:], framing: .none), end(keepAlive: true)])
+}
+
 @Test("a long header line read into the parser in small pieces arrives whole")
 func longLineInSmallReads() throws {
     let value = String(repeating: "v", count: 10_000)
