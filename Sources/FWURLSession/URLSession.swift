@@ -101,7 +101,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     /// `engine` is nil when the process could not start the shared loops: every task then fails.
     private init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
                  delegateQueue queue: OperationQueue?, isShared: Bool, engine: SessionEngine?) {
-        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        let configuration = configuration.sessionCopy()
         self.sessionConfiguration = configuration
         self.requestTemplate = RequestTemplate(configuration: configuration)
         self.delegateQueue = queue ?? SessionDelegateQueue()

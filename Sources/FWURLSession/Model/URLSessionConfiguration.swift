@@ -16,19 +16,32 @@ import FWTransport
 /// The options a `URLSession` is created with (FoundationNetworking's `URLSessionConfiguration`).
 ///
 /// A session copies its configuration when it is created, so changing a configuration afterwards does not
-/// affect the session. `@unchecked Sendable` (an open class cannot be checked): its one stored property,
-/// `storage`, is a `LockedBox`.
-open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { // storage: LockedBox
+/// affect the session. `@unchecked Sendable` (an open class cannot be checked): its stored properties are a
+/// `LockedBox` and, for a session's own copy, a constant.
+open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { // storage: LockedBox; frozen: let
     // MARK: Storage (every property and its default: URLSessionConfiguration+Storage.swift)
 
     /// The configuration's properties.
     private let storage: LockedBox<Storage>
+    /// A session's own copy (`frozenCopy`): the same properties, which never change, read without the lock.
+    /// A request reads about 14 of them; through the lock each read cost a lock and an unlock.
+    private let frozen: Frozen?
+
+    /// A frozen configuration's properties.
+    private final class Frozen: @unchecked Sendable { // storage is a constant
+        let storage: Storage
+
+        init(_ storage: Storage) {
+            self.storage = storage
+        }
+    }
 
     // MARK: Creation
 
-    /// Creates a configuration with the given properties.
-    private init(storage: Storage) {
+    /// Creates a configuration with the given properties; `frozen`: they never change.
+    private init(storage: Storage, frozen: Bool = false) {
         self.storage = LockedBox(storage)
+        self.frozen = frozen ? Frozen(storage) : nil
         super.init()
     }
 
@@ -36,6 +49,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     @available(*, deprecated, message: "Use .default instead.", renamed: "URLSessionConfiguration.default")
     public override init() {
         storage = LockedBox(Storage())
+        frozen = nil
         super.init()
     }
 
@@ -70,8 +84,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// `~/.cache/fwnetworking/background/<identifier>`. Used as given (the identifier is not appended).
     /// Archived with the configuration (`NSSecureCoding`), as its absolute path.
     open var backgroundSessionDirectory: URL? {
-        get { withStorage { $0.backgroundSessionDirectory } }
-        set { withStorage { $0.backgroundSessionDirectory = newValue } }
+        get { read { $0.backgroundSessionDirectory } }
+        set { write { $0.backgroundSessionDirectory = newValue } }
     }
 
     // MARK: NSSecureCoding (URLSessionConfiguration+Coding.swift)
@@ -99,88 +113,88 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
 
     /// The identifier of a background session configuration; `nil` by default.
     open var identifier: String? {
-        get { withStorage { $0.identifier } }
-        set { withStorage { $0.identifier = newValue } }
+        get { read { $0.identifier } }
+        set { write { $0.identifier = newValue } }
     }
 
     /// The cache policy for requests of the session; `.useProtocolCachePolicy` by default.
     open var requestCachePolicy: URLRequest.CachePolicy {
-        get { withStorage { $0.requestCachePolicy } }
-        set { withStorage { $0.requestCachePolicy = newValue } }
+        get { read { $0.requestCachePolicy } }
+        set { write { $0.requestCachePolicy = newValue } }
     }
 
     /// The idle timeout of a request in seconds, unless the request sets its own; 60 by default.
     open var timeoutIntervalForRequest: TimeInterval {
-        get { withStorage { $0.timeoutIntervalForRequest } }
-        set { withStorage { $0.timeoutIntervalForRequest = newValue } }
+        get { read { $0.timeoutIntervalForRequest } }
+        set { write { $0.timeoutIntervalForRequest = newValue } }
     }
 
     /// The longest a whole resource load may take, in seconds; 604800 (7 days) by default.
     open var timeoutIntervalForResource: TimeInterval {
-        get { withStorage { $0.timeoutIntervalForResource } }
-        set { withStorage { $0.timeoutIntervalForResource = newValue } }
+        get { read { $0.timeoutIntervalForResource } }
+        set { write { $0.timeoutIntervalForResource = newValue } }
     }
 
     /// The network service type of the session's requests; `.default` by default.
     open var networkServiceType: URLRequest.NetworkServiceType {
-        get { withStorage { $0.networkServiceType } }
-        set { withStorage { $0.networkServiceType = newValue } }
+        get { read { $0.networkServiceType } }
+        set { write { $0.networkServiceType = newValue } }
     }
 
     // MARK: Network access
 
     /// Whether requests may use a cellular interface; `true` by default.
     open var allowsCellularAccess: Bool {
-        get { withStorage { $0.allowsCellularAccess } }
-        set { withStorage { $0.allowsCellularAccess = newValue } }
+        get { read { $0.allowsCellularAccess } }
+        set { write { $0.allowsCellularAccess = newValue } }
     }
 
     /// Whether requests may use an interface the system considers expensive; `true` by default.
     open var allowsExpensiveNetworkAccess: Bool {
-        get { withStorage { $0.allowsExpensiveNetworkAccess } }
-        set { withStorage { $0.allowsExpensiveNetworkAccess = newValue } }
+        get { read { $0.allowsExpensiveNetworkAccess } }
+        set { write { $0.allowsExpensiveNetworkAccess = newValue } }
     }
 
     /// Whether requests may use an interface in low-data (constrained) mode; `true` by default.
     open var allowsConstrainedNetworkAccess: Bool {
-        get { withStorage { $0.allowsConstrainedNetworkAccess } }
-        set { withStorage { $0.allowsConstrainedNetworkAccess = newValue } }
+        get { read { $0.allowsConstrainedNetworkAccess } }
+        set { write { $0.allowsConstrainedNetworkAccess = newValue } }
     }
 
     /// Whether tasks wait for connectivity instead of failing at once; `false` by default.
     open var waitsForConnectivity: Bool {
-        get { withStorage { $0.waitsForConnectivity } }
-        set { withStorage { $0.waitsForConnectivity = newValue } }
+        get { read { $0.waitsForConnectivity } }
+        set { write { $0.waitsForConnectivity = newValue } }
     }
 
     /// Whether background transfers may be scheduled at the system's discretion; `false` by default.
     open var isDiscretionary: Bool {
-        get { withStorage { $0.isDiscretionary } }
-        set { withStorage { $0.isDiscretionary = newValue } }
+        get { read { $0.isDiscretionary } }
+        set { write { $0.isDiscretionary = newValue } }
     }
 
     /// The shared container background downloads go to; `nil` by default.
     open var sharedContainerIdentifier: String? {
-        get { withStorage { $0.sharedContainerIdentifier } }
-        set { withStorage { $0.sharedContainerIdentifier = newValue } }
+        get { read { $0.sharedContainerIdentifier } }
+        set { write { $0.sharedContainerIdentifier = newValue } }
     }
 
     /// Whether the app is resumed or launched when background tasks finish; `true` by default.
     open var sessionSendsLaunchEvents: Bool {
-        get { withStorage { $0.sessionSendsLaunchEvents } }
-        set { withStorage { $0.sessionSendsLaunchEvents = newValue } }
+        get { read { $0.sessionSendsLaunchEvents } }
+        set { write { $0.sessionSendsLaunchEvents = newValue } }
     }
 
     /// The proxy settings dictionary (CFNetwork's keys); `nil` by default.
     open var connectionProxyDictionary: [AnyHashable: Any]? {
-        get { withStorage { $0.connectionProxyDictionary } }
-        set { withStorage { $0.connectionProxyDictionary = newValue } }
+        get { read { $0.connectionProxyDictionary } }
+        set { write { $0.connectionProxyDictionary = newValue } }
     }
 
     /// Whether sockets are kept open for longer when the process moves to the background; `false` by default.
     open var shouldUseExtendedBackgroundIdleMode: Bool {
-        get { withStorage { $0.shouldUseExtendedBackgroundIdleMode } }
-        set { withStorage { $0.shouldUseExtendedBackgroundIdleMode = newValue } }
+        get { read { $0.shouldUseExtendedBackgroundIdleMode } }
+        set { write { $0.shouldUseExtendedBackgroundIdleMode = newValue } }
     }
 
     // MARK: HTTP
@@ -193,49 +207,49 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// (`URLSessionTaskTransactionMetrics.fwPipelineReplayCount`). Other methods, requests with a body and
     /// requests that say `Connection: close` never join a pipeline.
     open var httpShouldUsePipelining: Bool {
-        get { withStorage { $0.httpShouldUsePipelining } }
-        set { withStorage { $0.httpShouldUsePipelining = newValue } }
+        get { read { $0.httpShouldUsePipelining } }
+        set { write { $0.httpShouldUsePipelining = newValue } }
     }
 
     /// FWNetworking addition: the most requests one connection carries at once when
     /// `httpShouldUsePipelining` is true; 4 by default (values below 1 count as 1, which is no pipelining).
     open var httpPipeliningDepth: Int {
-        get { withStorage { $0.httpPipeliningDepth } }
-        set { withStorage { $0.httpPipeliningDepth = newValue } }
+        get { read { $0.httpPipeliningDepth } }
+        set { write { $0.httpPipeliningDepth = newValue } }
     }
 
     /// FWNetworking addition: whether a session that makes its own delegate queue (no `delegateQueue`, `shared`,
     /// a session manager's) runs its connections in that queue's operations; `true` by default (`false`: on the
     /// shared event-loop threads, as a session given a queue). FWNetworking's DocC article "Threads and queues".
     open var hostsConnectionsOnDelegateQueue: Bool {
-        get { withStorage { $0.hostsConnectionsOnDelegateQueue } }
-        set { withStorage { $0.hostsConnectionsOnDelegateQueue = newValue } }
+        get { read { $0.hostsConnectionsOnDelegateQueue } }
+        set { write { $0.hostsConnectionsOnDelegateQueue = newValue } }
     }
 
     /// Whether the session sends and stores cookies; `true` by default.
     open var httpShouldSetCookies: Bool {
-        get { withStorage { $0.httpShouldSetCookies } }
-        set { withStorage { $0.httpShouldSetCookies = newValue } }
+        get { read { $0.httpShouldSetCookies } }
+        set { write { $0.httpShouldSetCookies = newValue } }
     }
 
     /// The most connections the session opens to one host at a time; 6 by default.
     open var httpMaximumConnectionsPerHost: Int {
-        get { withStorage { $0.httpMaximumConnectionsPerHost } }
-        set { withStorage { $0.httpMaximumConnectionsPerHost = newValue } }
+        get { read { $0.httpMaximumConnectionsPerHost } }
+        set { write { $0.httpMaximumConnectionsPerHost = newValue } }
     }
 
     /// Header fields added to every request that does not set them itself; `nil` by default.
     open var httpAdditionalHeaders: [AnyHashable: Any]? {
-        get { withStorage { $0.httpAdditionalHeaders } }
-        set { withStorage { $0.httpAdditionalHeaders = newValue } }
+        get { read { $0.httpAdditionalHeaders } }
+        set { write { $0.httpAdditionalHeaders = newValue } }
     }
 
     /// FWNetworking addition: the limits responses must stay within (line length, head size, field
     /// count, chunk-size digits, chunk extensions, trailers). A response over a limit fails with
     /// `URLError.badServerResponse`; nothing is ever truncated. Defaults: CONFORMANCE.md.
     open var httpResponseLimits: HTTPLimits {
-        get { withStorage { $0.httpResponseLimits } }
-        set { withStorage { $0.httpResponseLimits = newValue } }
+        get { read { $0.httpResponseLimits } }
+        set { write { $0.httpResponseLimits = newValue } }
     }
 
     /// FWNetworking addition: strict mode. When true, a response that needs any named deviation from RFC 9112
@@ -245,66 +259,66 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// `URLSessionTaskTransactionMetrics.fwResponseDeviations`. The same as setting
     /// `httpResponseLimits.refusedDeviations` to `HTTPDeviations.all` (true) or to none (false).
     open var httpRefusesDeviations: Bool {
-        get { withStorage { $0.httpResponseLimits.refusedDeviations == .all } }
-        set { withStorage { $0.httpResponseLimits.refusedDeviations = newValue ? .all : [] } }
+        get { read { $0.httpResponseLimits.refusedDeviations == .all } }
+        set { write { $0.httpResponseLimits.refusedDeviations = newValue ? .all : [] } }
     }
 
     /// The oldest TLS version the session accepts; TLS 1.2 by default.
     open var tlsMinimumSupportedProtocolVersion: tls_protocol_version_t {
-        get { withStorage { $0.tlsMinimumSupportedProtocolVersion } }
-        set { withStorage { $0.tlsMinimumSupportedProtocolVersion = newValue } }
+        get { read { $0.tlsMinimumSupportedProtocolVersion } }
+        set { write { $0.tlsMinimumSupportedProtocolVersion = newValue } }
     }
 
     /// The newest TLS version the session offers; TLS 1.3 by default.
     open var tlsMaximumSupportedProtocolVersion: tls_protocol_version_t {
-        get { withStorage { $0.tlsMaximumSupportedProtocolVersion } }
-        set { withStorage { $0.tlsMaximumSupportedProtocolVersion = newValue } }
+        get { read { $0.tlsMaximumSupportedProtocolVersion } }
+        set { write { $0.tlsMaximumSupportedProtocolVersion = newValue } }
     }
 
     /// FWNetworking addition: the certificate authorities HTTPS servers are checked against by default
     /// handling: the system store (loaded once per process), or your own (like curl's `--cacert`).
     open var tlsTrustRoots: TrustRoots {
-        get { withStorage { $0.tlsTrustRoots } }
-        set { withStorage { $0.tlsTrustRoots = newValue } }
+        get { read { $0.tlsTrustRoots } }
+        set { write { $0.tlsTrustRoots = newValue } }
     }
 
     /// FWNetworking addition: whether new connections resume the TLS session of an earlier connection to
     /// the same host and port (true by default). Off, every connection makes a full handshake.
     open var tlsSessionResumption: Bool {
-        get { withStorage { $0.tlsSessionResumption } }
-        set { withStorage { $0.tlsSessionResumption = newValue } }
+        get { read { $0.tlsSessionResumption } }
+        set { write { $0.tlsSessionResumption = newValue } }
     }
 
     /// FWNetworking addition: check servers against the CRLs their chain's distribution points name,
     /// fetched and cached by the session before the server-trust challenge (`RevocationListFetching`:
     /// soft-fail or hard-fail, size-bounded). nil (the default): no fetch. Not archived by `encode(with:)`.
     open var tlsRevocationListFetching: RevocationListFetching? {
-        get { withStorage { $0.tlsRevocationListFetching } }
-        set { withStorage { $0.tlsRevocationListFetching = newValue } }
+        get { read { $0.tlsRevocationListFetching } }
+        set { write { $0.tlsRevocationListFetching = newValue } }
     }
 
     /// FWNetworking addition: whether connections ask servers to staple an OCSP response (the TLS
     /// status_request extension; false by default). The staple is in the challenge's trust
     /// (`SecTrust.serverTrust.stapledOCSPResponse`) for a `RevocationTrustEvaluator` to judge.
     open var tlsRequestsOCSPStapling: Bool {
-        get { withStorage { $0.tlsRequestsOCSPStapling } }
-        set { withStorage { $0.tlsRequestsOCSPStapling = newValue } }
+        get { read { $0.tlsRequestsOCSPStapling } }
+        set { write { $0.tlsRequestsOCSPStapling = newValue } }
     }
 
     /// FWNetworking addition: whether connections ask servers for Certificate Transparency SCTs (false by
     /// default). They are in the challenge's trust (`SecTrust.serverTrust.signedCertificateTimestampList`)
     /// for a `CertificateTransparencyTrustEvaluator`, and counted in the transaction metrics.
     open var tlsRequestsSignedCertificateTimestamps: Bool {
-        get { withStorage { $0.tlsRequestsSignedCertificateTimestamps } }
-        set { withStorage { $0.tlsRequestsSignedCertificateTimestamps = newValue } }
+        get { read { $0.tlsRequestsSignedCertificateTimestamps } }
+        set { write { $0.tlsRequestsSignedCertificateTimestamps = newValue } }
     }
 
     /// FWNetworking addition: how the SCTs asked for are judged for the transaction metrics'
     /// `fwCertificateTransparency`: the log list (none by default: every SCT is "unknown-log") and the
     /// distinct logs required. Reported only; not archived by `encode(with:)`.
     open var tlsCertificateTransparencyPolicy: CertificateTransparencyPolicy {
-        get { withStorage { $0.tlsCertificateTransparencyPolicy } }
-        set { withStorage { $0.tlsCertificateTransparencyPolicy = newValue } }
+        get { read { $0.tlsCertificateTransparencyPolicy } }
+        set { write { $0.tlsCertificateTransparencyPolicy = newValue } }
     }
 
     // MARK: Cookies and credentials
@@ -312,22 +326,22 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// The cookie storage requests read and responses fill; `nil` handles no cookies. The shared storage by
     /// default; a new in-memory storage for `ephemeral`.
     open var httpCookieStorage: HTTPCookieStorage? {
-        get { withStorage { $0.httpCookieStorage } }
-        set { withStorage { $0.httpCookieStorage = newValue } }
+        get { read { $0.httpCookieStorage } }
+        set { write { $0.httpCookieStorage = newValue } }
     }
 
     /// Which cookies responses may set; it overrides the cookie storage's own policy.
     /// `.onlyFromMainDocumentDomain` by default.
     open var httpCookieAcceptPolicy: HTTPCookie.AcceptPolicy {
-        get { withStorage { $0.httpCookieAcceptPolicy } }
-        set { withStorage { $0.httpCookieAcceptPolicy = newValue } }
+        get { read { $0.httpCookieAcceptPolicy } }
+        set { write { $0.httpCookieAcceptPolicy = newValue } }
     }
 
     /// The credential storage authentication challenges consult; `nil` uses none. The shared storage by
     /// default; a new in-memory storage for `ephemeral`.
     open var urlCredentialStorage: URLCredentialStorage? {
-        get { withStorage { $0.urlCredentialStorage } }
-        set { withStorage { $0.urlCredentialStorage = newValue } }
+        get { read { $0.urlCredentialStorage } }
+        set { write { $0.urlCredentialStorage = newValue } }
     }
 
     // MARK: Caching
@@ -335,8 +349,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// The cache responses are looked up in and stored to, nil for none: `URLCache.shared` by default; for
     /// `.ephemeral`, a new 4 MiB cache in memory only.
     open var urlCache: URLCache? {
-        get { withStorage { $0.urlCache } }
-        set { withStorage { $0.urlCache = newValue } }
+        get { read { $0.urlCache } }
+        set { write { $0.urlCache = newValue } }
     }
 
     // MARK: URL protocols
@@ -346,8 +360,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// default; requests no class takes go to FWNetworking's own HTTP engine. (FoundationNetworking lists
     /// its built-in classes here; insert yours at the front as you would there.)
     open var protocolClasses: [AnyClass]? {
-        get { withStorage { $0.protocolClasses } }
-        set { withStorage { $0.protocolClasses = newValue } }
+        get { read { $0.protocolClasses } }
+        set { write { $0.protocolClasses = newValue } }
     }
 
     // MARK: Locking
@@ -355,5 +369,25 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     /// Runs `body` on `storage` while holding its lock.
     private func withStorage<Result>(_ body: (inout Storage) -> Result) -> Result {
         storage.withLock(body)
+    }
+
+    /// Reads a property: in place when frozen, else under the lock.
+    private func read<Result>(_ body: (Storage) -> Result) -> Result {
+        if let frozen { return body(frozen.storage) }
+        return storage.withLock { body($0) }
+    }
+
+    /// Changes a property; a frozen configuration never changes (nothing outside the session reaches one).
+    private func write(_ body: (inout Storage) -> Void) {
+        precondition(frozen == nil, "a session's own configuration does not change")
+        storage.withLock(body)
+    }
+
+    /// A copy whose properties never change, read without a lock: a session's own. A subclass's instance
+    /// keeps its class's `copy()` (its overrides may read other properties than the storage).
+    func sessionCopy() -> URLSessionConfiguration {
+        let copy = copy() as? URLSessionConfiguration ?? self
+        guard type(of: copy) == URLSessionConfiguration.self else { return copy }
+        return URLSessionConfiguration(storage: copy.withStorage { $0 }, frozen: true)
     }
 }

@@ -151,6 +151,28 @@ import Testing
         #expect(original.httpAdditionalHeaders?["User-Agent"] as? String == "test")
     }
 
+    // Issue 23 (stage C): a session keeps a frozen copy of its configuration, read without a lock; what it
+    // hands out is an ordinary copy, which takes changes that do not reach the session.
+    @Test func aSessionsOwnCopyHasEveryPropertyAndHandsOutChangeableCopies() throws {
+        let original = URLSessionConfiguration.default
+        customise(original)
+        let own = original.sessionCopy()
+        #expect(own !== original)
+        expectCustomised(own)
+        let ordinary = try #require(own.copy() as? URLSessionConfiguration)
+        ordinary.timeoutIntervalForRequest = 9
+        #expect(ordinary.timeoutIntervalForRequest == 9 && own.timeoutIntervalForRequest == 1)
+
+        let plain = URLSessionConfiguration.default
+        plain.timeoutIntervalForRequest = 5
+        let session = URLSession(configuration: plain)
+        defer { session.invalidateAndCancel() }
+        let handedOut = session.configuration
+        handedOut.timeoutIntervalForRequest = 1
+        #expect(session.configuration.timeoutIntervalForRequest == 5)
+        #expect(session.sessionConfiguration.timeoutIntervalForRequest == 5)
+    }
+
     // MARK: Thread safety
 
     @Test func concurrentWritesAndReadsAreSafe() async {
