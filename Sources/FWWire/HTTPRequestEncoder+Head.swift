@@ -116,8 +116,9 @@ struct HeadWriter {
     private(set) var count = 0
 
     init(_ room: UnsafeMutableBufferPointer<UInt8>) {
-        // `[UInt8](unsafeUninitializedCapacity:)` hands out a buffer with a base address for any capacity.
-        base = room.baseAddress ?? UnsafeMutablePointer(bitPattern: 1).unsafelyUnwrapped
+        // A head is never empty (its request line alone takes 16 bytes or more), so its room has an address.
+        guard let base = room.baseAddress else { preconditionFailure("no room for a request head") }
+        self.base = base
         capacity = room.count
     }
 
