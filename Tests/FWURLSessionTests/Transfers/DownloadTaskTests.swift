@@ -140,6 +140,8 @@ import TestSupport
         #expect(log.resumedAt?.expected == Int64(Self.size))
         #expect(log.writes.first.map { $0.total - $0.written } == resume.bytesReceived)
         #expect(log.fileContents.map { [UInt8]($0) } == Self.body)
+        // nginx logs a request after its response went out.
+        _ = waitUntil(timeout: 5) { server.accessLog.last?.contains("range=bytes=\(resume.bytesReceived)-") == true }
         let last = try #require(server.accessLog.last)
         #expect(last.contains("206") && last.contains("range=bytes=\(resume.bytesReceived)-"), "\(last)")
         #expect(!FileManager.default.fileExists(atPath: resume.temporaryFilePath))
@@ -161,6 +163,7 @@ import TestSupport
         #expect(log.error == nil)
         #expect(log.resumedAt?.offset == resume.bytesReceived)
         #expect(log.fileContents.map { [UInt8]($0) } == Self.body)
+        _ = waitUntil(timeout: 5) { server.accessLog.last?.hasPrefix("\"GET /mirror.bin") == true }
         #expect(server.accessLog.last?.hasPrefix("\"GET /mirror.bin") == true)
     }
 
