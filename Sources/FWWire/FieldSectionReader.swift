@@ -97,18 +97,15 @@ struct FieldSectionReader {
         guard colon > 0, colon < line.count, line[colon] == ASCII.colon else { throw .invalidHeaderName }
         guard fields.count < maxCount else { throw .tooManyHeaders }
         // The value without the OWS around it (RFC 9110 §5.5).
-        var valueStart = colon + 1
-        var valueEnd = line.count
-        while valueStart < valueEnd, ASCII.isWhitespace(line[valueStart]) { valueStart += 1 }
-        while valueEnd > valueStart, ASCII.isWhitespace(line[valueEnd - 1]) { valueEnd -= 1 }
+        let value = line.whitespaceTrimmed(from: colon + 1)
         if mayHoldNUL {
-            try Self.validateValue(UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]))
+            try Self.validateValue(UnsafeRawBufferPointer(rebasing: line[value]))
         }
         if fields.isEmpty {
             fields.reserveCapacity(fields: expected.fields, bytes: expected.bytes)
         }
-        fields.appendFieldLine(UnsafeRawBufferPointer(rebasing: line[..<valueEnd]), nameLength: colon,
-                               valueStart: valueStart)
+        fields.appendFieldLine(UnsafeRawBufferPointer(rebasing: line[..<value.upperBound]), nameLength: colon,
+                               valueStart: value.lowerBound)
     }
 
     /// Field values may hold any byte but NUL (CR and LF never reach here: they end lines or are errors).

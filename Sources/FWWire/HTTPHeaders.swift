@@ -173,19 +173,17 @@ public struct HTTPHeaders: Sendable {
             guard let head = wanted.first.map(ASCII.lowercased) else {
                 return fields[start...].firstIndex { $0.name.isEmpty }
             }
-            return storage.withUnsafeBufferPointer { stored -> Int? in
-                fields.withUnsafeBufferPointer { ranges -> Int? in
-                    var index = start
-                    while index < ranges.count {
-                        let range = ranges[index].name
-                        if range.count == wanted.count, ASCII.lowercased(stored[range.lowerBound]) == head,
-                           Self.bytes(stored, in: range, equalIgnoringCase: wanted, from: 1) {
-                            return index
-                        }
-                        index += 1
+            return withStorage { stored, ranges -> Int? in
+                var index = start
+                while index < ranges.count {
+                    let range = ranges[index].name
+                    if range.count == wanted.count, ASCII.lowercased(stored[range.lowerBound]) == head,
+                       Self.bytes(stored, in: range, equalIgnoringCase: wanted, from: 1) {
+                        return index
                     }
-                    return nil
+                    index += 1
                 }
+                return nil
             }
         }
     }

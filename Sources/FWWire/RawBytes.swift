@@ -17,11 +17,16 @@ extension UnsafeRawBufferPointer {
 
     /// The bytes without leading and trailing SP / HTAB, as a buffer indexed from zero.
     func trimmingWhitespace() -> UnsafeRawBufferPointer {
-        var lower = 0
+        UnsafeRawBufferPointer(rebasing: self[whitespaceTrimmed(from: 0)])
+    }
+
+    /// Where the bytes from `start` on lie without their leading and trailing SP / HTAB.
+    func whitespaceTrimmed(from start: Int) -> Range<Int> {
+        var lower = start
         var upper = count
         while lower < upper, ASCII.isWhitespace(self[lower]) { lower += 1 }
         while upper > lower, ASCII.isWhitespace(self[upper - 1]) { upper -= 1 }
-        return UnsafeRawBufferPointer(rebasing: self[lower..<upper])
+        return lower..<upper
     }
 }
 
