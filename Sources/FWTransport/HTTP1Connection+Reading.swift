@@ -184,7 +184,7 @@ extension HTTP1Connection {
     func startMetrics(for request: PreparedRequest) {
         bytesWritten = 0
         bytesRead = 0
-        // Without a reader the fields written as the request goes are never posted (`metricsEvents`).
+        // Without a reader the fields written as the request goes are never posted (`endingEvents`).
         guard request.request.reportsMetrics else { return }
         metrics = machine.isReused ? TransportMetrics() : establishment
         metrics.isReusedConnection = machine.isReused
@@ -197,9 +197,14 @@ extension HTTP1Connection {
         metrics.pipelineReplays = request.pipelineReplays
     }
 
-    /// The attempt's metrics as the event that goes out at its end, when its request asked for them.
-    func metricsEvents(for request: PreparedRequest) -> [TransportEvent] {
-        request.request.reportsMetrics ? [.metrics(finalMetrics())] : []
+    /// The events that end an attempt: its metrics, when its request asked for them, then `last`.
+    func endingEvents(for request: PreparedRequest, then last: TransportEvent? = nil) -> [TransportEvent] {
+        switch (request.request.reportsMetrics, last) {
+        case (true, let last?): [.metrics(finalMetrics()), last]
+        case (true, nil): [.metrics(finalMetrics())]
+        case (false, let last?): [last]
+        case (false, nil): []
+        }
     }
 
     func finalMetrics() -> TransportMetrics {

@@ -236,11 +236,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         if !reusable { cancelTimer() }
         cancelContinueTimer()
         producer?.producer.stop()
-        if request.request.reportsMetrics {
-            post([.metrics(finalMetrics()), .end(trailers: trailers)], to: request)
-        } else {
-            post([.end(trailers: trailers)], to: request)
-        }
+        post(endingEvents(for: request, then: .end(trailers: trailers)), to: request)
         if !reusable {
             closeSocket()
         } else if machine.isIdle {
@@ -264,7 +260,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         closeSocket()
         // A streamed body is resent only with a new producer (the old one was just stopped).
         let resend = retry && request.prepareResend(on: loop)
-        post(metricsEvents(for: request), to: request)
+        post(endingEvents(for: request), to: request)
         // The trace's `retry` names what failed the attempt.
         if resend, request.request.tracesBytes { post([.retrying(error)], to: request) }
         flushOutbox()
