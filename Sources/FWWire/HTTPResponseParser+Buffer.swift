@@ -25,18 +25,31 @@ extension HTTPResponseParser {
             let raw = UnsafeMutableRawBufferPointer(storage)
             raw.copyMemory(from: prefix)
             initialized = prefix.count
-            do throws(Failure) {
-                let count = try read(UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count..<prefix.count + room]))
-                precondition((0...room).contains(count), "feed(upTo:using:): read reported \(count) bytes")
-                initialized += count
-            } catch {
-                failure = error
+            let after = UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count..<prefix.count + room])
+            switch reading(into: after, read) {
+            case .success(let count): initialized += count
+            case .failure(let error): failure = error
             }
         }
         if let failure {
             throw failure
         }
         return filled
+    }
+
+    /// Runs `read` on `room` and checks the count it reports; its failure comes back as a value, since the
+    /// unsafe-buffer closures it runs in cannot throw a typed error.
+    static func reading<Failure: Error>(
+        into room: UnsafeMutableRawBufferPointer,
+        _ read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) -> Result<Int, Failure> {
+        do throws(Failure) {
+            let count = try read(room)
+            precondition((0...room.count).contains(count), "feed(upTo:using:): read reported \(count) bytes")
+            return .success(count)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Whether the body under way may still bring a read's worth of bytes that a body event can take whole
@@ -59,14 +72,8 @@ extension HTTPResponseParser {
         swap(&area, &readArea)
         defer { swap(&area, &readArea) }
         if area.count < maxCount { area = [UInt8](repeating: 0, count: maxCount) }
-        let outcome: Result<Int, Failure> = area.withUnsafeMutableBytes { room in
-            do throws(Failure) {
-                let count = try read(UnsafeMutableRawBufferPointer(rebasing: room[..<maxCount]))
-                precondition((0...maxCount).contains(count), "feed(upTo:using:): read reported \(count) bytes")
-                return .success(count)
-            } catch {
-                return .failure(error)
-            }
+        let outcome = area.withUnsafeMutableBytes { all in
+            Self.reading(into: UnsafeMutableRawBufferPointer(rebasing: all[..<maxCount]), read)
         }
         let count = try outcome.get()
         area.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
