@@ -25,6 +25,11 @@ mkdir -p "$(dirname "$passthrough")"
 ${CC:-clang} -shared -fPIC -O2 -o "$passthrough" Scripts/time-travel/timerfd-passthrough.c
 
 status=0
+# Each failed pass's summary, repeated at the very end: CI keeps only the last lines of a log, and a later
+# pass that succeeds would otherwise push an earlier failure out of them.
+summaries=$(mktemp)
+trap 'rm -f "$summaries"' EXIT
+export WATCH_TESTS_SUMMARY=$summaries
 for offset in "${offsets[@]}"; do
     echo "time-travel: the whole suite with the clock at $offset ($(faketime -f "$offset" date -u +%F))"
     # The faketime wrapper sets LD_PRELOAD; the passthrough goes in front of it so that it wins.
@@ -33,8 +38,14 @@ for offset in "${offsets[@]}"; do
         env FAKETIME_DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 faketime -f "$offset" \
         sh -c 'LD_PRELOAD="$0:$LD_PRELOAD" exec "$1" --testing-library swift-testing --experimental-maximum-parallelization-width 12' \
         "$passthrough" "$tests"; then
-        echo "time-travel: FAILED at $offset: a test depends on the date (only FixtureExpiryTests may)" >&2
+        echo "time-travel: FAILED at $offset: a test depends on the date (only FixtureExpiryTests may)" \
+            | tee -a "$summaries" >&2
         status=1
     fi
 done
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "==== time-travel: the failed passes again ===="
+    cat "$summaries"
+fi
 exit $status

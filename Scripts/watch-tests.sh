@@ -22,19 +22,28 @@ status=${PIPESTATUS[0]}
 
 # Swift Testing may colour its output: read a copy without the escape sequences.
 sed -i 's/\x1b\[[0-9;]*m//g' "$log"
-echo
-echo "==== $label: failed (exit $status) ===="
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-    echo "stopped after $minutes minutes; tests that started and never finished:"
-    # "◇ Test name() started." against "✔ Test name() passed after ..." / "✘ Test name() failed after ...".
-    sed -n 's/^◇ Test \(.*\) started\.$/\1/p' "$log" | sort -u > "$log.started"
-    sed -n 's/^[✔✘] Test \(.*\) \(passed\|failed\) after .*/\1/p' "$log" | sed 's/ with [0-9]* test cases*$//' \
-        | sort -u > "$log.ended"
-    comm -23 "$log.started" "$log.ended" | sed 's/^/  hung: /'
-    rm -f "$log.started" "$log.ended"
+summarize() {
+    echo
+    echo "==== $label: failed (exit $status) ===="
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        echo "stopped after $minutes minutes; tests that started and never finished:"
+        # "◇ Test name() started." against "✔ Test name() passed after ..." / "✘ Test name() failed after ...".
+        sed -n 's/^◇ Test \(.*\) started\.$/\1/p' "$log" | sort -u > "$log.started"
+        sed -n 's/^[✔✘] Test \(.*\) \(passed\|failed\) after .*/\1/p' "$log" | sed 's/ with [0-9]* test cases*$//' \
+            | sort -u > "$log.ended"
+        comm -23 "$log.started" "$log.ended" | sed 's/^/  hung: /'
+        rm -f "$log.started" "$log.ended"
+    fi
+    echo "failed tests and their issues:"
+    grep -E '^✘ (Test|Suite)|recorded an issue|Expectation failed|Caught error' "$log" | grep -v '^✘ Test run with' \
+        | cut -c1-400 | head -n 60
+    grep -E '^✘ Test run with' "$log"
+}
+# WATCH_TESTS_SUMMARY names a file the summary is also appended to, for a caller that runs several commands
+# and repeats every failure at the end of its own output (Scripts/time-travel.sh).
+if [ -n "${WATCH_TESTS_SUMMARY:-}" ]; then
+    summarize | tee -a "$WATCH_TESTS_SUMMARY"
+else
+    summarize
 fi
-echo "failed tests and their issues:"
-grep -E '^✘ (Test|Suite)|recorded an issue|Expectation failed|Caught error' "$log" | grep -v '^✘ Test run with' \
-    | cut -c1-400 | head -n 60
-grep -E '^✘ Test run with' "$log"
 exit "$status"
