@@ -31,8 +31,13 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates a key; scheme and host are lowercased so that equal origins share connections.
     public init(scheme: String, host: String, port: Int, proxy: ProxyServer? = nil) {
-        self.scheme = scheme.lowercased()
-        self.host = host.lowercased()
+        self.init(lowercasedScheme: scheme.lowercased(), host: host.lowercased(), port: port, proxy: proxy)
+    }
+
+    /// Creates a key from a scheme and a host its caller lowercased already (a request's URL is read once).
+    public init(lowercasedScheme scheme: String, host: String, port: Int, proxy: ProxyServer? = nil) {
+        self.scheme = scheme
+        self.host = host
         self.port = port
         self.proxy = proxy
     }

@@ -56,22 +56,19 @@ extension TransportRequest {
             // FoundationNetworking's code for a request without a URL.
             throw URLError(.unsupportedURL, url: nil, description: "the request has no URL")
         }
-        guard let scheme = url.scheme?.lowercased(),
+        let parts = URLParts(url)
+        guard let scheme = parts.scheme,
               scheme == "http" || scheme == "https" || webSocket != nil && (scheme == "ws" || scheme == "wss") else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
-        guard var key = ConnectionKey(url: url, scheme: url.baseURL == nil ? scheme : nil) else {
+        guard var key = ConnectionKey(parts) else {
             throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
         }
         guard (1...65535).contains(key.port) else {
             throw URLError(.badURL, url: url, description: "invalid port \(key.port)")
         }
-        key.proxy = try proxies.proxy(for: url, scheme: key.scheme, host: key.host, port: key.port)
-        // The URL's own accessors (it is parsed already); URLComponents would parse it again per request.
-        let absolute = url.baseURL == nil ? url : url.absoluteURL
-        let path = absolute.path(percentEncoded: true)
-        var target = path.isEmpty ? "/" : path
-        if let query = absolute.query(percentEncoded: true) { target += "?" + query }
+        key.proxy = try proxies.proxy(for: url, scheme: scheme, host: key.host, port: key.port)
+        let target = parts.target
 
         if let raw = request.fwRawRequest {
             // A raw request: its own bytes on a connection of its own; the first word frames the response.

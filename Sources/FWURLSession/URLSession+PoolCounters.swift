@@ -17,15 +17,14 @@ extension URLSession {
 
 extension ConnectionKey {
     /// The key of `url`'s origin: scheme, host (IPv6 brackets removed) and port (explicit, else the scheme's
-    /// default); nil without a scheme or a host. The one place a URL becomes a connection key. `scheme`: the
-    /// scheme of `url`, lowercased, when the caller read it already (it is read only once: the URL's accessors
-    /// parse) and `url` has no base URL.
-    init?(url: URL, scheme knownScheme: String? = nil) {
-        let absolute = url.baseURL == nil ? url : url.absoluteURL
-        guard let scheme = knownScheme ?? absolute.scheme, var host = absolute.host(percentEncoded: false), !host.isEmpty else {
-            return nil
-        }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        self.init(scheme: scheme, host: host, port: absolute.port ?? Self.defaultPort(forScheme: scheme))
+    /// default); nil without a scheme or a host. The one place a URL becomes a connection key.
+    init?(url: URL) {
+        self.init(URLParts(url))
+    }
+
+    /// The key of the origin in `parts`; nil without a scheme or a host.
+    init?(_ parts: URLParts) {
+        guard let scheme = parts.scheme, let host = parts.host, !host.isEmpty else { return nil }
+        self.init(lowercasedScheme: scheme, host: host, port: parts.port ?? Self.defaultPort(forScheme: scheme))
     }
 }
