@@ -14,7 +14,7 @@ import Foundation
 extension DelegateRouter {
     /// Whether anybody hears `task`'s `didCreateTask` (asked when the task is made).
     static func hearsDidCreateTask(_ task: URLSessionTask) -> Bool {
-        delegate(of: task, (any URLSessionTaskDelegate).self) != nil
+        hears(.task, task: task)
     }
 
     /// `didCreateTask`, to the task's delegate, else the session's.

@@ -34,6 +34,47 @@ enum DelegateRouter {
         return task.session.delegate as? Delegate
     }
 
+    // MARK: Who listens
+
+    /// The task-level protocols a task's delegates implement, its own or its session's: what a lookup of
+    /// `delegate(of:)` would find, worked out when the task is made and whenever its delegate is set
+    /// (`TaskProperties.hearers`). Asking whether anybody hears a message then reads one field of the task
+    /// instead of both delegates (a lock on each) and casting them. The session's part is worked out once,
+    /// when the session is made: its delegate never changes but to nil at invalidation, after which a lookup
+    /// finds nobody, as before.
+    struct Hearers: OptionSet, Sendable {
+        let rawValue: UInt8
+
+        /// `URLSessionTaskDelegate` (every protocol below refines it).
+        static let task = Hearers(rawValue: 1 << 0)
+        static let data = Hearers(rawValue: 1 << 1)
+        static let collecting = Hearers(rawValue: 1 << 2)
+        static let state = Hearers(rawValue: 1 << 3)
+        static let trace = Hearers(rawValue: 1 << 4)
+
+        init(rawValue: UInt8) {
+            self.rawValue = rawValue
+        }
+
+        /// What `delegate` implements.
+        init(_ delegate: (any URLSessionDelegate)?) {
+            guard let delegate = delegate as? any URLSessionTaskDelegate else {
+                self = []
+                return
+            }
+            self = .task
+            if delegate is any URLSessionDataDelegate { insert(.data) }
+            if delegate is any URLSessionDataCollectingDelegate { insert(.collecting) }
+            if delegate is any URLSessionTaskStateDelegate { insert(.state) }
+            if delegate is any URLSessionTaskTraceDelegate { insert(.trace) }
+        }
+    }
+
+    /// Whether a delegate of `task` implements `protocols`' messages.
+    static func hears(_ protocols: Hearers, task: URLSessionTask) -> Bool {
+        task.read(\.properties.hearers).isSuperset(of: protocols)
+    }
+
     /// For a protocol's default implementation running on `delegate`: the session's delegate to hand the
     /// message to when `delegate` is `task`'s own (it did not implement the message), else nil.
     static func fallback<Delegate>(from delegate: AnyObject, session: URLSession, task: URLSessionTask,
@@ -81,7 +122,7 @@ enum DelegateRouter {
 
     /// Whether a delegate hears `didFinishCollecting` (the task's metrics are made only then).
     static func hearsMetrics(task: URLSessionTask) -> Bool {
-        delegate(of: task, (any URLSessionTaskDelegate).self) != nil
+        hears(.task, task: task)
     }
 
     static func didFinishCollecting(task: URLSessionTask, _ metrics: URLSessionTaskMetrics) {
@@ -96,6 +137,7 @@ enum DelegateRouter {
     }
 
     static func didComplete(task: URLSessionTask, error: (any Error)?) {
+        guard hears(.task, task: task) else { return }
         let session = task.session
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, task: task,
                                                                           didCompleteWithError: error)
@@ -106,12 +148,14 @@ enum DelegateRouter {
     /// The response, with the disposition it answers; false when no data delegate hears it.
     static func didReceive(response: URLResponse, dataTask: URLSessionDataTask,
                     answer: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) -> Bool {
-        guard let delegate = delegate(of: dataTask, (any URLSessionDataDelegate).self) else { return false }
+        guard hears(.data, task: dataTask),
+              let delegate = delegate(of: dataTask, (any URLSessionDataDelegate).self) else { return false }
         delegate.urlSession(dataTask.session, dataTask: dataTask, didReceive: response, completionHandler: answer)
         return true
     }
 
     static func didReceive(data: Data, dataTask: URLSessionDataTask) {
+        guard hears(.data, task: dataTask) else { return }
         let session = dataTask.session
         delegate(of: dataTask, (any URLSessionDataDelegate).self)?.urlSession(session, dataTask: dataTask,
                                                                               didReceive: data)
@@ -129,7 +173,7 @@ enum DelegateRouter {
     /// The routed data delegate when it is a `URLSessionDataCollectingDelegate` that wants `dataTask`'s body
     /// (asked when the response arrives); nil otherwise.
     static func bodyCollectingDelegate(of dataTask: URLSessionDataTask) -> (any URLSessionDataCollectingDelegate)? {
-        guard let delegate = delegate(of: dataTask, (any URLSessionDataCollectingDelegate).self),
+        guard hears(.collecting, task: dataTask), let delegate = delegate(of: dataTask, (any URLSessionDataCollectingDelegate).self),
               delegate.urlSession(dataTask.session, shouldCollectBodyOf: dataTask) else { return nil }
         return delegate
     }
@@ -186,7 +230,7 @@ enum DelegateRouter {
 
     /// Whether anybody hears `task`'s state changes (only then are they queued).
     static func hearsStateChanges(task: URLSessionTask) -> Bool {
-        delegate(of: task, (any URLSessionTaskStateDelegate).self) != nil
+        hears(.state, task: task)
     }
 
     /// `resume()` made `task` run (delegate queue; see `DeliveryQueue` for the order).
@@ -204,17 +248,18 @@ enum DelegateRouter {
     /// Whether anybody hears `task`'s trace messages (the transport then copies the bytes it moves, and
     /// reports the connection each request uses, for `didUseConnection`: its only reader).
     static func wantsTrace(task: URLSessionTask) -> Bool {
-        delegate(of: task, (any URLSessionTaskTraceDelegate).self) != nil
+        hears(.trace, task: task)
     }
 
     /// Whether `task`'s trace delegate wants each chunk of a chunked body as a `chunk` trace event.
     static func tracesChunks(task: URLSessionTask) -> Bool {
-        delegate(of: task, (any URLSessionTaskTraceDelegate).self)?.tracesChunks ?? false
+        guard hears(.trace, task: task) else { return false }
+        return delegate(of: task, (any URLSessionTaskTraceDelegate).self)?.tracesChunks ?? false
     }
 
     private static func trace(_ task: URLSessionTask,
                               _ message: (any URLSessionTaskTraceDelegate, URLSession) -> Void) {
-        guard let delegate = delegate(of: task, (any URLSessionTaskTraceDelegate).self) else { return }
+        guard hears(.trace, task: task), let delegate = delegate(of: task, (any URLSessionTaskTraceDelegate).self) else { return }
         message(delegate, task.session)
     }
 

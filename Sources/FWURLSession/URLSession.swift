@@ -44,6 +44,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let sessionConfiguration: URLSessionConfiguration
     /// The default fields of its requests, made once from `sessionConfiguration` (which never changes).
     let requestTemplate: RequestTemplate
+    /// The task-level protocols the session's delegate implements (`DelegateRouter.Hearers`).
+    let delegateHearers: DelegateRouter.Hearers
     /// A copy of the configuration the session was created with: a new copy at each call, as
     /// FoundationNetworking's `@NSCopying` property (changing it does not change the session).
     public var configuration: URLSessionConfiguration {
@@ -104,6 +106,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         let configuration = configuration.sessionCopy()
         self.sessionConfiguration = configuration
         self.requestTemplate = RequestTemplate(configuration: configuration)
+        self.delegateHearers = DelegateRouter.Hearers(delegate)
         self.delegateQueue = queue ?? SessionDelegateQueue()
         self.isShared = isShared
         let durable = isShared ? nil : DurableSession.make(configuration)

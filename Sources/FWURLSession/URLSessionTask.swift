@@ -57,7 +57,8 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
             counts.expectedToSend = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         }
         self.core = LockedBox(TaskCore(machine: TaskStateMachine(counts: counts), transfer: transfer,
-                                       sink: sinkState))
+                                       sink: sinkState,
+                                       properties: TaskProperties(hearers: session.delegateHearers)))
         super.init()
     }
 
@@ -109,7 +110,13 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
     /// `URLSession+DelegateRouter.swift`).
     public var delegate: (any URLSessionTaskDelegate)? {
         get { read(\.properties.delegate) }
-        set { write(\.properties.delegate, newValue) }
+        set {
+            let hearers = DelegateRouter.Hearers(newValue).union(session.delegateHearers)
+            core.withLock { core in
+                core.properties.delegate = newValue
+                core.properties.hearers = hearers
+            }
+        }
     }
 
     // MARK: Scheduling hints
@@ -210,7 +217,7 @@ struct TaskCore {
     var machine: TaskStateMachine
     var transfer: TaskTransfer
     var sink: SinkState
-    var properties = TaskProperties()
+    var properties: TaskProperties
 }
 
 /// The properties callers read and set from any thread; no rule ties them to the machine.
@@ -218,6 +225,8 @@ struct TaskProperties {
     var taskDescription: String?
     var priority: Float = URLSessionTask.defaultPriority
     var delegate: (any URLSessionTaskDelegate)?
+    /// The protocols the task's delegate or its session's implement (`DelegateRouter.Hearers`).
+    var hearers: DelegateRouter.Hearers
 
     // MARK: Scheduling hints (URLSessionTask+Scheduling.swift)
 
