@@ -45,9 +45,10 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// The port a scheme uses when a URL names none: 443 for https (and wss), 80 otherwise. The one
     /// default-port rule of the project.
     public static func defaultPort(forScheme scheme: String) -> Int {
-        switch scheme.lowercased() {
+        switch scheme {
         case "https", "wss": return 443
-        default: return 80
+        case "http", "ws": return 80
+        default: return ["https", "wss"].contains(scheme.lowercased()) ? 443 : 80
         }
     }
 

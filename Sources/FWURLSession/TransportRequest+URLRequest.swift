@@ -61,13 +61,15 @@ extension TransportRequest {
               scheme == "http" || scheme == "https" || webSocket != nil && (scheme == "ws" || scheme == "wss") else {
             throw URLError(.unsupportedURL, url: url, description: "unsupported URL scheme in \(url.absoluteString)")
         }
-        guard var key = ConnectionKey(parts) else {
+        guard let host = parts.host, !host.isEmpty else {
             throw URLError(.badURL, url: url, description: "no host in \(url.absoluteString)")
         }
-        guard (1...65535).contains(key.port) else {
-            throw URLError(.badURL, url: url, description: "invalid port \(key.port)")
+        let port = parts.port ?? ConnectionKey.defaultPort(forScheme: scheme)
+        guard (1...65535).contains(port) else {
+            throw URLError(.badURL, url: url, description: "invalid port \(port)")
         }
-        key.proxy = try proxies.proxy(for: url, scheme: scheme, host: key.host, port: key.port)
+        let key = ConnectionKey(lowercasedScheme: scheme, host: host, port: port,
+                                proxy: try proxies.proxy(for: url, scheme: scheme, host: host, port: port))
         let target = parts.target
 
         if let raw = request.fwRawRequest {

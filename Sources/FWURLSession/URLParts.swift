@@ -94,8 +94,25 @@ struct URLParts: Equatable {
         let target = pathEnd > pathStart
             ? String(decoding: UnsafeBufferPointer(rebasing: bytes[pathStart..<queryEnd]), as: UTF8.self)
             : "/" + String(decoding: UnsafeBufferPointer(rebasing: bytes[pathEnd..<queryEnd]), as: UTF8.self)
-        return URLParts(scheme: lowercased(bytes, 0..<schemeEnd), host: lowercased(bytes, hostStart..<hostEnd),
+        return URLParts(scheme: scheme(bytes, 0..<schemeEnd), host: lowercased(bytes, hostStart..<hostEnd),
                         port: port, target: target)
+    }
+
+    /// The scheme in `bytes[range]`, lowercased; the transport's own schemes are named without making a string.
+    private static func scheme(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        /// Whether the scheme is `lowercase`, ignoring case (`lowercase` is ASCII letters).
+        func `is`(_ lowercase: StaticString) -> Bool {
+            guard lowercase.utf8CodeUnitCount == range.count else { return false }
+            for offset in 0..<range.count where bytes[range.lowerBound + offset] | 0x20 != lowercase.utf8Start[offset] {
+                return false
+            }
+            return true
+        }
+        if `is`("http") { return "http" }
+        if `is`("https") { return "https" }
+        if `is`("ws") { return "ws" }
+        if `is`("wss") { return "wss" }
+        return lowercased(bytes, range)
     }
 
     private init(scheme: String, host: String, port: Int?, target: String) {
