@@ -48,12 +48,7 @@ extension URLSessionTask {
 
     /// Stops waiting (the task completed or was cancelled).
     final func endConnectivityWait() {
-        let watch = withTransfer { transfer -> NetworkWatch? in
-            transfer.policies.connectivity.isWaiting = false
-            defer { transfer.policies.connectivity.watch = nil }
-            return transfer.policies.connectivity.watch
-        }
-        watch?.cancel()
+        withTransfer { $0.policies.connectivity.end() }?.cancel()
     }
 
     /// The monitor's news of the path (its loop thread): sends the request again as a new hop when the

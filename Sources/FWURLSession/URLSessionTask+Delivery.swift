@@ -1,4 +1,5 @@
 import Foundation
+import FWNetworkMonitor
 import FWTransport
 
 // MARK: - Delivery
@@ -12,8 +13,9 @@ extension URLSessionTask {
     // MARK: Handling one event (delegate queue, no lock held)
 
     /// Handles `event`; `ending`: the task was cancelled or completed, so only its completion goes out;
-    /// `following`: the current hop is being replaced, so the rest of its response is not delivered.
-    func handle(_ event: TaskEvent, ending: Bool, following: Bool) {
+    /// `following`: the current hop is being replaced, so the rest of its response is not delivered;
+    /// `traced`: the current hop is traced (read by the drain under the lock it takes anyway).
+    func handle(_ event: TaskEvent, ending: Bool, following: Bool, traced: Bool) {
         if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
             endReplacedHop(transportEvent)
             return
@@ -38,7 +40,7 @@ extension URLSessionTask {
         case .suspended:
             DelegateRouter.didSuspend(task: self)
         case .transport(.end), .transport(.failed):
-            handleTransport(event)
+            handleTransport(event, traced: traced)
         case .transport(.upgraded(let channel)):
             // A task cancelled meanwhile drops the WebSocket it asked for.
             if ending { channel.abort(.cancelled) } else { sink.upgraded(channel, for: self) }
@@ -51,15 +53,15 @@ extension URLSessionTask {
         case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
             // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
             // redirect being followed is not delivered at all.
-            if !ending && !following { handleTransport(event) }
+            if !ending && !following { handleTransport(event, traced: traced) }
         case .transport:
-            if !ending { handleTransport(event) }
+            if !ending { handleTransport(event, traced: traced) }
         }
     }
 
-    private func handleTransport(_ event: TaskEvent) {
+    private func handleTransport(_ event: TaskEvent, traced: Bool) {
         guard case .transport(let event) = event else { return }
-        traceTransport(event)
+        traceTransport(event, traced: traced)
         switch event {
         case .connected(let info):
             DelegateRouter.didUseConnection(task: self, to: info.remoteAddress, reused: info.isReused)
@@ -161,30 +163,49 @@ extension URLSessionTask {
     /// `error` is a `URLError` (completed with `NSErrorFailingURLKey` and `NSErrorFailingURLStringKey`), except
     /// a URL protocol's own error, which the task completes with as it is.
     func finish(error: (any Error)?) {
-        let url = currentRequest?.url
-        // Once cancel() was called the task completes with `cancelled`, whatever else raced it.
-        let (completes, decidedError, response) = update { machine in
-            let (completes, decided) = machine.finish(
+        // One lock for what ending changes in the task: the machine's input (once cancel() was called the
+        // task completes with `cancelled`, whatever else raced it), the bodies the hop lets go (a finished
+        // task keeps its metadata, not its body, whoever holds on to it), the wait for a route and the URL
+        // protocol load it stops.
+        let ending = core.withLock { core -> Ending? in
+            let url = core.transfer.currentRequest?.url
+            let (completes, decided) = core.machine.finish(
                 error: error, cancellation: URLError(.cancelled, url: url, description: "cancelled"))
-            return (completes, decided, machine.response)
+            guard completes else { return nil }
+            core.transfer.hop.dropBodies()
+            return Ending(url: url, error: decided, response: core.machine.response,
+                          watch: core.transfer.policies.connectivity.end(),
+                          protocolLoad: core.transfer.hop.protocolLoad,
+                          hearsMetrics: core.properties.hearers.contains(.task))
         }
-        guard completes else { return }
-        // A finished task keeps its metadata, not its body, whoever holds on to it.
-        withTransfer { $0.hop.dropBodies() }
+        guard let ending else { return }
         session.taskDeadlines.remove(taskIdentifier)
-        endConnectivityWait()
-        stopProtocolLoad()
+        ending.watch?.cancel()
+        ending.protocolLoad?.stop()
         // The one place every task ends: its URLError names the URL that failed, however it was made.
-        let error = settle(decidedError, response: response).map { error -> any Error in
-            (error as? URLError)?.addingFailingURL(url ?? originalRequest?.url) ?? error
+        let error = settle(ending.error, response: ending.response).map { error -> any Error in
+            (error as? URLError)?.addingFailingURL(ending.url ?? originalRequest?.url) ?? error
         }
-        update { $0.completed(with: error) }
-        updateProgress()
-        if DelegateRouter.hearsMetrics(task: self), let metrics = collectMetrics() {
+        let progress = update { machine in
+            machine.completed(with: error)
+            return machine.counts.progress.map { ($0, machine.counts.progressCounts) }
+        }
+        if let (progress, counts) = progress { Self.set(progress, to: counts) }
+        if ending.hearsMetrics, let metrics = collectMetrics() {
             DelegateRouter.didFinishCollecting(task: self, metrics)
         }
-        sink.complete(with: error, response: response, for: self)
+        sink.complete(with: error, response: ending.response, for: self)
         session.taskDidComplete(self)
+    }
+
+    /// What `finish` takes out of the task under its lock.
+    private struct Ending {
+        var url: URL?
+        var error: (any Error)?
+        var response: URLResponse?
+        var watch: NetworkWatch?
+        var protocolLoad: ProtocolLoad?
+        var hearsMetrics: Bool
     }
 
     /// The sink settles a `URLError` (resume data); any other error is settled as `unknown` (so that the sink

@@ -63,16 +63,18 @@ extension URLSessionTask: TransportTaskDelegate {
     /// Delivers the queued events (delegate queue; `DeliveryPump` runs it).
     final func drain() {
         while true {
-            // `following`: the hop is being replaced (a redirect followed, a challenge answered).
-            let (delivery, actions, following) = core.withLock { core in
+            // `following`: the hop is being replaced (a redirect followed, a challenge answered); `traced`: the
+            // hop is traced (`URLSessionTask+Trace.swift`).
+            let (delivery, actions, following, traced) = core.withLock { core in
                 let (delivery, actions) = core.machine.nextDelivery()
-                return (delivery, actions, core.transfer.hop.next != nil)
+                return (delivery, actions, core.transfer.hop.next != nil, core.transfer.trace.enabled)
             }
             run(actions)
             switch delivery {
             case nil: return
             case .forward(let event, let successor): successor.adopt(event)
-            case .deliver(let event, let ending): handle(event, ending: ending, following: following)
+            case .deliver(let event, let ending):
+                handle(event, ending: ending, following: following, traced: traced)
             }
         }
     }

@@ -11,6 +11,11 @@ extension URLSessionTask {
             machine.counts.progress.map { ($0, machine.counts.progressCounts) }
         })
         else { return }
+        Self.set(progress, to: counts)
+    }
+
+    /// Sets `progress` to `counts` (outside the task's lock: `Progress` has observers).
+    static func set(_ progress: Progress, to counts: (completed: Int64, total: Int64)) {
         progress.totalUnitCount = counts.total
         progress.completedUnitCount = counts.completed
     }

@@ -80,7 +80,8 @@ extension URLSessionTask {
             return
         }
         var transportRequest: TransportRequest
-        let tracing = DelegateRouter.wantsTrace(task: self)
+        let (hearers, priority) = core.withLock { ($0.properties.hearers, $0.properties.priority) }
+        let tracing = hearers.contains(.trace)
         do {
             transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
                                                     proxies: session.proxySettings, priority: priority,
@@ -90,20 +91,21 @@ extension URLSessionTask {
             if let body = try uploadBody(for: request) { transportRequest.body = body }
             transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
             // Metrics are made only for a delegate that hears them (`finish`).
-            transportRequest.reportsMetrics = DelegateRouter.hearsMetrics(task: self)
+            transportRequest.reportsMetrics = hearers.contains(.task)
         } catch {
             enqueue(.fail(error))
             return
         }
         let proxy = transportRequest.key.proxy
-        let (answer, reason) = withTransfer { state -> (String?, Hop.Reason) in
-            state.hop.proxy = proxy
-            state.trace.startHop(traced: tracing)
-            return (ProxyAuthenticationHopPolicy.authorization(for: proxy, state.policies), state.hop.reason)
+        let (answer, reason) = core.withLock { core -> (String?, Hop.Reason) in
+            core.transfer.hop.proxy = proxy
+            core.transfer.trace.startHop(traced: tracing)
+            core.machine.transmitting()
+            return (ProxyAuthenticationHopPolicy.authorization(for: proxy, core.transfer.policies),
+                    core.transfer.hop.reason)
         }
         if let answer { transportRequest.key.proxy?.authorization = answer }
         if tracing { traceRequest(request, reason: reason) }
-        update { $0.transmitting() }
         accepted(transport.execute(transportRequest, delegate: self))
     }
 

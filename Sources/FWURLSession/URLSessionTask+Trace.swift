@@ -55,11 +55,6 @@ extension URLSessionTask {
                                         name: name, fields: fields)
     }
 
-    /// Whether the hop being handled is traced.
-    private var isTraced: Bool {
-        withTransfer { $0.trace.enabled }
-    }
-
     /// The "request" event of a hop that `transmit` is handing to the transport. `transmit` may run on the
     /// caller's thread (the first hop, from `resume()`): the event goes through the delivery queue.
     func traceRequest(_ request: URLRequest, reason: Hop.Reason) {
@@ -84,8 +79,9 @@ extension URLSessionTask {
 
     // MARK: Transport events
 
-    /// The trace events of one transport event, before the task handles it.
-    func traceTransport(_ event: TransportEvent) {
+    /// The trace events of one transport event, before the task handles it; `traced`: the hop being handled
+    /// is traced.
+    func traceTransport(_ event: TransportEvent, traced: Bool) {
         switch event {
         case .connected(let info):
             // Sent only for traced requests.
@@ -110,31 +106,28 @@ extension URLSessionTask {
         case .headSent, .bodyBytesSent, .upgraded:
             break
         case .informational(let head), .head(let head):
-            guard isTraced else { return }
+            guard traced else { return }
             emitTrace("response_head", [
                 ("status", .integer(Int64(head.status))), ("version", .string(head.version.description)),
                 ("reason", .string(head.reason)), ("informational", .bool(head.status < 200)),
                 ("headers", .fields(head.headers.map { ($0.name, $0.value) })),
             ])
         case .body(let bytes):
-            guard isTraced else { return }
+            guard traced else { return }
             emitTrace("body", [("size", .integer(Int64(bytes.count)))])
         case .encodedBodyBytes(let count):
-            guard isTraced else { return }
+            guard traced else { return }
             emitTrace("encoded_body", [("size", .integer(Int64(count)))])
         case .metrics(let metrics):
-            let traced = withTransfer { state -> Bool in
-                state.trace.attemptEnded = true
-                return state.trace.enabled
-            }
+            withTransfer { $0.trace.attemptEnded = true }
             guard traced, !metrics.responseDeviations.isEmpty else { return }
             emitTrace("deviations", [("names", .strings(metrics.responseDeviations.names))])
         case .end(let trailers):
-            guard isTraced else { return }
+            guard traced else { return }
             if !trailers.isEmpty { emitTrace("trailers", [("fields", .fields(trailers.map { ($0.name, $0.value) }))]) }
             emitTrace("end")
         case .failed(let error):
-            guard isTraced else { return }
+            guard traced else { return }
             emitTrace("failed", [("error", .string("\(error)"))])
         }
     }

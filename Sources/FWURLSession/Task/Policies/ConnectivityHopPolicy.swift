@@ -51,6 +51,13 @@ struct ConnectivityWait {
     /// The watch on the path to the host, while the task waits.
     var watch: NetworkWatch?
     var rule = ConnectivityRetryRule()
+
+    /// Stops waiting (the task completed or was cancelled): the watch to cancel, if the task had one.
+    mutating func end() -> NetworkWatch? {
+        isWaiting = false
+        defer { watch = nil }
+        return watch
+    }
 }
 
 /// Policy 7: waiting for a route.
