@@ -120,11 +120,6 @@ enum DelegateRouter {
         delegate.urlSession(task.session, task: task, didReceive: challenge, completionHandler: answer)
     }
 
-    /// Whether a delegate hears `didFinishCollecting` (the task's metrics are made only then).
-    static func hearsMetrics(task: URLSessionTask) -> Bool {
-        hears(.task, task: task)
-    }
-
     static func didFinishCollecting(task: URLSessionTask, _ metrics: URLSessionTaskMetrics) {
         let session = task.session
         delegate(of: task, (any URLSessionTaskDelegate).self)?.urlSession(session, task: task,

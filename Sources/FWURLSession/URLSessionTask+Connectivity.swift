@@ -46,11 +46,6 @@ extension URLSessionTask {
         withTransfer { $0.policies.connectivity.isWaiting }
     }
 
-    /// Stops waiting (the task completed or was cancelled).
-    final func endConnectivityWait() {
-        withTransfer { $0.policies.connectivity.end() }?.cancel()
-    }
-
     /// The monitor's news of the path (its loop thread): sends the request again as a new hop when the
     /// policy says so.
     private func connectivityChanged(_ path: NetworkPath) {

@@ -167,7 +167,7 @@ extension URLSessionTask {
         // task completes with `cancelled`, whatever else raced it), the bodies the hop lets go (a finished
         // task keeps its metadata, not its body, whoever holds on to it), the wait for a route and the URL
         // protocol load it stops.
-        let ending = core.withLock { core -> Ending? in
+        let ending = withCore { core -> Ending? in
             let url = core.transfer.currentRequest?.url
             let (completes, decided) = core.machine.finish(
                 error: error, cancellation: URLError(.cancelled, url: url, description: "cancelled"))

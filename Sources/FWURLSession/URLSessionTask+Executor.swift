@@ -115,8 +115,9 @@ extension URLSessionTask {
 //
 // The task's state is reached through these doors only (and the drain and the hand-over above): a machine
 // input (`update`, or `apply` when it returns actions), one field (`read`, `write`), the transfer
-// (`withTransfer`) or the sink's state (`withSink`). What runs under the lock is a machine input, a key path,
-// a transfer edit or a sink-state edit; the lock is a leaf, so none of them may call out.
+// (`withTransfer`), the sink's state (`withSink`), or the whole core for a step that reads or changes several
+// of them at once (`withCore`: `finish`, `transmit`), so that it takes the lock once. What runs under the lock
+// is a machine input, a key path or an edit; the lock is a leaf, so none of them may call out.
 
 extension URLSessionTask {
     /// Applies an input to the task's machine under the lock and returns what it returned.
@@ -142,6 +143,12 @@ extension URLSessionTask {
     /// Reads or changes the transfer (the hop, the policies' state, metrics, the upload body) under the lock.
     final func withTransfer<Result>(_ body: (inout TaskTransfer) -> Result) -> Result {
         core.withLock { body(&$0.transfer) }
+    }
+
+    /// Reads or changes several parts of the task's state under one lock (a machine input with the transfer
+    /// or the caller's properties).
+    final func withCore<Result>(_ body: (inout TaskCore) -> Result) -> Result {
+        core.withLock(body)
     }
 
     /// Reads or changes what the task's sink keeps (`SinkState`) under the lock.

@@ -80,7 +80,7 @@ extension URLSessionTask {
             return
         }
         var transportRequest: TransportRequest
-        let (hearers, priority) = core.withLock { ($0.properties.hearers, $0.properties.priority) }
+        let (hearers, priority) = withCore { ($0.properties.hearers, $0.properties.priority) }
         let tracing = hearers.contains(.trace)
         do {
             transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
@@ -97,7 +97,7 @@ extension URLSessionTask {
             return
         }
         let proxy = transportRequest.key.proxy
-        let (answer, reason) = core.withLock { core -> (String?, Hop.Reason) in
+        let (answer, reason) = withCore { core -> (String?, Hop.Reason) in
             core.transfer.hop.proxy = proxy
             core.transfer.trace.startHop(traced: tracing)
             core.machine.transmitting()
