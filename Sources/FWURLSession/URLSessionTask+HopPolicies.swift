@@ -19,9 +19,10 @@ import FWTransport
 // may answer on any thread, later, so the answer comes back to the delegate queue (`addOperation`) and goes
 // to the policy that asked (`resolve`): its `continue` lets the policies after it decide.
 //
-// Walks run on the hop and the policy state moved out of the task's lock (policies touch storages and the
-// disk), and moved back after (`walkPolicies`). Walks run one at a time — on the delegate queue, or in
-// `resume()`/a route retry for a hop nothing else runs yet — so nothing else changes them meanwhile.
+// Walks run on the hop and the policy state taken out of the task's lock in their box (policies touch
+// storages and the disk: `Task/HopRoute.swift`), and put back after (`walkPolicies`). Walks run one at a
+// time — on the delegate queue, or in `resume()`/a route retry for a hop nothing else runs yet — so nothing
+// else changes them meanwhile.
 
 /// Where the hop was when a policy decided.
 enum HopStage: Sendable {
@@ -42,23 +43,18 @@ extension URLSessionTask {
                    now: session.clock.date())
     }
 
-    /// Runs `walk` over the hop and the policy state moved out of the lock, and moves them back. Moving (a
-    /// swap) costs no reference counting, where a copy in and out retained and released every request and
-    /// response the hop holds; while the walk runs, the task's own copy keeps only the hop's request, which is
-    /// all a reader on another thread looks at (`currentRequest`).
+    /// Runs `walk` over the hop and the policy state taken out of the lock in their box (`HopRoute`), and
+    /// puts them back. While the walk runs, the task's transfer answers with the hop's request, which is all a
+    /// reader on another thread looks at (`currentRequest`).
     func walkPolicies<Result>(_ walk: (inout Hop, inout TaskPolicyState) -> Result) -> Result {
-        var hop = Hop(request: nil)
-        var policies = TaskPolicyState()
-        withTransfer { state in
-            swap(&hop, &state.hop)
-            swap(&policies, &state.policies)
-            state.hop.request = hop.request
+        guard let route = withTransfer({ $0.takeRoute() }) else {
+            // Another walk holds the box (walks run one at a time, so this is not expected): walk on copies
+            // whose changes are dropped, as a change made through the transfer meanwhile is.
+            var (hop, policies) = withTransfer { ($0.hop, $0.policies) }
+            return walk(&hop, &policies)
         }
-        let result = walk(&hop, &policies)
-        withTransfer { state in
-            swap(&hop, &state.hop)
-            swap(&policies, &state.policies)
-        }
+        let result = walk(&route.hop.pointee, &route.policies.pointee)
+        withTransfer { $0.putBack(route) }
         return result
     }
 

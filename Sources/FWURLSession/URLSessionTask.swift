@@ -50,22 +50,23 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
         self.taskIdentifier = identifier
         self.originalRequest = request
         self.sink = sink
-        var transfer = TaskTransfer(currentRequest: request)
-        var counts = TransferCounts(expectedToSend: Int64(request?.httpBody?.count ?? 0))
-        if let request, request.httpBodyStream != nil {
-            transfer.upload = .stream
-            counts.expectedToSend = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
-        }
-        self.core = LockedBox(TaskCore(machine: TaskStateMachine(counts: counts), transfer: transfer,
-                                       sink: sinkState,
-                                       properties: TaskProperties(hearers: session.delegateHearers)))
+        // A body stream is sent as it is read: its length is what the request says, else unknown.
+        let streamed = request?.httpBodyStream != nil
+        let expectedToSend = streamed
+            ? request?.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
+            : Int64(request?.httpBody?.count ?? 0)
+        // Made in place in the box (values made first and copied in retained and released all they hold).
+        self.core = LockedBox(TaskCore(
+            machine: TaskStateMachine(counts: TransferCounts(expectedToSend: expectedToSend)),
+            transfer: TaskTransfer(currentRequest: request, upload: streamed ? .stream : nil),
+            sink: sinkState, properties: TaskProperties(hearers: session.delegateHearers)))
         super.init()
     }
 
     // MARK: Public state
 
     /// The request being loaded now (differs from `originalRequest` after a redirect).
-    public var currentRequest: URLRequest? { read(\.transfer.hop.request) }
+    public var currentRequest: URLRequest? { withTransfer { $0.currentRequest } }
     /// The response, once its head arrived.
     public var response: URLResponse? { read(\.machine.response) }
     /// The error the task completed with, if any.
@@ -235,13 +236,17 @@ struct TaskProperties {
     var clientExpectsToReceive = NSURLSessionTransferSizeUnknown
 }
 
-/// The loads a task makes: the current hop (`Hop`), what the policies keep across hops (`TaskPolicyState`),
-/// metrics, the upload body.
+/// The loads a task makes: the current hop (`Hop`) and what the policies keep across hops (`TaskPolicyState`),
+/// in one box (`Task/HopRoute.swift`), metrics, the upload body.
 struct TaskTransfer {
-    /// The request being sent now and what came of it; replaced whole at each hop.
-    var hop: Hop
-    /// What the policies (`HopPolicy`) keep across the task's hops.
-    var policies = TaskPolicyState()
+    /// The request being sent now and what came of it, replaced whole at each hop, and what the policies
+    /// (`HopPolicy`) keep across the task's hops, read and changed through `hop` and `policies`; nil while a
+    /// walk holds them (`takeRoute()`). Only `HopRoute.swift` touches this and the two below.
+    var route: HopRoute?
+    /// The hop's request while a walk holds the route.
+    var walkedRequest: URLRequest?
+    /// Where changes made while a walk holds the route go (dropped when it is put back).
+    var idleRoute: HopRoute?
     /// Why the task fails as soon as it is resumed (unusable resume data).
     var startFailure: URLError?
     /// When `timeoutIntervalForResource` runs out (the session's `taskDeadlines` watches it).
@@ -258,13 +263,8 @@ struct TaskTransfer {
     /// Where the event trace stands (`URLSessionTask+Trace.swift`); inert unless the task is traced.
     var trace = TaskTraceState()
 
-    init(currentRequest: URLRequest?) {
-        hop = Hop(request: currentRequest)
-    }
-
-    /// The current hop's request (`URLSessionTask.currentRequest`).
-    var currentRequest: URLRequest? {
-        get { hop.request }
-        set { hop.request = newValue }
+    init(currentRequest: URLRequest?, upload: UploadBody? = nil) {
+        route = .make(hop: Hop(request: currentRequest))
+        self.upload = upload
     }
 }

@@ -21,8 +21,9 @@ import FWTransport
 //   decisions    what each policy decided about the hop (`HopPolicy`), for tests and tracing
 //
 // The per-task facts the policies keep across hops (redirects followed, the challenge being answered, the
-// proxy's answer, the wait for a route) are in `TaskPolicyState`. Both live in `TaskTransfer`, under the task's
-// `transfer` lock; policies walk copies outside it (`URLSessionTask+HopPolicies.swift`).
+// proxy's answer, the wait for a route) are in `TaskPolicyState`. Both live in one box (`HopRoute`) in the
+// task's `TaskTransfer`, under the task's lock; a policy walk takes the box out of the lock and puts it back
+// (`URLSessionTask+HopPolicies.swift`).
 
 /// One request a task sends, and what came of it.
 struct Hop {
