@@ -19,6 +19,11 @@ public struct HTTPHeaders: Sendable {
     private var storage: [UInt8]
     /// The ranges of each field in `storage`, in field order.
     private var fields: [FieldRanges]
+    /// A bit for each name the fields may have (`nameBit`): a lookup of a name whose bit is clear answers
+    /// "none" without scanning (most lookups of a response head are for fields it does not have:
+    /// Transfer-Encoding, Set-Cookie, ...). Bits are set as fields are added and never cleared, so a set bit
+    /// only means "scan"; not part of equality.
+    private var nameBits: UInt64 = 0
 
     // MARK: Creating
 
@@ -99,6 +104,7 @@ public struct HTTPHeaders: Sendable {
             front.fields.append(FieldRanges(name: field.name.lowerBound + shift..<field.name.upperBound + shift,
                                             value: field.value.lowerBound + shift..<field.value.upperBound + shift))
         }
+        front.nameBits |= nameBits
         self = front
     }
 
@@ -139,6 +145,7 @@ public struct HTTPHeaders: Sendable {
         let valueStart = storage.count
         storage.append(contentsOf: value)
         fields.append(FieldRanges(name: nameStart..<valueStart, value: valueStart..<storage.count))
+        if let first = name.first { nameBits |= Self.nameBit(first: first, count: valueStart - nameStart) }
     }
 
     /// Appends a parsed field line up to the end of its value in one copy, unchecked (the parser validated
@@ -147,6 +154,12 @@ public struct HTTPHeaders: Sendable {
         let start = storage.count
         storage.append(contentsOf: line)
         fields.append(FieldRanges(name: start..<start + nameLength, value: start + valueStart..<storage.count))
+        if nameLength > 0 { nameBits |= Self.nameBit(first: line[0], count: nameLength) }
+    }
+
+    /// The bit of `nameBits` for a name of `count` bytes starting with `first` (either case).
+    private static func nameBit(first: UInt8, count: Int) -> UInt64 {
+        1 << UInt64((Int(ASCII.lowercased(first)) &+ count) & 63)
     }
 
     /// Joins an obs-fold continuation (already trimmed) to the last field's value with one SP.
@@ -173,6 +186,7 @@ public struct HTTPHeaders: Sendable {
             guard let head = wanted.first.map(ASCII.lowercased) else {
                 return fields[start...].firstIndex { $0.name.isEmpty }
             }
+            guard nameBits & Self.nameBit(first: head, count: wanted.count) != 0 else { return nil }
             return withStorage { stored, ranges -> Int? in
                 var index = start
                 while index < ranges.count {

@@ -39,6 +39,33 @@ func lookup() {
     #expect(headers.values(name: "Missing").isEmpty)
 }
 
+@Test("a lookup skips the scan only for names no field can have")
+func lookupOfAbsentNames() {
+    // "Content-Type" and "content-tzpe" share a length and a first letter: the quick answer cannot tell them
+    // apart, the scan does. "Content-Length" has another length: answered without a scan.
+    var headers: HTTPHeaders = ["Content-Type": "text/html"]
+    #expect(!headers.contains(name: "content-tzpe"))
+    #expect(!headers.contains(name: "Content-Length"))
+    #expect(headers.contains(name: "CONTENT-TYPE"))
+    // Fields added every way are found: appended, put first, parsed (FieldSectionReaderTests), and a removed
+    // field is not found any more.
+    headers.addFirst(name: "ETag", value: "\"1\"")
+    headers.add(name: "x-y", value: "z")
+    #expect(headers.first(name: "etag") == "\"1\"")
+    #expect(headers.first(name: "X-Y") == "z")
+    headers.remove(name: "etag")
+    #expect(!headers.contains(name: "ETag"))
+    headers.moveToFront(name: "X-Y")
+    #expect(headers.first(name: "x-y") == "z")
+    #expect(headers.first(name: "content-type") == "text/html")
+    // A name of a byte that is not a letter, and names longer than the 64 bits go round.
+    headers.add(name: "1-digit", value: "one")
+    headers.add(name: String(repeating: "a", count: 70), value: "long")
+    #expect(headers.first(name: "1-DIGIT") == "one")
+    #expect(headers.first(name: String(repeating: "A", count: 70)) == "long")
+    #expect(!headers.contains(name: String(repeating: "a", count: 6)))
+}
+
 @Test("adding, replacing and removing")
 func changing() {
     var headers: HTTPHeaders = ["Accept": "a", "Host": "h", "accept": "b"]
