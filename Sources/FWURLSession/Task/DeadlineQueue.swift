@@ -2,11 +2,12 @@ import FWTransport
 
 // MARK: - DeadlineQueue
 //
-// The state of `TaskDeadlines`, as a value: a binary min-heap of (deadline, task, kind), the set of live
-// deadlines, the deadline the timer is armed for, and the timer. Removing a task only drops its keys from the
-// live set; its heap entries go when they surface, or when dead entries outnumber live ones past 64 entries
-// (the heap is then rebuilt). Each method is one transition under `TaskDeadlines`' lock and tells it what to
-// do after the lock (re-arm the timer, cancel the old one, report what is due).
+// The state of `TaskDeadlines`, as a value: a binary min-heap of (deadline, task, kind), the live deadlines
+// (the kinds each task has, a bit per kind, so that removing a task is one lookup), the deadline the timer is
+// armed for, and the timer. Removing a task only drops its live kinds; its heap entries go when they surface,
+// or when dead entries outnumber live ones past 64 entries (the heap is then rebuilt). Each method is one
+// transition under `TaskDeadlines`' lock and tells it what to do after the lock (re-arm the timer, cancel the
+// old one, report what is due).
 
 /// The deadlines of a session's tasks, earliest first.
 struct DeadlineQueue {
@@ -16,18 +17,23 @@ struct DeadlineQueue {
     }
 
     private var heap: [Entry] = []
-    private var live: Set<TaskDeadlines.Due> = []
+    private var live: [Int: UInt8] = [:]
+    private var liveCount = 0
     /// The deadline the timer is armed, or being armed, for.
     private(set) var armedFor: Deadline?
     /// The loop timer (loop thread only).
     var timer: TimerID?
 
     /// The live deadlines.
-    var count: Int { live.count }
+    var count: Int { liveCount }
 
     /// Watches `due` until `deadline`; true when that is earlier than the timer's, which must be re-armed.
     mutating func insert(_ due: TaskDeadlines.Due, at deadline: Deadline) -> Bool {
-        live.insert(due)
+        let kinds = live[due.id, default: 0]
+        if kinds & due.kind.bit == 0 {
+            live[due.id] = kinds | due.kind.bit
+            liveCount += 1
+        }
         push(Entry(deadline: deadline, due: due))
         if let armedFor, armedFor <= deadline { return false }
         armedFor = deadline
@@ -36,12 +42,10 @@ struct DeadlineQueue {
 
     /// Stops watching task `id` (every kind).
     mutating func remove(_ id: Int) {
-        var removed = false
-        for kind in TaskDeadlines.Kind.allCases where live.remove(TaskDeadlines.Due(id: id, kind: kind)) != nil {
-            removed = true
-        }
-        guard removed, heap.count > 64, heap.count > 2 * live.count else { return }
-        heap = heap.filter { live.contains($0.due) }
+        guard let kinds = live.removeValue(forKey: id) else { return }
+        liveCount -= kinds.nonzeroBitCount
+        guard heap.count > 64, heap.count > 2 * liveCount else { return }
+        heap = heap.filter { isLive($0.due) }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
 
@@ -60,10 +64,19 @@ struct DeadlineQueue {
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()
             siftDown(0)
-            if live.remove(first.due) != nil { due.append(first.due) }
+            if isLive(first.due) {
+                due.append(first.due)
+                let kinds = live[first.due.id, default: 0] & ~first.due.kind.bit
+                live[first.due.id] = kinds == 0 ? nil : kinds
+                liveCount -= 1
+            }
         }
         armedFor = heap.first?.deadline
         return due
+    }
+
+    private func isLive(_ due: TaskDeadlines.Due) -> Bool {
+        live[due.id, default: 0] & due.kind.bit != 0
     }
 
     // MARK: Binary min-heap by deadline
@@ -90,6 +103,17 @@ struct DeadlineQueue {
             guard smallest != parent else { return }
             heap.swapAt(parent, smallest)
             parent = smallest
+        }
+    }
+}
+
+extension TaskDeadlines.Kind {
+    /// The kind's bit in `DeadlineQueue`'s live kinds of a task.
+    var bit: UInt8 {
+        switch self {
+        case .resource: 1
+        case .begin: 2
+        case .retry: 4
         }
     }
 }

@@ -7,14 +7,14 @@ import FWTransport
 // one loop timer for all of them: a min-heap of (deadline, task, kind) under a lock, and one timer on `loop`
 // armed for the earliest deadline.
 //
-// Adding from any thread costs a heap push and a set insert under the lock. Only a deadline earlier than
+// Adding from any thread costs a heap push and a dictionary update under the lock. Only a deadline earlier than
 // the one the timer is armed for re-arms it, which hops to the loop (`execute`); with one timeout for every
 // task the deadlines arrive in order, so the common request arms nothing. Removing (the task completed) only
-// drops the key from the live set; its heap entry goes when it surfaces, or when dead entries outnumber
+// drops the task's live kinds; its heap entry goes when it surfaces, or when dead entries outnumber
 // live ones (the heap is then rebuilt). When the timer fires it pops the due entries, re-arms for the next
 // one and hands the live due ones to `onDue`, on the loop thread, no lock held.
 //
-// The heap, the live set and the timer's id are a `DeadlineQueue` (DeadlineQueue.swift), a value under one
+// The heap, the live kinds and the timer's id are a `DeadlineQueue` (DeadlineQueue.swift), a value under one
 // lock. The timer's id is written and read on the loop thread only (kept in the lock's state, so that the
 // class is Sendable without exceptions). A session without loops (the process could not start them) has no timer:
 // begin dates are due at once (the task then fails at its first request) and resource timeouts never fire.
