@@ -49,22 +49,25 @@ struct URLParts: Equatable {
     init?(plain url: URL) {
         guard url.baseURL == nil else { return nil }
         var string = url.relativeString
-        guard let parts = string.withUTF8({ Self.read($0) }) else { return nil }
+        let parts = string.withUTF8 { utf8 in utf8.baseAddress.flatMap { Self.read($0, count: utf8.count) } }
+        guard let parts else { return nil }
         self = parts
     }
 
-    /// Reads `bytes` as `scheme "://" host [":" port] [path] ["?" query] ["#" fragment]`; nil for anything else.
-    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> URLParts? {
+    /// Reads the `count` bytes at `bytes` as `scheme "://" host [":" port] [path] ["?" query] ["#" fragment]`;
+    /// nil for anything else. (A pointer, not a buffer: a buffer's subscript is a coroutine that a debug build
+    /// calls, allocating its frame, for every byte.)
+    private static func read(_ bytes: UnsafePointer<UInt8>, count: Int) -> URLParts? {
         var index = 0
         // scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then "://"
-        while index < bytes.count, isSchemeByte(bytes[index], first: index == 0) { index += 1 }
+        while index < count, isSchemeByte(bytes[index], first: index == 0) { index += 1 }
         let schemeEnd = index
-        guard schemeEnd > 0, bytes.count - index >= 3, bytes[index] == UInt8(ascii: ":"),
+        guard schemeEnd > 0, count - index >= 3, bytes[index] == UInt8(ascii: ":"),
               bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else { return nil }
         index += 3
         // host: a name or an IPv4 address of unreserved characters (no user info, IPv6 literal or escape)
         let hostStart = index
-        while index < bytes.count, !isAuthorityEnd(bytes[index]), bytes[index] != UInt8(ascii: ":") {
+        while index < count, !isAuthorityEnd(bytes[index]), bytes[index] != UInt8(ascii: ":") {
             guard isPlainHostByte(bytes[index]) else { return nil }
             index += 1
         }
@@ -72,34 +75,34 @@ struct URLParts: Equatable {
         guard hostEnd > hostStart else { return nil }
         // port: 1 to 5 digits after ":"
         var port: Int?
-        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+        if index < count, bytes[index] == UInt8(ascii: ":") {
             index += 1
             let portStart = index
             var value = 0
-            while index < bytes.count, let digit = decimalDigit(bytes[index]), index - portStart < 5 {
+            while index < count, let digit = decimalDigit(bytes[index]), index - portStart < 5 {
                 value = value * 10 + digit
                 index += 1
             }
-            guard index > portStart, index == bytes.count || isAuthorityEnd(bytes[index]) else { return nil }
+            guard index > portStart, index == count || isAuthorityEnd(bytes[index]) else { return nil }
             port = value
         }
         // path up to "?" or "#", query up to "#"
         let pathStart = index
-        while index < bytes.count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") { index += 1 }
+        while index < count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") { index += 1 }
         let pathEnd = index
         var queryEnd = index
-        if index < bytes.count, bytes[index] == UInt8(ascii: "?") {
-            while queryEnd < bytes.count, bytes[queryEnd] != UInt8(ascii: "#") { queryEnd += 1 }
+        if index < count, bytes[index] == UInt8(ascii: "?") {
+            while queryEnd < count, bytes[queryEnd] != UInt8(ascii: "#") { queryEnd += 1 }
         }
+        let path = UnsafeBufferPointer(start: bytes + pathStart, count: queryEnd - pathStart)
         let target = pathEnd > pathStart
-            ? String(decoding: UnsafeBufferPointer(rebasing: bytes[pathStart..<queryEnd]), as: UTF8.self)
-            : "/" + String(decoding: UnsafeBufferPointer(rebasing: bytes[pathEnd..<queryEnd]), as: UTF8.self)
+            ? String(decoding: path, as: UTF8.self) : "/" + String(decoding: path, as: UTF8.self)
         return URLParts(scheme: scheme(bytes, 0..<schemeEnd), host: lowercased(bytes, hostStart..<hostEnd),
                         port: port, target: target)
     }
 
     /// The scheme in `bytes[range]`, lowercased; the transport's own schemes are named without making a string.
-    private static func scheme(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+    private static func scheme(_ bytes: UnsafePointer<UInt8>, _ range: Range<Int>) -> String {
         /// Whether the scheme is `lowercase`, ignoring case (`lowercase` is ASCII letters).
         func `is`(_ lowercase: StaticString) -> Bool {
             guard lowercase.utf8CodeUnitCount == range.count else { return false }
@@ -152,10 +155,12 @@ struct URLParts: Equatable {
     }
 
     /// `bytes[range]`, ASCII, lowercased.
-    private static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+    private static func lowercased(_ bytes: UnsafePointer<UInt8>, _ range: Range<Int>) -> String {
         String(unsafeUninitializedCapacity: range.count) { buffer in
-            for (offset, byte) in bytes[range].enumerated() {
-                buffer[offset] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            for index in range {
+                let byte = bytes[index]
+                let isUpper = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                buffer[index - range.lowerBound] = isUpper ? byte | 0x20 : byte
             }
             return range.count
         }
