@@ -56,6 +56,12 @@ enum DelegateRouter {
             self.rawValue = rawValue
         }
 
+        /// Whether every protocol of `protocols` is heard. A plain bit test: the hot paths ask it several times
+        /// per request, and `SetAlgebra`'s generic defaults allocate in a debug build.
+        func includes(_ protocols: Hearers) -> Bool {
+            rawValue & protocols.rawValue == protocols.rawValue
+        }
+
         /// What `delegate` implements.
         init(_ delegate: (any URLSessionDelegate)?) {
             guard let delegate = delegate as? any URLSessionTaskDelegate else {
@@ -72,7 +78,7 @@ enum DelegateRouter {
 
     /// Whether a delegate of `task` implements `protocols`' messages.
     static func hears(_ protocols: Hearers, task: URLSessionTask) -> Bool {
-        task.read(\.properties.hearers).isSuperset(of: protocols)
+        task.withCore { $0.properties.hearers }.includes(protocols)
     }
 
     /// For a protocol's default implementation running on `delegate`: the session's delegate to hand the

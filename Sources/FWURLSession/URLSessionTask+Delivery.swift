@@ -176,7 +176,7 @@ extension URLSessionTask {
             return Ending(url: url, error: decided, response: core.machine.response,
                           watch: core.transfer.policies.connectivity.end(),
                           protocolLoad: core.transfer.hop.protocolLoad,
-                          hearsMetrics: core.properties.hearers.contains(.task))
+                          hearsMetrics: core.properties.hearers.includes(.task))
         }
         guard let ending else { return }
         session.taskDeadlines.remove(taskIdentifier)

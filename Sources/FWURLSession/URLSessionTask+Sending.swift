@@ -81,7 +81,7 @@ extension URLSessionTask {
         }
         var transportRequest: TransportRequest
         let (hearers, priority) = withCore { ($0.properties.hearers, $0.properties.priority) }
-        let tracing = hearers.contains(.trace)
+        let tracing = hearers.includes(.trace)
         do {
             transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
                                                     proxies: session.proxySettings, priority: priority,
@@ -91,7 +91,7 @@ extension URLSessionTask {
             if let body = try uploadBody(for: request) { transportRequest.body = body }
             transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
             // Metrics are made only for a delegate that hears them (`finish`).
-            transportRequest.reportsMetrics = hearers.contains(.task)
+            transportRequest.reportsMetrics = hearers.includes(.task)
         } catch {
             enqueue(.fail(error))
             return
