@@ -37,8 +37,14 @@ grep -rq "var urlCache" "$work/old/Sources/FWURLSession" ||
     sed -i 's/^configuration.urlCache = nil$//' "$work/bench/Sources/bench-fw/main.swift"
 nice -n 5 swift build -c release --package-path "$work/bench" --product bench-fw >&2
 # The bench package depends on this checkout by path; SwiftPM does not plan again when the checkout gains a
-# source file, so an earlier build of the package would compile without it. Its plan goes first.
+# source file, so an earlier build of the package would compile without it. Its plan goes first. Nor does it
+# always recompile a module when a module it imports changed a type's stored properties: the old layout stays
+# in the binary, which then misbehaves (a client whose every callback ran off the delegate queue, seen here).
+# This checkout's own modules are built afresh every time; the bench's dependencies stay built.
 rm -f "$root/Scripts/bench/.build/release.yaml"
+for target in "$root"/Sources/*/ bench_fw; do
+    rm -rf "$root/Scripts/bench/.build/release/$(basename "$target").build"
+done
 nice -n 5 swift build -c release --package-path "$root/Scripts/bench" --product bench-fw >&2
 old="$(swift build -c release --package-path "$work/bench" --show-bin-path)/bench-fw"
 new="$(swift build -c release --package-path "$root/Scripts/bench" --show-bin-path)/bench-fw"
