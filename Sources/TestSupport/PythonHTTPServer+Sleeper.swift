@@ -11,8 +11,19 @@ extension PythonHTTPServer {
         try PythonHTTPServer(files: ["sleeper.py": Array(sleeperProgram.utf8)], program: "sleeper.py")
     }
 
+    /// The paths of the requests the sleeper answered, in order, each once its whole response was written to
+    /// its connection.
+    public var answeredPaths: [String] {
+        let log = (try? String(contentsOfFile: directory + "/answered.log", encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").map(String.init)
+    }
+
     private static let sleeperProgram = #"""
-    import http.server, select, socket, urllib.parse
+    import http.server, os, select, socket, urllib.parse
+
+    # Each answered request's path, once its whole response is written: a test can wait for a response to be
+    # in its socket instead of guessing how long a loaded machine takes (PythonHTTPServer.answeredPaths).
+    ANSWERED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answered.log")
 
     class Sleeper(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -33,6 +44,9 @@ extension PythonHTTPServer {
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+            self.wfile.flush()
+            with open(ANSWERED, "a") as answered:
+                answered.write(self.path + "\n")
 
         def log_message(self, format, *args):
             pass

@@ -115,11 +115,16 @@ private func ownQueueSession(_ configure: (URLSessionConfiguration) -> Void = { 
         defer { session.finishTasksAndInvalidate() }
         let outcome = LockedBox<(error: URLError?, body: String)?>(nil)
         // B's response comes 50 ms after its request and waits in the socket while A's completion handler
-        // holds the queue for 200 ms, past B's 100 ms timeout; the next iteration reads it before the timer.
+        // holds the queue past B's timeout; the next iteration reads it before the timer. The figures
+        // were a 200 ms hold and a 100 ms timeout; on a loaded machine (CI's shifted-clock passes) the server
+        // took more than 100 ms to answer A or B, so B's timeout ran out before the queue was held, a timeout
+        // by rights. Five times those figures leave that latency room, and the handler holds on until the
+        // server has written B's response, so that it is in the socket when the queue goes on.
         var later = URLRequest(url: URL(string: server.baseURL + "/sleep?ms=50")!)
-        later.timeoutInterval = 0.1
+        later.timeoutInterval = 0.5
         session.dataTask(with: URL(string: server.baseURL + "/")!) { _, _, _ in
-            usleep(200_000)
+            usleep(1_000_000)
+            _ = waitUntil(timeout: 10) { server.answeredPaths.contains("/sleep?ms=50") }
         }.resume()
         session.dataTask(with: later) { data, _, error in
             outcome.withLock { $0 = (error as? URLError, String(decoding: data ?? Data(), as: UTF8.self)) }
