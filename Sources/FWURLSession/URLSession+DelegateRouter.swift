@@ -174,7 +174,8 @@ enum DelegateRouter {
     /// The routed data delegate when it is a `URLSessionDataCollectingDelegate` that wants `dataTask`'s body
     /// (asked when the response arrives); nil otherwise.
     static func bodyCollectingDelegate(of dataTask: URLSessionDataTask) -> (any URLSessionDataCollectingDelegate)? {
-        guard hears(.collecting, task: dataTask), let delegate = delegate(of: dataTask, (any URLSessionDataCollectingDelegate).self),
+        guard hears(.collecting, task: dataTask),
+              let delegate = delegate(of: dataTask, (any URLSessionDataCollectingDelegate).self),
               delegate.urlSession(dataTask.session, shouldCollectBodyOf: dataTask) else { return nil }
         return delegate
     }
@@ -260,7 +261,8 @@ enum DelegateRouter {
 
     private static func trace(_ task: URLSessionTask,
                               _ message: (any URLSessionTaskTraceDelegate, URLSession) -> Void) {
-        guard hears(.trace, task: task), let delegate = delegate(of: task, (any URLSessionTaskTraceDelegate).self) else { return }
+        guard hears(.trace, task: task),
+              let delegate = delegate(of: task, (any URLSessionTaskTraceDelegate).self) else { return }
         message(delegate, task.session)
     }
 

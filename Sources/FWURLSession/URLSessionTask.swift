@@ -113,7 +113,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable { // mutable state: the
         get { read(\.properties.delegate) }
         set {
             let hearers = DelegateRouter.Hearers(newValue).union(session.delegateHearers)
-            core.withLock { core in
+            withCore { core in
                 core.properties.delegate = newValue
                 core.properties.hearers = hearers
             }
