@@ -70,8 +70,11 @@ struct HTTP1ConnectionStateMachine {
     }
 
     /// The machine of the request in flight, changed in place through the state's reference.
+    ///
+    /// `@exclusivity(unchecked)` as the connection's own state (`HTTP1Connection`): the connection reads and
+    /// changes it on its loop's thread only, about 17 times per request, and no access overlaps another.
     final class InFlightRequest {
-        var machine: HTTP1RequestStateMachine
+        @exclusivity(unchecked) var machine: HTTP1RequestStateMachine
 
         init(_ machine: HTTP1RequestStateMachine) {
             self.machine = machine

@@ -14,8 +14,10 @@ import FWTransport
 //   store      the body stays ≤ the cache's capacity; past it the collector lets its body go and keeps
 //              nothing more (the response is not stored): never an error
 //
-// Both reserve the announced length up front (at most `maximumReservation`: a lying Content-Length costs
-// that much address space at most), except for a response without a body (HEAD, 204, 304). The third rule,
+// Both allocate the announced length once (at most `maximumReservation`: a lying Content-Length costs that
+// much address space at most), except for a response without a body (HEAD, 204, 304): with the first piece,
+// which becomes the body's storage itself when it is the whole body (a small response's one piece costs one
+// allocation and no appends). The third rule,
 // a decoded body ≤ `maxDecompressionRatio` × its encoded bytes + `HTTPLimits.decompressionAllowance`, is
 // `checkDecodedGrowth`: the task applies it to every body, collected or streamed, before any sink sees it.
 //
@@ -44,6 +46,8 @@ struct BodyCollector: Sendable {
     private(set) var body = Data()
     /// True once a `store` body outgrew its ceiling, or a `handOver` body its limit.
     private(set) var isDropped = false
+    /// The room the first piece allocates: the announced length, capped (0: grow as pieces come).
+    private var reservation = 0
 
     /// A collector with the session's `limits` (read once, when the response arrives); its errors name `url`.
     init(_ purpose: Purpose, limits: HTTPLimits, url: URL?) {
@@ -61,7 +65,7 @@ struct BodyCollector: Sendable {
 
     /// The response arrived announcing `length` bytes (-1: unknown) for a request with `method` and a
     /// response with `status`: refuses (`handOver`) or drops (`store`) an announced body over the limit,
-    /// else reserves room for it.
+    /// else notes the room the first piece allocates.
     mutating func expect(length: Int64, method: String?, status: Int?) throws(URLError) {
         guard length > 0, method != "HEAD", status != 204, status != 304, !isDropped else { return }
         guard length <= ceiling else {
@@ -71,7 +75,7 @@ struct BodyCollector: Sendable {
                 + "httpResponseLimits.maxCollectedBodySize (\(limits.maxCollectedBodySize))")
         }
         // A body of announced length is allocated once instead of regrown (which peaks at twice the body).
-        body.reserveCapacity(Int(min(length, Self.maximumReservation)))
+        reservation = Int(min(length, Self.maximumReservation))
     }
 
     /// A piece of the (decoded) body arrived: kept while the body stays within the limit.
@@ -83,7 +87,16 @@ struct BodyCollector: Sendable {
             throw tooLarge("the response body is larger than httpResponseLimits.maxCollectedBodySize "
                 + "(\(limits.maxCollectedBodySize) bytes)")
         }
-        body.append(contentsOf: bytes)
+        guard body.isEmpty else {
+            body.append(contentsOf: bytes)
+            return
+        }
+        if bytes.count >= reservation {
+            body = Data(bytes)
+        } else {
+            body.reserveCapacity(reservation)
+            body.append(contentsOf: bytes)
+        }
     }
 
     /// The body, which the collector lets go of (a finished task keeps none).
