@@ -8,6 +8,9 @@ import FWWire
 
 extension HTTP1ConnectionStateMachine {
     /// What the owner must do.
+    ///
+    /// The cases carrying a `TransportError` (128 bytes) are indirect: inline, they made every action 160
+    /// bytes, copied several times per request on its way from a machine input to `run`.
     enum Action {
         case none
         /// Write bytes of the tunnel's exchange with the proxy (the answer is read into `tunnelReceived`).
@@ -24,7 +27,7 @@ extension HTTP1ConnectionStateMachine {
         case reportEstablished
         /// The connection could not be established: close it and report the failure to the pool (a
         /// rejected or cancelled trust decision also drops the TLS session cached during the handshake).
-        case reportConnectFailed(TransportError, discardTLSSession: Bool)
+        indirect case reportConnectFailed(TransportError, discardTLSSession: Bool)
         /// Start writing the request (the connection is now active).
         case startWriting(PreparedRequest)
         /// The request arrived on a connection that had already closed: hand it back for a retry.
@@ -47,7 +50,7 @@ extension HTTP1ConnectionStateMachine {
         /// the request ends, and the connection leaves the pool without closing.
         case handOver(PreparedRequest, to: HandOverTarget, stop: BodyProducer?)
         /// End the request with an error (or retry it) and close the connection.
-        case failRequest(PreparedRequest, TransportError, retry: Bool, stop: BodyProducer?)
+        indirect case failRequest(PreparedRequest, TransportError, retry: Bool, stop: BodyProducer?)
         /// Close the connection and tell the pool it is gone.
         case closeIdle
         /// Pipelining: write this request's head behind the requests in flight (it joined the queue).
@@ -57,7 +60,7 @@ extension HTTP1ConnectionStateMachine {
         case bounceFollower(PreparedRequest)
         /// Pipelining: a queued follower ends with this error before its turn (cancelled); the connection ends
         /// after the request in flight, since the follower's response would still come.
-        case failFollower(PreparedRequest, TransportError)
+        indirect case failFollower(PreparedRequest, TransportError)
         /// Pipelining: run `then` (the connection is closed by it), then send `requests` again, in order, on
         /// another connection: they were written but never answered.
         indirect case replaying([PreparedRequest], then: Action)

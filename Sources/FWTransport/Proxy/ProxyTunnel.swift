@@ -17,7 +17,11 @@ enum ProxyTunnelAction: Equatable, Sendable {
 }
 
 /// A tunnel being opened through a proxy: an HTTP CONNECT exchange or a SOCKS5 handshake.
-enum ProxyTunnel: Sendable {
+///
+/// Indirect: the connection's machine holds one for a few round trips of a proxied connection's life, and
+/// inline its ~400 bytes made every copy of the machine (each read of one of its computed properties through
+/// the connection) five times larger.
+indirect enum ProxyTunnel: Sendable {
     case connect(HTTPConnectTunnel)
     case socks5(SOCKS5Handshake)
 
