@@ -1,6 +1,7 @@
 import FWLoop
 import FWTLS
 import FWWire
+import Synchronization
 
 // MARK: - HTTPTransport
 
@@ -89,7 +90,6 @@ public final class HTTPTransport: Sendable {
         var pool: ConnectionPoolStateMachine
         var entries: [RequestID: Entry] = [:]
         var connections: [ConnectionID: HTTP1Connection] = [:]
-        var nextRequestNumber: UInt64 = 1
         /// The deadline the wait sweep is armed for, if any.
         var waitSweepArmedFor: Deadline?
     }
@@ -113,6 +113,8 @@ public final class HTTPTransport: Sendable {
     let tlsContextBox = LockedBox<Result<TLSContext, TLSError>?>(nil)
     /// The pool, the request table and the connection table.
     let state: LockedBox<State>
+    /// The number of the next request (`execute` prepares a request before it takes the lock).
+    private let nextRequestNumber = Atomic<UInt64>(1)
 
     /// Creates a transport whose connections live on `group`'s loops.
     public init(configuration: Configuration = Configuration(), group: EventLoopGroup) {
@@ -147,26 +149,28 @@ public final class HTTPTransport: Sendable {
 
     /// Starts `request`; `delegate` receives its events (see `TransportEvent`) on a loop thread.
     @discardableResult
-    public func execute(_ request: TransportRequest, delegate: any TransportTaskDelegate) -> RequestID {
-        let (id, work): (RequestID, [Work]) = state.withLock { state in
-            let id = RequestID(state.nextRequestNumber)
-            state.nextRequestNumber += 1
-            let prepared: PreparedRequest
-            do throws(HTTPRequestError) {
-                prepared = try PreparedRequest(id: id, request: request, delegate: delegate)
-            } catch {
-                return (id, [.fail(id, delegate, .invalidRequest(error))])
-            }
+    public func execute(_ request: consuming TransportRequest, delegate: any TransportTaskDelegate) -> RequestID {
+        // Prepared (encoded) outside the lock, and moved into it: the request is not copied on its way.
+        let id = RequestID(nextRequestNumber.wrappingAdd(1, ordering: .relaxed).oldValue)
+        let prepared: PreparedRequest
+        do throws(HTTPRequestError) {
+            prepared = try PreparedRequest(id: id, request: request, delegate: delegate)
+        } catch {
+            perform([.fail(id, delegate, .invalidRequest(error))])
+            return id
+        }
+        let work: [Work] = state.withLock { state in
             state.entries[id] = Entry(prepared: prepared)
-            let action = state.pool.enqueue(id, key: request.key, priority: request.priority,
+            let key = prepared.request.key
+            let action = state.pool.enqueue(id, key: key, priority: prepared.request.priority,
                                             pipelinable: prepared.isPipelinable)
-            if request.tracesBytes { state.entries[id]?.poolDecision = PoolDecision(action) }
+            if prepared.request.tracesBytes { state.entries[id]?.poolDecision = PoolDecision(action) }
             var work = resolveLocked(action, in: &state, failure: .shutDown)
             // A request the pool served at once waits for nothing (and the key is not hashed again).
-            if case .none = action.request, state.pool.isWaiting(id, key: request.key) {
-                work += startWaitingLocked(id, timeout: request.idleTimeout, in: &state)
+            if case .none = action.request, state.pool.isWaiting(id, key: key) {
+                work += startWaitingLocked(id, timeout: prepared.request.idleTimeout, in: &state)
             }
-            return (id, work)
+            return work
         }
         perform(work)
         return id
@@ -294,7 +298,8 @@ public final class HTTPTransport: Sendable {
             guard let entry = state.entries[requestID], let connection = state.connections[connectionID] else {
                 preconditionFailure("pool leased \(connectionID) to \(requestID), which the transport does not know")
             }
-            state.entries[requestID]?.waitDeadline = nil
+            // A request served at once never waited (changing an entry in place costs allocations).
+            if entry.waitDeadline != nil { state.entries[requestID]?.waitDeadline = nil }
             work.append(.execute(entry.prepared, on: connection))
         case .executeAll(let requestIDs, let connectionID):
             guard let connection = state.connections[connectionID] else {
@@ -304,7 +309,7 @@ public final class HTTPTransport: Sendable {
                 guard let entry = state.entries[requestID] else {
                     preconditionFailure("pool leased \(connectionID) to \(requestID), which the transport does not know")
                 }
-                state.entries[requestID]?.waitDeadline = nil
+                if entry.waitDeadline != nil { state.entries[requestID]?.waitDeadline = nil }
                 work.append(.execute(entry.prepared, on: connection))
             }
         case .fail(let requestID):

@@ -80,7 +80,6 @@ final class PreparedRequest: Sendable {
                                               into: &bytes)
         }
         self.id = id
-        self.request = request
         self.encodedHead = bytes
         let closes = head.headers.containsToken("close", inField: "Connection")
         self.forbidsReuse = closes
@@ -95,6 +94,7 @@ final class PreparedRequest: Sendable {
             && (head.method == "GET" || head.method == "HEAD")
             && !closes && !head.headers.contains(name: "Expect")
         self.pipelineReplays = 0
+        self.request = request // last: moved in, not copied
     }
 
     /// The same request, to be sent again after its pipelined connection closed before answering it.

@@ -49,19 +49,22 @@ public struct TransportRequest: Sendable {
     /// metrics no delegate hears) turns it off: filling the metrics and handing them over costs every request.
     /// True by default.
     public var reportsMetrics = true
+}
 
+extension TransportRequest {
     /// Creates a request.
+    ///
+    /// It assigns a value the memberwise initialiser made (hence the extension, which keeps that initialiser):
+    /// an initialiser that assigns the properties one by one builds the request on the stack and copies it
+    /// out, retaining and releasing every reference it holds, for each request made.
     public init(key: ConnectionKey, head: HTTPRequestHead, body: TransportRequestBody? = nil,
                 idleTimeout: Duration = .seconds(60), priority: Int = 500, decodesContent: Bool = false,
-                tracesBytes: Bool = false, reportsConnection: Bool = true) {
-        self.key = key
-        self.head = head
-        self.body = body
-        self.idleTimeout = idleTimeout
-        self.priority = priority
-        self.decodesContent = decodesContent
-        self.tracesBytes = tracesBytes
-        self.reportsConnection = reportsConnection
+                tracesBytes: Bool = false, reportsConnection: Bool = true, rawBytes: [UInt8]? = nil,
+                webSocket: WebSocketUpgrade? = nil, pipelining: Bool = false) {
+        self = TransportRequest(key: key, head: head, body: body, idleTimeout: idleTimeout, priority: priority,
+                                decodesContent: decodesContent, tracesBytes: tracesBytes,
+                                reportsConnection: reportsConnection, rawBytes: rawBytes, webSocket: webSocket,
+                                pipelining: pipelining, reportsChunks: false, reportsMetrics: true)
     }
 
     /// Whether the request may be sent again after a failure that came before any response byte although

@@ -79,8 +79,7 @@ extension TransportRequest {
             self.init(key: key.isolated(), head: HTTPRequestHead(method: method, target: target, headers: HTTPHeaders()),
                       idleTimeout: Self.idleTimeout(of: request, configuration: configuration),
                       priority: Int((priority * 1000).rounded()), decodesContent: false,
-                      tracesBytes: tracing, reportsConnection: tracing)
-            self.rawBytes = bytes
+                      tracesBytes: tracing, reportsConnection: tracing, rawBytes: bytes)
             return
         }
         let method = request.httpMethod ?? "GET"
@@ -106,9 +105,9 @@ extension TransportRequest {
                   priority: Int((priority * 1000).rounded()),
                   decodesContent: true,
                   tracesBytes: tracing,
-                  reportsConnection: tracing)
-        self.webSocket = webSocket
-        self.pipelining = configuration.httpShouldUsePipelining && request.httpShouldUsePipelining
+                  reportsConnection: tracing,
+                  webSocket: webSocket,
+                  pipelining: configuration.httpShouldUsePipelining && request.httpShouldUsePipelining)
     }
 
     /// The longest a request without timeout is given: about 68 years (`Duration` and the loops' deadlines
