@@ -126,7 +126,7 @@ extension EventLoop {
             spareEndOfIteration = []
             swap(&work, &endOfIteration)
             for item in work {
-                item()
+                item.run()
             }
             work.removeAll(keepingCapacity: work.count <= Self.keptListCapacity)
             spareEndOfIteration = work

@@ -128,10 +128,10 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// they are dispatched; empty otherwise.
     var harvested = UnsafeMutableBufferPointer<fw_epoll_event>(start: nil, count: 0)
     /// Loop thread only: work for the end of the current iteration (`atEndOfIteration`).
-    @exclusivity(unchecked) var endOfIteration: [() -> Void] = []
+    @exclusivity(unchecked) var endOfIteration: [EndOfIterationItem] = []
     /// Loop thread only: emptied lists kept with their capacity, swapped in when `endOfIteration` and
     /// `incoming.tasks` are taken, so that a busy loop does not allocate a new list every iteration.
-    @exclusivity(unchecked) var spareEndOfIteration: [() -> Void] = []
+    @exclusivity(unchecked) var spareEndOfIteration: [EndOfIterationItem] = []
     var spareTasks: [@Sendable () -> Void] = []
     /// A spare list that held more than this many items is let go (a burst does not pin its memory).
     static let keptListCapacity = 256
@@ -300,6 +300,33 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// event). Work added by such work runs in the same iteration.
     public func atEndOfIteration(_ work: @escaping () -> Void) {
         preconditionInEventLoop()
-        endOfIteration.append(work)
+        endOfIteration.append(.closure(work))
+    }
+
+    /// Runs `work.runAtEndOfIteration()` as `atEndOfIteration(_:)` runs a closure, in the same order, and
+    /// without allocating one: for an owner that asks every iteration (a connection's outbox, a session's
+    /// deliveries). The loop holds `work` until then.
+    public func atEndOfIteration(_ work: any EndOfIterationWork) {
+        preconditionInEventLoop()
+        endOfIteration.append(.object(work))
+    }
+}
+
+/// An object with work for the end of a loop iteration (`EventLoop.atEndOfIteration(_:)`).
+public protocol EndOfIterationWork: AnyObject {
+    /// Called on the loop's thread, once per `atEndOfIteration(_:)`.
+    func runAtEndOfIteration()
+}
+
+/// An item of the end-of-iteration list: a closure, or an object's work (no closure context to allocate).
+enum EndOfIterationItem {
+    case closure(() -> Void)
+    case object(any EndOfIterationWork)
+
+    func run() {
+        switch self {
+        case .closure(let work): work()
+        case .object(let work): work.runAtEndOfIteration()
+        }
     }
 }

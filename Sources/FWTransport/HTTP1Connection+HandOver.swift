@@ -53,7 +53,7 @@ extension HTTP1Connection {
             let channelLoop = transport.channelLoop(handedOverFrom: loop)
             let channel = WebSocketChannel(core: core.handOver(hangUp: .endsChannel, to: channelLoop),
                                            received: leftover, upgrade: upgrade, agreement: agreement)
-            post(endingEvents(for: request, then: .upgraded(channel)), to: request)
+            postEnding(of: request, then: .upgraded(channel))
             flushOutbox()
         case .stream(let deliver):
             let leftover = parser.abandonResponse()

@@ -16,7 +16,7 @@ extension HTTP1Connection {
         if request.request.reportsConnection {
             let info = ConnectionInfo(id: id, isReused: true, localAddress: addresses.local,
                                       remoteAddress: addresses.remote)
-            post([.connected(info)], to: request)
+            post(.connected(info), to: request)
         }
         if request.request.tracesBytes {
             post([.headSent(request.encodedHead), .wireWrite(request.encodedHead)], to: request)

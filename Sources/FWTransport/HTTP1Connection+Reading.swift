@@ -82,7 +82,7 @@ extension HTTP1Connection {
         guard let request = machine.activeRequest else { return }
         if metrics.responseStart == nil { metrics.responseStart = loop.now().uptimeNanoseconds }
         bytesRead += Int64(bytes.count)
-        if request.request.tracesBytes { post([.wireRead(Array(bytes))], to: request) }
+        if request.request.tracesBytes { post(.wireRead(Array(bytes)), to: request) }
     }
 
     /// The peer's end is a clean one: a close-delimited body ends here, anything else in flight is cut short;
@@ -166,7 +166,7 @@ extension HTTP1Connection {
             case .chunk(let size, let extensions):
                 // Only for a request that asked for them (`reportsChunks`: the parser reports chunks only then).
                 if let request = machine.activeRequest {
-                    post([.chunk(size: size, extensions: extensions)], to: request)
+                    post(.chunk(size: size, extensions: extensions), to: request)
                 }
             case .end(let trailers, let keepAlive):
                 metrics.responseEnd = loop.now().uptimeNanoseconds
@@ -184,7 +184,7 @@ extension HTTP1Connection {
     func startMetrics(for request: PreparedRequest) {
         bytesWritten = 0
         bytesRead = 0
-        // Without a reader the fields written as the request goes are never posted (`endingEvents`).
+        // Without a reader the fields written as the request goes are never posted (`postEnding`).
         guard request.request.reportsMetrics else { return }
         metrics = machine.isReused ? TransportMetrics() : establishment
         metrics.isReusedConnection = machine.isReused
@@ -197,14 +197,10 @@ extension HTTP1Connection {
         metrics.pipelineReplays = request.pipelineReplays
     }
 
-    /// The events that end an attempt: its metrics, when its request asked for them, then `last`.
-    func endingEvents(for request: PreparedRequest, then last: TransportEvent? = nil) -> [TransportEvent] {
-        switch (request.request.reportsMetrics, last) {
-        case (true, let last?): [.metrics(finalMetrics()), last]
-        case (true, nil): [.metrics(finalMetrics())]
-        case (false, let last?): [last]
-        case (false, nil): []
-        }
+    /// Posts the events that end an attempt: its metrics, when its request asked for them, then `last`.
+    func postEnding(of request: PreparedRequest, then last: TransportEvent? = nil) {
+        if request.request.reportsMetrics { post(.metrics(finalMetrics()), to: request) }
+        if let last { post(last, to: request) }
     }
 
     func finalMetrics() -> TransportMetrics {

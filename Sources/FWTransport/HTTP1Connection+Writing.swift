@@ -20,7 +20,7 @@ extension HTTP1Connection {
         startMetrics(for: request)
         armRequestIdleTimer(request.request.idleTimeout)
         if request.request.reportsConnection {
-            post([.connected(connectionInfo(for: request))], to: request)
+            post(.connected(connectionInfo(for: request)), to: request)
         }
         if let producers = request.bodyProducers {
             guard let producer = producers.producerForAttempt() else {
@@ -29,7 +29,7 @@ extension HTTP1Connection {
             }
             machine.withRequest { $0.attach(BodyProducer(producer: producer)) }
         }
-        if request.request.tracesBytes { post([.headSent(request.encodedHead)], to: request) }
+        if request.request.tracesBytes { post(.headSent(request.encodedHead), to: request) }
         enqueue(request.encodedHead)
         if request.expectsContinue {
             continueTimer = loop.scheduleTimer(at: loop.now() + request.continueWait) { [self] in
@@ -68,7 +68,7 @@ extension HTTP1Connection {
     func enqueue(_ bytes: [UInt8], payload: Int = 0) {
         guard !bytes.isEmpty else { return }
         bytesWritten += Int64(bytes.count)
-        if let request = machine.activeRequest, request.request.tracesBytes { post([.wireWrite(bytes)], to: request) }
+        if let request = machine.activeRequest, request.request.tracesBytes { post(.wireWrite(bytes), to: request) }
         do throws(TLSError) {
             try core.queue(bytes, payload: payload)
         } catch {
@@ -113,6 +113,6 @@ extension HTTP1Connection {
         // Nothing of a body left (a request without one): the request's machine is not touched.
         guard sent > 0, let request = machine.activeRequest,
               let total = machine.withRequest({ $0.bodyBytesWritten(sent) }) ?? nil else { return }
-        post([.bodyBytesSent(total)], to: request)
+        post(.bodyBytesSent(total), to: request)
     }
 }

@@ -13,7 +13,7 @@ import FWWire
 /// Sendable because it only crosses threads as a reference handed to `loop.execute`: every mutable
 /// stored property below is touched on `loop`'s thread only (checked with `preconditionInEventLoop`
 /// at every entry point).
-final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread-only state (see above)
+final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Sendable { // loop-thread-only state
     let id: ConnectionID
     let key: ConnectionKey
     let loop: EventLoop
@@ -70,6 +70,8 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     @exclusivity(unchecked) private var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the emptied outbox of the last flush, kept with its capacity for the next one.
     @exclusivity(unchecked) private var spareOutbox: [(request: PreparedRequest, events: [TransportEvent])] = []
+    /// Loop thread only: emptied event lists of past flushes, kept with their capacity for the next batches.
+    @exclusivity(unchecked) private var spareEventLists: [[TransportEvent]] = []
     /// Loop thread only: the current request's metrics, and the bytes it wrote and read so far.
     @exclusivity(unchecked) var metrics = TransportMetrics()
     @exclusivity(unchecked) var bytesWritten: Int64 = 0
@@ -188,12 +190,12 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         case .deliver(let events, let request):
             post(events, to: request)
         case .deliverContinue(let event, let request):
-            post([event], to: request)
+            post(event, to: request)
             releaseBodyAfterContinue()
         case .deliverHead(let head, let request, let producer):
             cancelContinueTimer()
             producer?.producer.stop()
-            post([.head(head)], to: request)
+            post(.head(head), to: request)
         case .writeBody(let bytes, let payload):
             enqueue(bytes, payload: payload)
         case .produceBody(let producer, let maxLength, let answer):
@@ -236,7 +238,7 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         if !reusable { cancelTimer() }
         cancelContinueTimer()
         producer?.producer.stop()
-        post(endingEvents(for: request, then: .end(trailers: trailers)), to: request)
+        postEnding(of: request, then: .end(trailers: trailers))
         if !reusable {
             closeSocket()
         } else if machine.isIdle {
@@ -260,9 +262,9 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         closeSocket()
         // A streamed body is resent only with a new producer (the old one was just stopped).
         let resend = retry && request.prepareResend(on: loop)
-        post(endingEvents(for: request), to: request)
+        postEnding(of: request)
         // The trace's `retry` names what failed the attempt.
-        if resend, request.request.tracesBytes { post([.retrying(error)], to: request) }
+        if resend, request.request.tracesBytes { post(.retrying(error), to: request) }
         flushOutbox()
         transport.requestFailed(request, on: self, error: error, retry: resend)
     }
@@ -272,20 +274,33 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
     /// Hands `events` to `request`'s delegate at the end of this loop iteration, together with the request's
     /// other events of the iteration (one hop to the delegate's queue per response instead of one per event).
     func post(_ events: [TransportEvent], to request: PreparedRequest) {
-        guard !events.isEmpty else { return }
+        for event in events { post(event, to: request) }
+    }
+
+    /// Hands `event` to `request`'s delegate at the end of this loop iteration (see `post(_:to:)` above); no
+    /// list is made for it: the batches' lists are kept from one iteration to the next.
+    func post(_ event: TransportEvent, to request: PreparedRequest) {
         if let last = outbox.indices.last, outbox[last].request.id == request.id {
-            outbox[last].events.append(contentsOf: events)
+            outbox[last].events.append(event)
             return
         }
-        if outbox.isEmpty { loop.atEndOfIteration { [self] in flushOutbox() } }
+        if outbox.isEmpty { loop.atEndOfIteration(self) }
+        var batch = spareEventLists.popLast() ?? []
         // Room for what usually follows in the same iteration (head, body, metrics, end): one allocation.
-        var batch = events
-        batch.reserveCapacity(Self.eventsPerBatch)
+        if batch.capacity == 0 { batch.reserveCapacity(Self.eventsPerBatch) }
+        batch.append(event)
         outbox.append((request, batch))
     }
 
-    /// The events one request usually posts in one iteration.
+    /// The events one request usually posts in one iteration, and the most a kept list may hold (a burst's
+    /// longer list is let go).
     private static let eventsPerBatch = 6
+    private static let keptEventsCapacity = 64
+
+    /// The end of the loop iteration in which `post` was first called: the outbox goes out.
+    func runAtEndOfIteration() {
+        flushOutbox()
+    }
 
     /// Delivers what `post` collected; also called before a request goes back to the transport, which
     /// delivers that request's later events itself.
@@ -294,10 +309,22 @@ final class HTTP1Connection: ChannelDriver, @unchecked Sendable { // loop-thread
         var batches = spareOutbox
         spareOutbox = []
         swap(&batches, &outbox)
-        for batch in batches { batch.request.deliver(batch.events) }
+        for index in batches.indices {
+            // Taken out of the batch, so that the list is the only reference once delivered, and kept.
+            var events: [TransportEvent] = []
+            swap(&events, &batches[index].events)
+            batches[index].request.deliver(events)
+            events.removeAll(keepingCapacity: true)
+            if events.capacity <= Self.keptEventsCapacity, spareEventLists.count < Self.keptEventLists {
+                spareEventLists.append(events)
+            }
+        }
         batches.removeAll(keepingCapacity: true)
         spareOutbox = batches
     }
+
+    /// The most emptied event lists kept (one per request whose events one iteration can carry, mostly one).
+    private static let keptEventLists = 4
 
     // MARK: Socket
 

@@ -1,4 +1,5 @@
 import Foundation
+import FWLoop
 import FWTransport
 
 // MARK: - DeliveryPump
@@ -15,7 +16,8 @@ import FWTransport
 // delivered in the operation that read it. Either way a drain never runs inside `resume()`, `cancel()` or
 // another callback: it is queued behind them.
 
-final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue` and `hostedLoop` are thread-safe
+// `@unchecked Sendable`: `state` is a LockedBox; `queue` and `hostedLoop` are thread-safe.
+final class DeliveryPump: EndOfIterationWork, @unchecked Sendable {
     private struct State {
         /// Tasks to drain, in order; each is taken out (nil) when its drain starts, so that the pump's
         /// reference goes with the drain, never inside the lock (the last reference may free the task).
@@ -49,10 +51,15 @@ final class DeliveryPump: @unchecked Sendable { // `state` is LockedBox; `queue`
         guard startDrain else { return }
         guard let hostedLoop else { return queue.addOperation { self.run() } }
         if hostedLoop.inEventLoop {
-            hostedLoop.atEndOfIteration { self.run() }
+            hostedLoop.atEndOfIteration(self)
         } else {
             hostedLoop.execute { self.run() }
         }
+    }
+
+    /// The hosted loop's end of iteration: the drains scheduled from its thread run (`schedule`).
+    func runAtEndOfIteration() {
+        run()
     }
 
     /// Drains ready tasks until none is left (delegate queue; a hosted loop's slice is one of its operations).
