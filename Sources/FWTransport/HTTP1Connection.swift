@@ -189,6 +189,8 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
             transport.retry(afterStaleConnection: request)
         case .deliver(let events, let request):
             post(events, to: request)
+        case .deliverBody(let bytes, let request):
+            post(.body(bytes), to: request)
         case .deliverContinue(let event, let request):
             post(event, to: request)
             releaseBodyAfterContinue()

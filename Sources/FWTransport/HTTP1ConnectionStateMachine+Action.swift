@@ -34,6 +34,9 @@ extension HTTP1ConnectionStateMachine {
         case bounceRequest(PreparedRequest)
         /// Hand these events to the request's delegate.
         case deliver([TransportEvent], to: PreparedRequest)
+        /// Hand a piece of a body that is not decoded to the request's delegate (`deliver` without a list, for
+        /// the piece nearly every response has).
+        case deliverBody([UInt8], to: PreparedRequest)
         /// A 100 Continue arrived: deliver it and let the waiting body go.
         case deliverContinue(TransportEvent, to: PreparedRequest)
         /// The final head arrived: deliver it; the body stops going out (stop its producer, if running).

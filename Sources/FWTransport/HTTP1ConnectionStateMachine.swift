@@ -259,6 +259,8 @@ struct HTTP1ConnectionStateMachine {
     /// Body bytes arrived (decoded here when the response is encoded).
     mutating func receivedBody(_ bytes: [UInt8]) -> Action {
         switch state {
+        case .active(let inFlight) where !inFlight.machine.decodes:
+            return .deliverBody(bytes, to: inFlight.machine.request)
         case .active: return decoding { request throws(ContentDecoder.Failure) in try request.receivedBody(bytes) }
         case .idle: return receivedUnsolicitedBytes()
         case .connecting, .closed: return .none

@@ -153,7 +153,9 @@ struct HTTP1RequestStateMachine {
         // body (one without, such as a HEAD response, decodes nothing).
         let transferCodings = (try? ResponseFramingRules.transferCodings(of: head)) ?? []
         let contentEncoding = request.request.decodesContent ? head.headers.first(name: "Content-Encoding") : nil
-        decoder = ContentDecoder(transferCodings: transferCodings, contentEncoding: contentEncoding)
+        // Most bodies have no coding: no decoder is tried (a failing class initialiser allocates first).
+        decoder = transferCodings.isEmpty && contentEncoding == nil
+            ? nil : ContentDecoder(transferCodings: transferCodings, contentEncoding: contentEncoding)
         return stopBody()
     }
 
@@ -171,6 +173,10 @@ struct HTTP1RequestStateMachine {
         guard let slice = try decoder?.nextSlice(), !slice.isEmpty else { return [] }
         return [.body(slice)]
     }
+
+    /// Whether the body is decoded (it has transfer codings besides chunked, or a content coding to undo): a
+    /// piece of one that is not is delivered as it came, without this machine.
+    var decodes: Bool { decoder != nil }
 
     /// Whether the body received so far still has decoded slices to come out.
     var hasDecodedOutputPending: Bool { decoder?.hasPendingOutput ?? false }

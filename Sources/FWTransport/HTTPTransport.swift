@@ -345,7 +345,12 @@ public final class HTTPTransport: Sendable {
         for item in work {
             switch item {
             case .execute(let request, let connection):
-                onLoop(of: connection) { connection.execute(request) }
+                // Every request passes here: no closure (an allocation) unless it has to cross threads.
+                if connection.loop.inEventLoop {
+                    connection.execute(request)
+                } else {
+                    connection.loop.execute { connection.execute(request) }
+                }
             case .fail(let id, let delegate, let error):
                 delegate.transportTask(id, didReceive: .failed(error))
             case .start(let connection):

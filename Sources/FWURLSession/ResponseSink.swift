@@ -175,11 +175,18 @@ final class CollectingSink: ResponseSink {
     }
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {
-        var collector = BodyCollector(.handOver, limits: task.session.sessionConfiguration.httpResponseLimits,
-                                      url: task.currentRequest?.url)
-        try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
-                             status: response.statusCode)
-        task.withSink { $0.collector = collector }
+        let limits = task.session.sessionConfiguration.httpResponseLimits
+        let length = response.expectedContentLength
+        let status = response.statusCode
+        // The request read and the collector kept under one lock.
+        try task.withCore { core in
+            Result { () throws(URLError) in
+                let request = core.transfer.currentRequest
+                var collector = BodyCollector(.handOver, limits: limits, url: request?.url)
+                try collector.expect(length: length, method: request?.httpMethod, status: status)
+                core.sink.collector = collector
+            }
+        }.get()
     }
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {

@@ -213,7 +213,7 @@ import TestSupport
             .tcp(secure: false), .start(Self.get), .nextBody, .written, .head(200), .body([1, 2]), .end(),
         ])
         #expect(actions == ["reportEstablished", "startWriting(R1)", "none", "deliverHead(200, R1, stop: false)",
-                            "deliver([body(2)], R1)", "complete(R1, reusable: true, stop: false)"])
+                            "deliverBody(2, R1)", "complete(R1, reusable: true, stop: false)"])
         #expect(machine.isIdle)
         #expect(machine.isReused)
     }

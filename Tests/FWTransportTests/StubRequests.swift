@@ -58,6 +58,7 @@ extension HTTP1ConnectionStateMachine.Action {
         case .bounceRequest(let request): return "bounce(\(request.id))"
         case .deliver(let events, let request):
             return "deliver([\(events.map(\.summary).joined(separator: ", "))], \(request.id))"
+        case .deliverBody(let bytes, let request): return "deliverBody(\(bytes.count), \(request.id))"
         case .deliverContinue(let event, let request): return "deliverContinue(\(event.summary), \(request.id))"
         case .deliverHead(let head, let request, let producer):
             return "deliverHead(\(head.status), \(request.id), stop: \(producer != nil))"
