@@ -14,7 +14,16 @@ extension PythonHTTPServer {
     /// The paths of the requests the sleeper answered, in order, each once its whole response was written to
     /// its connection.
     public var answeredPaths: [String] {
-        let log = (try? String(contentsOfFile: directory + "/answered.log", encoding: .utf8)) ?? ""
+        lines(of: "answered.log")
+    }
+
+    /// The paths of the requests the sleeper received, in order, each as soon as its head was read.
+    public var receivedPaths: [String] {
+        lines(of: "received.log")
+    }
+
+    private func lines(of file: String) -> [String] {
+        let log = (try? String(contentsOfFile: directory + "/" + file, encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map(String.init)
     }
 
@@ -24,6 +33,8 @@ extension PythonHTTPServer {
     # Each answered request's path, once its whole response is written: a test can wait for a response to be
     # in its socket instead of guessing how long a loaded machine takes (PythonHTTPServer.answeredPaths).
     ANSWERED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answered.log")
+    # And each received request's path, as soon as its head is read (PythonHTTPServer.receivedPaths).
+    RECEIVED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "received.log")
 
     class Sleeper(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -34,6 +45,8 @@ extension PythonHTTPServer {
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def do_GET(self):
+            with open(RECEIVED, "a") as received:
+                received.write(self.path + "\n")
             url = urllib.parse.urlsplit(self.path)
             body = b"ok"
             if url.path == "/sleep":

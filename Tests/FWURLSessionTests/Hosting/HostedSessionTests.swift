@@ -114,24 +114,26 @@ private func ownQueueSession(_ configure: (URLSessionConfiguration) -> Void = { 
         let session = ownQueueSession()
         defer { session.finishTasksAndInvalidate() }
         let outcome = LockedBox<(error: URLError?, body: String)?>(nil)
-        // B's response comes 50 ms after its request and waits in the socket while A's completion handler
+        // B's response comes 200 ms after its request and waits in the socket while A's completion handler
         // holds the queue past B's timeout; the next iteration reads it before the timer. The figures
         // were a 200 ms hold and a 100 ms timeout; on a loaded machine (CI's shifted-clock passes) the server
-        // took more than 100 ms to answer A or B, so B's timeout ran out before the queue was held, a timeout
-        // by rights. Five times those figures leave that latency room, and the handler holds on until the
-        // server has written B's response, so that it is in the socket when the queue goes on.
-        var later = URLRequest(url: URL(string: server.baseURL + "/sleep?ms=50")!)
+        // took more than 100 ms to answer, so B's timeout ran out before the queue was held, a timeout by
+        // rights. Five times those figures leave that latency room. B goes first and A only once the server
+        // has B's request: A's handler holds the queue until the server has written B's response, which it
+        // could never do for a request the held queue had not sent yet.
+        var later = URLRequest(url: URL(string: server.baseURL + "/sleep?ms=200")!)
         later.timeoutInterval = 0.5
-        session.dataTask(with: URL(string: server.baseURL + "/")!) { _, _, _ in
-            usleep(1_000_000)
-            _ = waitUntil(timeout: 10) { server.answeredPaths.contains("/sleep?ms=50") }
-        }.resume()
         session.dataTask(with: later) { data, _, error in
             outcome.withLock { $0 = (error as? URLError, String(decoding: data ?? Data(), as: UTF8.self)) }
         }.resume()
+        #expect(waitUntil(timeout: 10) { server.receivedPaths.contains("/sleep?ms=200") })
+        session.dataTask(with: URL(string: server.baseURL + "/")!) { _, _, _ in
+            usleep(1_000_000)
+            _ = waitUntil(timeout: 10) { server.answeredPaths.contains("/sleep?ms=200") }
+        }.resume()
         #expect(waitUntil(timeout: 10) { outcome.withLock { $0 != nil } })
         #expect(outcome.withLock { $0?.error } == nil)
-        #expect(outcome.withLock { $0?.body } == "slept 50")
+        #expect(outcome.withLock { $0?.body } == "slept 200")
     }
 
     /// A hosted session whose delegate records every message and the queue it came on, and its loop.
