@@ -294,10 +294,12 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
         outbox.append((request, batch))
     }
 
-    /// The events one request usually posts in one iteration, and the most a kept list may hold (a burst's
-    /// longer list is let go).
+    /// The events one request usually posts in one iteration; the most a kept list may hold (a burst's longer
+    /// list is let go); the most emptied lists kept (one per request whose events an iteration carries, mostly
+    /// one).
     private static let eventsPerBatch = 6
     private static let keptEventsCapacity = 64
+    private static let keptEventLists = 4
 
     /// The end of the loop iteration in which `post` was first called: the outbox goes out.
     func runAtEndOfIteration() {
@@ -324,9 +326,6 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
         batches.removeAll(keepingCapacity: true)
         spareOutbox = batches
     }
-
-    /// The most emptied event lists kept (one per request whose events one iteration can carry, mostly one).
-    private static let keptEventLists = 4
 
     // MARK: Socket
 

@@ -66,6 +66,39 @@ func lookupOfAbsentNames() {
     #expect(!headers.contains(name: String(repeating: "a", count: 6)))
 }
 
+@Test("lookups of a name find every field of it, however it was added, and no other")
+func lookupOfRepeatedNames() throws {
+    // One field per name.
+    var headers: HTTPHeaders = ["Content-Length": "64", "Connection": "keep-alive"]
+    #expect(headers.values(name: "content-length") == ["64"])
+    #expect(headers.combinedValue(name: "Connection") == "keep-alive")
+    // A second field of the name, added every way, is found: appended, put first, parsed (a field line).
+    headers.add(name: "connection", value: "close")
+    #expect(headers.values(name: "Connection") == ["keep-alive", "close"])
+    headers.addFirst(name: "CONTENT-LENGTH", value: "65")
+    #expect(headers.values(name: "Content-Length") == ["65", "64"])
+    #expect(headers.containsToken("close", inField: "Connection"))
+    var parser = HTTPResponseParser()
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(Array("HTTP/1.1 200 OK\r\nVia: 1.1 a\r\nAge: 1\r\nvia: 1.1 b\r\nContent-Length: 0\r\n\r\n".utf8))
+    guard case .head(let head, _)? = try parser.next() else {
+        Issue.record("no head")
+        return
+    }
+    #expect(head.headers.combinedValue(name: "VIA") == "1.1 a, 1.1 b")
+    // Names that share a first letter and a length (the quick answer's bit) but differ: each found once.
+    var sharing: HTTPHeaders = ["X-A": "1", "X-B": "2"]
+    #expect(sharing.values(name: "x-a") == ["1"])
+    #expect(sharing.values(name: "x-b") == ["2"])
+    // A field moved to the front and one removed keep the others' answers right.
+    sharing.add(name: "x-a", value: "3")
+    sharing.moveToFront(name: "X-B")
+    #expect(sharing.values(name: "X-A") == ["1", "3"])
+    sharing.remove(name: "x-a")
+    #expect(sharing.values(name: "X-A").isEmpty)
+    #expect(sharing.values(name: "X-B") == ["2"])
+}
+
 @Test("adding, replacing and removing")
 func changing() {
     var headers: HTTPHeaders = ["Accept": "a", "Host": "h", "accept": "b"]
