@@ -10,6 +10,9 @@
 #   Scripts/bench.sh --quick         3 rounds of 1 s, waiting at most a minute for a quiet machine
 #   Scripts/bench.sh --rows https    a subset: row ids and the groups http, https, files (comma-separated)
 #   --rounds N, --seconds S          rounds per row, seconds per timed client run
+#   --api CLIENT=API                 a Swift client's other API (repeatable): fw=async (N tasks awaiting
+#                                    `data(for:)`), ahc=async (`execute(_:timeout:)`), foundation=async;
+#                                    such a run is partial too (its report is not results.md)
 #   --out FILE                       where the report goes. Runs with --quick, --rows or fewer than 5
 #                                    rounds default to Scripts/bench/.build/results-partial.md, so only a
 #                                    full run replaces results.md
@@ -37,10 +40,11 @@ rounds=5
 seconds=2
 max_wait=900
 rows=""
+apis=()
 report=""
 partial=false
 usage() {
-    echo "usage: $0 [--quick] [--rows id|group,...] [--rounds N] [--seconds S] [--out FILE]" >&2
+    echo "usage: $0 [--quick] [--rows id|group,...] [--rounds N] [--seconds S] [--api CLIENT=API]... [--out FILE]" >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
         --rows) [ $# -ge 2 ] || usage; rows=$2 partial=true; shift 2 ;;
         --rounds) [ $# -ge 2 ] && [ "$2" -gt 0 ] 2>/dev/null || usage; rounds=$2; shift 2 ;;
         --seconds) [ $# -ge 2 ] || usage; seconds=$2; shift 2 ;;
+        --api) [ $# -ge 2 ] || usage; apis+=(--api "$2") partial=true; shift 2 ;;
         --out) [ $# -ge 2 ] || usage; report=$2; shift 2 ;;
         *) usage ;;
     esac
@@ -264,7 +269,7 @@ fi
     --bin "$bin" --curl "$package/.build/c/bench-curl" --curl-tool "$curl_tool" --wrk "$wrk" \
     --cacert "$work/tls/root-ca.pem" --session-log "$work/logs/sessions.log" \
     --docroot "$work/www" --put-dir "$transfers/put" --scratch "$transfers/scratch" \
-    --rounds "$rounds" --seconds "$seconds" "${selection[@]}" --out "$report" \
+    --rounds "$rounds" --seconds "$seconds" "${selection[@]}" "${apis[@]}" --out "$report" \
     --note "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, Linux $(uname -r), $quiet" \
     --note "$versions"
 # The multipart upload benchmark runs on its own (Scripts/bench-multipart.sh); its last recorded result is
