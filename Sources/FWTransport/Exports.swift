@@ -5,7 +5,8 @@
 // underlying error (`NSUnderlyingErrorKey`) of a URLError that a failed name lookup caused. The loops and
 // their clock are re-exported so that a session runs on the engine it is given (`SessionEngine`): its
 // deadlines are timers on one of those loops, its times read the loops' clock; a session that makes its own
-// delegate queue hosts its loop there (`EventLoopHost`).
+// delegate queue hosts its loop there (`EventLoopHost`), and its deliveries run at the end of that loop's iterations
+// (`EndOfIterationWork`).
 
 @_exported import struct FWWire.HTTPDeviations
 @_exported import struct FWWire.HTTPHeaders
@@ -22,6 +23,7 @@
 @_exported import struct FWWire.WebSocketLimits
 @_exported import struct FWLoop.Deadline
 @_exported import class FWLoop.EventLoop
+@_exported import protocol FWLoop.EndOfIterationWork
 @_exported import protocol FWLoop.EventLoopClock
 @_exported import class FWLoop.EventLoopGroup
 @_exported import protocol FWLoop.EventLoopHost

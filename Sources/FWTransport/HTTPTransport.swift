@@ -1,7 +1,6 @@
 import FWLoop
 import FWTLS
 import FWWire
-import Synchronization
 
 // MARK: - HTTPTransport
 
@@ -113,8 +112,8 @@ public final class HTTPTransport: Sendable {
     let tlsContextBox = LockedBox<Result<TLSContext, TLSError>?>(nil)
     /// The pool, the request table and the connection table.
     let state: LockedBox<State>
-    /// The number of the next request (`execute` prepares a request before it takes the lock).
-    private let nextRequestNumber = Atomic<UInt64>(1)
+    /// The requests' numbers (`execute` prepares a request, which needs its number, before it takes the lock).
+    private let requestNumbers = AtomicCounter(startingAt: 1)
 
     /// Creates a transport whose connections live on `group`'s loops.
     public init(configuration: Configuration = Configuration(), group: EventLoopGroup) {
@@ -151,7 +150,7 @@ public final class HTTPTransport: Sendable {
     @discardableResult
     public func execute(_ request: consuming TransportRequest, delegate: any TransportTaskDelegate) -> RequestID {
         // Prepared (encoded) outside the lock, and moved into it: the request is not copied on its way.
-        let id = RequestID(nextRequestNumber.wrappingAdd(1, ordering: .relaxed).oldValue)
+        let id = RequestID(requestNumbers.next())
         let prepared: PreparedRequest
         do throws(HTTPRequestError) {
             prepared = try PreparedRequest(id: id, request: request, delegate: delegate)

@@ -1,5 +1,4 @@
 import Foundation
-import FWLoop
 import FWTransport
 
 // MARK: - DeliveryPump
