@@ -15,8 +15,7 @@ import FWTransport
 // delivered in the operation that read it. Either way a drain never runs inside `resume()`, `cancel()` or
 // another callback: it is queued behind them.
 
-// `@unchecked Sendable`: `state` is a LockedBox; `queue` and `hostedLoop` are thread-safe.
-final class DeliveryPump: EndOfIterationWork, @unchecked Sendable {
+final class DeliveryPump: EndOfIterationWork, @unchecked Sendable { // state: LockedBox; queue, hostedLoop: thread-safe
     private struct State {
         /// Tasks to drain, in order; each is taken out (nil) when its drain starts, so that the pump's
         /// reference goes with the drain, never inside the lock (the last reference may free the task).
