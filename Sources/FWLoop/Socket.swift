@@ -16,6 +16,10 @@ public final class Socket {
     @exclusivity(unchecked) public private(set) var fd: Int32
     /// The address family the socket was created for.
     public let family: SocketAddress.Family
+    /// The address `connect(to:)` was given, and whether that connect completed: `remoteAddress()` then
+    /// answers without a `getpeername` (a TCP peer is the address connected to).
+    private var connectTarget: SocketAddress?
+    private var isConnected = false
 
     // MARK: Life cycle
 
@@ -70,9 +74,11 @@ public final class Socket {
     /// true: connected now; false: in progress (wait for writable, then finishConnect()).
     public func connect(to address: SocketAddress) throws(IOError) -> Bool {
         let fd = try openDescriptor("connect")
-        return try address.withSockAddr { (pointer, length) throws(IOError) -> Bool in
+        connectTarget = address
+        isConnected = try address.withSockAddr { (pointer, length) throws(IOError) -> Bool in
             try Syscall.connect(fd, pointer, length)
         }
+        return isConnected
     }
 
     /// Completes a connect that was in progress once the socket is writable: throws the connect's
@@ -83,6 +89,7 @@ public final class Socket {
         if error != 0 {
             throw IOError(errno: error, call: "connect")
         }
+        isConnected = true
     }
 
     // MARK: Reading and writing
@@ -109,7 +116,10 @@ public final class Socket {
 
     /// The peer's address, or nil when not connected or closed.
     public func remoteAddress() -> SocketAddress? {
-        address(peer: true)
+        if isConnected, fd >= 0, let connectTarget {
+            return connectTarget
+        }
+        return address(peer: true)
     }
 
     // MARK: Helpers

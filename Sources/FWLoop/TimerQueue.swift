@@ -2,9 +2,11 @@
 
 /// Scheduled tasks ordered by deadline; equal deadlines run in the order they were scheduled.
 ///
-/// Cancelling removes the task at once and leaves its heap entry behind; stale entries are skipped
-/// when they reach the top and the heap is rebuilt when they outnumber the live ones. The queue reads
-/// no clock: its owner passes the time in (`popExpired(now:)`), read from the loop's `EventLoopClock`.
+/// Cancelling removes the task at once and leaves its heap entry behind; stale entries are dropped when
+/// they reach the top and the heap is rebuilt when they outnumber the live ones. The top is always live
+/// (every change that can uncover or stale it drops stale tops), so `earliestDeadline()`, which the loop
+/// asks up to three times an iteration, reads the heap without a lookup. The queue reads no clock: its
+/// owner passes the time in (`popExpired(now:)`), read from the loop's `EventLoopClock`.
 struct TimerQueue {
     private struct Entry {
         let deadline: Deadline
@@ -36,15 +38,16 @@ struct TimerQueue {
         guard tasks.removeValue(forKey: id.rawValue) != nil else {
             return
         }
-        if heap.count > 64 && heap.count > 2 * tasks.count {
+        if heap.first?.id == id.rawValue {
+            dropStaleTop()
+        } else if heap.count > 64 && heap.count > 2 * tasks.count {
             compact()
         }
     }
 
     /// The earliest deadline of a live timer, or nil when none is scheduled.
-    mutating func earliestDeadline() -> Deadline? {
-        dropStaleTop()
-        return heap.first?.deadline
+    func earliestDeadline() -> Deadline? {
+        heap.first?.deadline
     }
 
     /// Removes the timers due at `now` and returns their ids in firing order. Their tasks stay until
@@ -57,6 +60,7 @@ struct TimerQueue {
                 expired.append(TimerID(rawValue: top.id))
             }
         }
+        dropStaleTop()
         return expired
     }
 

@@ -63,9 +63,11 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     lazy var cipherBuffer = [UInt8](repeating: 0, count: ChannelCore.readSize)
     /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
     var establishment = TransportMetrics()
-    /// Loop thread only: the socket's local and peer addresses as text, read once when it connected (for
-    /// every request's `.connected` event).
-    var addresses: (local: String?, remote: String?) = (nil, nil)
+    /// Loop thread only: the socket's local and peer addresses as text, for a `.connected` event (made when
+    /// asked: only a request that reports its connection does).
+    var addresses: (local: String?, remote: String?) {
+        (establishment.localAddress?.description, establishment.remoteAddress?.description)
+    }
     /// Loop thread only: events waiting for the end of the loop iteration (`post`), per request, in order.
     @exclusivity(unchecked) private var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the emptied outbox of the last flush, kept with its capacity for the next one.
@@ -332,11 +334,8 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     private func adopt(_ socket: Socket, times: TransportMetrics) {
         core.adopt(socket)
         establishment = times
-        let local = socket.localAddress()
-        let remote = socket.remoteAddress()
-        establishment.localAddress = local.map(SocketAddressInfo.init)
-        establishment.remoteAddress = remote.map(SocketAddressInfo.init)
-        addresses = (local?.description, remote?.description)
+        establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
+        establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)
         do throws(IOError) {
             try core.watch(for: self, readable: true)
         } catch {

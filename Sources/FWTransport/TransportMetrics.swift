@@ -47,16 +47,19 @@ public struct TransportMetrics: Sendable {
     public var tls: TLSConnectionMetrics?
 }
 
-/// A numeric address and port.
-public struct SocketAddressInfo: Sendable, Hashable {
+/// A numeric address and port. The text is made when read: most connections' addresses never are.
+public struct SocketAddressInfo: Sendable, Hashable, CustomStringConvertible {
+    let address: SocketAddress
+
     /// "127.0.0.1" or "::1".
-    public var host: String
+    public var host: String { address.host }
     /// The port.
-    public var port: Int
+    public var port: Int { address.port }
+    /// "127.0.0.1:80" or "[::1]:80".
+    public var description: String { address.description }
 
     init(_ address: SocketAddress) {
-        host = address.host
-        port = address.port
+        self.address = address
     }
 }
 

@@ -88,5 +88,39 @@ import Testing
         #expect(short != SocketAddress(numericHost: "::1", port: 81))
         let mapped = SocketAddress(numericHost: "::ffff:127.0.0.1", port: 80)
         #expect(SocketAddress(numericHost: "127.0.0.1", port: 80) != mapped)
+        #expect(SocketAddress(numericHost: "127.0.0.1", port: 80) != SocketAddress(numericHost: "127.0.0.2", port: 80))
+        let loopbackIndex = if_nametoindex("lo")
+        let named = SocketAddress(numericHost: "fe80::1%lo", port: 80)
+        let numbered = SocketAddress(numericHost: "fe80::1%\(loopbackIndex)", port: 80)
+        #expect(named == numbered)
+        #expect(Set([named, numbered]).count == 1)
+        #expect(named != SocketAddress(numericHost: "fe80::1%\(loopbackIndex + 1)", port: 80))
+        #expect(named != SocketAddress(numericHost: "fe80::1", port: 80))
+    }
+
+    /// Equality and hashing read only the address, scope and port: what the kernel leaves in the other
+    /// fields (IPv4's padding, IPv6's flow label) does not make two addresses differ.
+    @Test func equalityIgnoresPaddingAndFlowLabel() {
+        var ipv4 = sockaddr_in()
+        ipv4.sin_family = sa_family_t(AF_INET)
+        ipv4.sin_port = UInt16(8080).bigEndian
+        ipv4.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        ipv4.sin_zero = (1, 2, 3, 4, 5, 6, 7, 8)
+        let padded = withUnsafePointer(to: &ipv4) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0) }
+        }
+        let plain = SocketAddress(numericHost: "127.0.0.1", port: 8080)
+        #expect(padded == plain)
+        #expect(Set([padded, plain]).count == 1)
+        var ipv6 = sockaddr_in6()
+        ipv6.sin6_family = sa_family_t(AF_INET6)
+        ipv6.sin6_port = UInt16(443).bigEndian
+        ipv6.sin6_flowinfo = 0x1234
+        #expect(inet_pton(AF_INET6, "::1", &ipv6.sin6_addr) == 1)
+        let labelled = withUnsafePointer(to: &ipv6) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0) }
+        }
+        #expect(labelled == SocketAddress(numericHost: "::1", port: 443))
+        #expect(labelled?.host == "::1")
     }
 }

@@ -1,4 +1,4 @@
-// TimerQueue: heap order, FIFO ties, cancellation, compaction.
+// TimerQueue: heap order, FIFO ties, cancellation, a live top, compaction.
 
 import Testing
 
@@ -52,6 +52,28 @@ import Testing
             }
         }
         #expect(queue.popExpired(now: .distantFuture) == keep.reversed())
+    }
+
+    /// The earliest deadline is always a live timer's: cancelling the top uncovers the next live one, past
+    /// entries cancelled while they were below it, and so does popping the due timers.
+    @Test func earliestDeadlineSkipsTimersCancelledBelowTheTop() {
+        var queue = TimerQueue()
+        let first = queue.schedule(at: at(1)) {}
+        let second = queue.schedule(at: at(2)) {}
+        let third = queue.schedule(at: at(3)) {}
+        _ = queue.schedule(at: at(4)) {}
+        queue.cancel(second)
+        #expect(queue.earliestDeadline() == at(1))
+        queue.cancel(first)
+        #expect(queue.earliestDeadline() == at(3))
+        _ = queue.schedule(at: at(5)) {}
+        queue.cancel(third)
+        #expect(queue.earliestDeadline() == at(4))
+        let sixth = queue.schedule(at: at(6)) {}
+        _ = queue.schedule(at: at(7)) {}
+        queue.cancel(sixth)
+        #expect(queue.popExpired(now: at(5)).count == 2)
+        #expect(queue.earliestDeadline() == at(7))
     }
 
     @Test func removeAllDropsEverything() {
