@@ -15,10 +15,22 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// The port, explicit or the scheme's default.
     public var port: Int
     /// The proxy the origin is reached through, or nil for a direct connection.
-    public var proxy: ProxyServer?
+    public var proxy: ProxyServer? {
+        get { proxyBox?.server }
+        set { proxyBox = newValue.map(ProxyBox.init) }
+    }
     /// Requests whose keys differ only here never share a connection. 0 for every ordinary request; a raw
     /// request (`TransportRequest.rawBytes`) takes a number of its own, so it always opens a new connection.
     public var partition: UInt64 = 0
+
+    /// The proxy, boxed: a `ProxyServer` is about 90 bytes, and the key is copied, hashed and compared several
+    /// times per request (inline, it made each copy of the key and each comparison copy the proxy too).
+    private var proxyBox: ProxyBox?
+
+    private final class ProxyBox: Sendable {
+        let server: ProxyServer
+        init(_ server: ProxyServer) { self.server = server }
+    }
 
     /// Hashes the host, the port and the partition: the pool looks its key up several times per request, and
     /// the scheme and the proxy (its host, credentials and answer to a challenge) cost each lookup to hash
@@ -27,6 +39,17 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(host)
         hasher.combine(port)
         hasher.combine(partition)
+    }
+
+    /// Equal when every field is; the numbers are compared first, and one boxed proxy is equal to itself.
+    public static func == (lhs: ConnectionKey, rhs: ConnectionKey) -> Bool {
+        guard lhs.port == rhs.port, lhs.partition == rhs.partition, lhs.host == rhs.host, lhs.scheme == rhs.scheme
+        else { return false }
+        switch (lhs.proxyBox, rhs.proxyBox) {
+        case (nil, nil): return true
+        case (let left?, let right?): return left === right || left.server == right.server
+        case (nil, _?), (_?, nil): return false
+        }
     }
 
     /// Creates a key; scheme and host are lowercased so that equal origins share connections.
@@ -39,7 +62,7 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
         self.scheme = scheme
         self.host = host
         self.port = port
-        self.proxy = proxy
+        self.proxyBox = proxy.map(ProxyBox.init)
     }
 
     /// The port a scheme uses when a URL names none: 443 for https (and wss), 80 otherwise. The one
@@ -73,11 +96,11 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     public var isSecure: Bool { scheme == "https" || scheme == "wss" }
 
     /// Whether requests go to an HTTP proxy in absolute form (plain HTTP through an HTTP proxy): no tunnel.
-    public var usesAbsoluteForm: Bool { proxy?.kind == .http && !isSecure }
+    public var usesAbsoluteForm: Bool { proxyBox?.server.kind == .http && !isSecure }
 
     /// Whether the connection opens a tunnel through its proxy before anything else (CONNECT for HTTPS
     /// through an HTTP proxy, every SOCKS5 connection).
-    public var needsTunnel: Bool { proxy != nil && !usesAbsoluteForm }
+    public var needsTunnel: Bool { proxyBox != nil && !usesAbsoluteForm }
 
     /// `host:port` of the origin, IPv6 in brackets: a CONNECT request's target and its `Host`.
     public var authority: String {

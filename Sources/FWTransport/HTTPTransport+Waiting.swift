@@ -18,7 +18,7 @@ extension HTTPTransport {
     /// Records that request `id` waits for a connection, and arms the sweep if its deadline is the earliest.
     func startWaitingLocked(_ id: RequestID, timeout: Duration, in state: inout State) -> [Work] {
         let deadline = sweepLoop.now() + timeout
-        state.entries[id]?.waitDeadline = deadline
+        state.updateEntry(id) { $0.waitDeadline = deadline }
         if let armed = state.waitSweepArmedFor, armed <= deadline { return [] }
         state.waitSweepArmedFor = deadline
         return [.armWaitSweep(deadline)]

@@ -91,6 +91,13 @@ public final class HTTPTransport: Sendable {
         var connections: [ConnectionID: HTTP1Connection] = [:]
         /// The deadline the wait sweep is armed for, if any.
         var waitSweepArmedFor: Deadline?
+
+        /// Changes request `id`'s entry in place, if there is one. (`entries[id]?.field = value` goes through
+        /// `Dictionary`'s keyed `_modify` coroutine, which allocated frames for an entry this large.)
+        mutating func updateEntry(_ id: RequestID, _ change: (inout Entry) -> Void) {
+            guard let index = entries.index(forKey: id) else { return }
+            change(&entries.values[index])
+        }
     }
 
     /// Work decided under the lock, done after it.
@@ -163,7 +170,7 @@ public final class HTTPTransport: Sendable {
             let key = prepared.request.key
             let action = state.pool.enqueue(id, key: key, priority: prepared.request.priority,
                                             pipelinable: prepared.isPipelinable)
-            if prepared.request.tracesBytes { state.entries[id]?.poolDecision = PoolDecision(action) }
+            if prepared.request.tracesBytes { state.updateEntry(id) { $0.poolDecision = PoolDecision(action) } }
             var work = resolveLocked(action, in: &state, failure: .shutDown)
             // A request the pool served at once waits for nothing (and the key is not hashed again).
             if case .none = action.request, state.pool.isWaiting(id, key: key) {
@@ -267,7 +274,7 @@ public final class HTTPTransport: Sendable {
         state.entries[request.id] = entry
         let action = state.pool.enqueue(request.id, key: request.request.key, priority: request.request.priority,
                                         requiresNewConnection: newConnection, pipelinable: request.isPipelinable)
-        if request.request.tracesBytes { state.entries[request.id]?.poolDecision = PoolDecision(action) }
+        if request.request.tracesBytes { state.updateEntry(request.id) { $0.poolDecision = PoolDecision(action) } }
         var work = resolveLocked(action, in: &state, failure: .shutDown)
         if state.pool.isWaiting(request.id, key: request.request.key) {
             work += startWaitingLocked(request.id, timeout: request.request.idleTimeout, in: &state)
@@ -297,8 +304,7 @@ public final class HTTPTransport: Sendable {
             guard let entry = state.entries[requestID], let connection = state.connections[connectionID] else {
                 preconditionFailure("pool leased \(connectionID) to \(requestID), which the transport does not know")
             }
-            // A request served at once never waited (changing an entry in place costs allocations).
-            if entry.waitDeadline != nil { state.entries[requestID]?.waitDeadline = nil }
+            if entry.waitDeadline != nil { state.updateEntry(requestID) { $0.waitDeadline = nil } }
             work.append(.execute(entry.prepared, on: connection))
         case .executeAll(let requestIDs, let connectionID):
             guard let connection = state.connections[connectionID] else {
@@ -308,7 +314,7 @@ public final class HTTPTransport: Sendable {
                 guard let entry = state.entries[requestID] else {
                     preconditionFailure("pool leased \(connectionID) to \(requestID), which the transport does not know")
                 }
-                if entry.waitDeadline != nil { state.entries[requestID]?.waitDeadline = nil }
+                if entry.waitDeadline != nil { state.updateEntry(requestID) { $0.waitDeadline = nil } }
                 work.append(.execute(entry.prepared, on: connection))
             }
         case .fail(let requestID):

@@ -1,0 +1,59 @@
+// ConnectionKey: which keys are equal (every field, the boxed proxy by value), hashing that agrees with
+// equality, and the proxy's routing properties.
+
+import Testing
+
+@testable import FWTransport
+
+@Suite struct ConnectionKeyTests {
+    private static func proxy(authorization: String? = nil, password: String = "secret") -> ProxyServer {
+        ProxyServer(kind: .http, host: "Proxy.Example", port: 3128,
+                    credentials: ProxyCredentials(user: "user", password: password), authorization: authorization)
+    }
+
+    @Test func keysWithEqualFieldsAreEqualAndHashAlike() {
+        let direct = ConnectionKey(scheme: "HTTP", host: "Example.com", port: 80)
+        #expect(direct == ConnectionKey(scheme: "http", host: "example.com", port: 80))
+        // Two proxies made apart are two boxes holding equal values.
+        let proxied = ConnectionKey(scheme: "https", host: "example.com", port: 443, proxy: Self.proxy())
+        let again = ConnectionKey(scheme: "https", host: "example.com", port: 443, proxy: Self.proxy())
+        #expect(proxied == again)
+        #expect(Set([proxied, again]).count == 1)
+        var copy = proxied
+        copy.proxy = Self.proxy()
+        #expect(copy == proxied)
+    }
+
+    @Test func everyFieldTellsKeysApart() {
+        let base = ConnectionKey(scheme: "https", host: "example.com", port: 443, proxy: Self.proxy())
+        var variants: [ConnectionKey] = []
+        for change in 0..<7 {
+            var key = base
+            switch change {
+            case 0: key.scheme = "wss"
+            case 1: key.host = "example.org"
+            case 2: key.port = 8443
+            case 3: key.proxy = nil
+            case 4: key.proxy = Self.proxy(password: "other")
+            case 5: key.proxy = Self.proxy(authorization: "Negotiate abc")
+            default: key = base.isolated()
+            }
+            #expect(key != base, "change \(change)")
+            variants.append(key)
+        }
+        #expect(Set(variants + [base]).count == 8)
+    }
+
+    @Test func theProxyDecidesTunnelsAndAbsoluteForm() {
+        let plain = ConnectionKey(scheme: "http", host: "example.com", port: 80, proxy: Self.proxy())
+        #expect(plain.usesAbsoluteForm && !plain.needsTunnel)
+        let secure = ConnectionKey(scheme: "https", host: "example.com", port: 443, proxy: Self.proxy())
+        #expect(!secure.usesAbsoluteForm && secure.needsTunnel)
+        var socks = plain
+        socks.proxy = ProxyServer(kind: .socks5, host: "127.0.0.1", port: 1080)
+        #expect(!socks.usesAbsoluteForm && socks.needsTunnel)
+        #expect(socks.proxy?.port == 1080)
+        let direct = ConnectionKey(scheme: "https", host: "example.com", port: 443)
+        #expect(!direct.usesAbsoluteForm && !direct.needsTunnel && direct.proxy == nil)
+    }
+}
