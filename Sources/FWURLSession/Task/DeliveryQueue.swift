@@ -87,6 +87,8 @@ struct DeliveryQueue {
 
     /// Delivered events are dropped from the front once this many accumulate.
     static let compactionThreshold = 64
+    /// The room the first event's list is made with: a small response's head, body and end, and one more.
+    static let initialCapacity = 4
 
     /// Events not delivered yet.
     var undeliveredCount: Int { stateMessages.count + events.count - head }
@@ -99,6 +101,9 @@ struct DeliveryQueue {
             stateMessages.append(event)
             return false
         }
+        // A small response brings three events (head, body, end): grown one by one from empty, the list was
+        // allocated three times per task.
+        if events.capacity == 0 { events.reserveCapacity(Self.initialCapacity) }
         events.append(event)
         guard case .transport(.body(let bytes)) = event else { return false }
         queuedBodyBytes += bytes.capacity
