@@ -98,7 +98,7 @@ public final class Socket {
     /// A reset connection throws `ECONNRESET`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> IOResult<Int> {
         precondition(buffer.count > 0, "Socket.read needs room for at least one byte")
-        return try Syscall.read(try openDescriptor("read"), buffer)
+        return try Syscall.receive(try openDescriptor("read"), buffer)
     }
 
     /// Writes some of `bytes`: the count written, or `.wouldBlock`. A broken connection throws

@@ -75,9 +75,11 @@ package enum Syscall {
         }
     }
 
-    /// Reads into `buffer`; 0 means end of stream.
-    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> IOResult<Int> {
-        try run("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    /// Reads a socket into `buffer` with `recv`; 0 means end of stream. (`read` on a socket goes through the
+    /// file layer first, `fdget_pos`'s position lock and the permission and range checks: about 2 µs more
+    /// kernel time per request in a profile of new connections.)
+    static func receive(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> IOResult<Int> {
+        try run("recv") { Glibc.recv(fd, buffer.baseAddress, buffer.count, 0) }
     }
 
     /// Writes `bytes` with `send(MSG_NOSIGNAL)`, so a broken pipe is `EPIPE` and never `SIGPIPE`.
