@@ -283,16 +283,16 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
 
     /// Hands `event` to `request`'s delegate at the end of this loop iteration (see `post(_:to:)` above); no
     /// list is made for it: the batches' lists are kept from one iteration to the next.
-    func post(_ event: TransportEvent, to request: PreparedRequest) {
+    func post(_ event: consuming TransportEvent, to request: PreparedRequest) {
         if let last = outbox.indices.last, outbox[last].request.id == request.id {
-            outbox[last].events.append(event)
+            outbox[last].events.append(consume event)
             return
         }
         if outbox.isEmpty { loop.atEndOfIteration(self) }
         var batch = spareEventLists.popLast() ?? []
         // Room for what usually follows in the same iteration (head, body, metrics, end): one allocation.
         if batch.capacity == 0 { batch.reserveCapacity(Self.eventsPerBatch) }
-        batch.append(event)
+        batch.append(consume event)
         outbox.append((request, batch))
     }
 

@@ -96,17 +96,18 @@ struct DeliveryQueue {
     var keptCount: Int { events.count }
 
     /// Queues `event`; true when `isBacklogged` changed.
-    mutating func append(_ event: TaskEvent) -> Bool {
+    mutating func append(_ event: consuming TaskEvent) -> Bool {
         if event.isStateMessage {
-            stateMessages.append(event)
+            stateMessages.append(consume event)
             return false
         }
+        let bodyBytes = if case .transport(.body(let bytes)) = event { bytes.capacity } else { 0 }
         // A small response brings three events (head, body, end): grown one by one from empty, the list was
         // allocated three times per task.
         if events.capacity == 0 { events.reserveCapacity(Self.initialCapacity) }
-        events.append(event)
-        guard case .transport(.body(let bytes)) = event else { return false }
-        queuedBodyBytes += bytes.capacity
+        events.append(consume event)
+        guard bodyBytes > 0 else { return false }
+        queuedBodyBytes += bodyBytes
         guard !isBacklogged, queuedBodyBytes > Self.highWater else { return false }
         isBacklogged = true
         return true
@@ -127,7 +128,10 @@ struct DeliveryQueue {
             isDraining = false
             return (nil, false)
         }
-        let event = events[head]
+        // Moved out, a trivial case left in its place: a copy would retain what the event holds, and the list
+        // would release it again when emptied.
+        var event = TaskEvent.begin
+        swap(&event, &events[head])
         head += 1
         if head == events.count {
             events.removeAll(keepingCapacity: events.count <= 64)

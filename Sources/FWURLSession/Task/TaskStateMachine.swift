@@ -268,8 +268,8 @@ struct TaskStateMachine {
 
     /// Queues `event`; schedules the drain when this is the one to start it, and sends the reading pause when
     /// the backlog passed its high-water mark.
-    private mutating func append(_ event: TaskEvent, into actions: inout TaskActions) {
-        if deliveries.append(event) { actions.readingPause = pauseDecision() }
+    private mutating func append(_ event: consuming TaskEvent, into actions: inout TaskActions) {
+        if deliveries.append(consume event) { actions.readingPause = pauseDecision() }
         if deliveries.claimDrain() { actions.scheduleDrain = true }
     }
 
