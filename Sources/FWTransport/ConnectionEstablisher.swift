@@ -36,9 +36,17 @@ final class ConnectionEstablisher {
             finish(.failure(.timedOut("connecting to \(key) took longer than \(timeout)")))
         }
         times.domainLookupStart = self.loop.now().uptimeNanoseconds
+        let host = key.proxy?.host ?? key.host
+        let port = key.proxy?.port ?? key.port
+        // A numeric host is its own address: connect now, without the resolver's completion and a hop back to
+        // this loop (two closures, a LoopBound and a queued task per new connection).
+        if let port = UInt16(exactly: port), let address = Resolver.numericAddress(host, port: port) {
+            resolved(.success([address]))
+            return
+        }
         let loop = self.loop
         let resolving = LoopBound(self, loop: loop)
-        Resolver.resolve(host: key.proxy?.host ?? key.host, port: key.proxy?.port ?? key.port) { result in
+        Resolver.resolve(host: host, port: port) { result in
             loop.execute { resolving.value.resolved(result) }
         }
     }
