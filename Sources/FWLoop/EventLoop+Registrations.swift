@@ -58,6 +58,33 @@ extension EventLoop {
         registrations[id.rawValue]?.interest = interest
     }
 
+    /// Gives registration `id` to `handler`, now told about `interest`, under a new id: one `EPOLL_CTL_MOD`
+    /// where `deregister` and `register` take two (a connect attempt hands its socket to the connection that
+    /// uses it). Events already harvested for the old id are dropped, as after `deregister`. When it throws,
+    /// the descriptor is registered no more (an unknown id throws `ENOENT`).
+    public func transfer(_ id: RegistrationID, to handler: any IOHandler, interest: IOInterest) throws(IOError)
+        -> RegistrationID
+    {
+        preconditionInEventLoop()
+        guard let old = registrations.removeValue(forKey: id.rawValue) else {
+            throw IOError(errno: ENOENT, call: "epoll_ctl")
+        }
+        let newID = nextRegistrationID
+        do throws(IOError) {
+            try Syscall.epollControl(epollFD, op: EPOLL_CTL_MOD, fd: old.fd, events: interest.rawValue, data: newID)
+        } catch {
+            do {
+                try Syscall.epollControl(epollFD, op: EPOLL_CTL_DEL, fd: old.fd, events: 0, data: 0)
+            } catch {
+                // As in `deregister`: the kernel holds no such entry.
+            }
+            throw error
+        }
+        nextRegistrationID += 1
+        registrations[newID] = Registration(fd: old.fd, interest: interest, handler: handler)
+        return RegistrationID(rawValue: newID)
+    }
+
     /// Removes the registration (before the owner closes the fd). Events already harvested for it in
     /// the current iteration are dropped. Unknown ids are ignored.
     public func deregister(_ id: RegistrationID) {

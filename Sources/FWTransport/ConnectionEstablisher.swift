@@ -4,10 +4,10 @@ import FWLoop
 
 /// Opens the TCP connection for a new `HTTP1Connection` (to the origin, or to its proxy): resolves the
 /// host off the loop, then races attempts as `HappyEyeballsStateMachine` says, within a connect timeout.
-/// Reports exactly once, on the loop, with the winning socket (registered nowhere) or the error, plus the
-/// lookup and connect times. Loop thread only; it keeps itself alive until it has reported.
+/// Reports exactly once, on the loop, with the winning socket (still registered, see `EstablishedSocket`) or
+/// the error, plus the lookup and connect times. Loop thread only; it keeps itself alive until it has reported.
 final class ConnectionEstablisher {
-    typealias Completion = (Result<Socket, TransportError>, TransportMetrics) -> Void
+    typealias Completion = (Result<EstablishedSocket, TransportError>, TransportMetrics) -> Void
 
     private let key: ConnectionKey
     private let loop: EventLoop
@@ -87,7 +87,7 @@ final class ConnectionEstablisher {
             case .succeed(let id):
                 guard let winner = attempts.removeValue(forKey: id) else { continue }
                 times.connectEnd = loop.now().uptimeNanoseconds
-                finish(.success(winner.release(on: loop)))
+                finish(.success(winner.handOver()))
             case .fail(let error):
                 finish(.failure(key.proxy.map { .cannotConnect(toProxy: $0, error) } ?? .cannotConnect(error)))
             }
@@ -116,7 +116,7 @@ final class ConnectionEstablisher {
         }
     }
 
-    private func finish(_ result: Result<Socket, TransportError>) {
+    private func finish(_ result: Result<EstablishedSocket, TransportError>) {
         guard let completion else { return }
         self.completion = nil
         if let delayTimer { loop.cancelTimer(delayTimer) }
@@ -155,15 +155,29 @@ private final class ConnectAttempt: IOHandler {
         }
     }
 
-    /// Hands the connected socket over (no longer registered).
-    func release(on loop: EventLoop) -> Socket {
-        if let registration { loop.deregister(registration) }
-        registration = nil
+    /// Hands the connected socket over with its registration, which the new owner takes over at once
+    /// (the socket stays writable, and the attempt ignores what it is told from now on).
+    func handOver() -> EstablishedSocket {
+        defer { registration = nil }
         onResult = nil
-        return socket
+        return EstablishedSocket(socket: socket, registration: registration)
     }
 
     func close(on loop: EventLoop) {
-        release(on: loop).close()
+        handOver().unregistered(on: loop).close()
+    }
+}
+
+/// A connected socket and the registration its connect attempt watched it with, if any. Its owner takes the
+/// registration over before the loop runs on (`ChannelCore.adopt(_:registeredAs:)`, then `watch`: one
+/// `EPOLL_CTL_MOD` where a deregistration and a registration took two), or lets it go (`unregistered(on:)`).
+struct EstablishedSocket {
+    let socket: Socket
+    let registration: RegistrationID?
+
+    /// The socket, registered nowhere.
+    func unregistered(on loop: EventLoop) -> Socket {
+        if let registration { loop.deregister(registration) }
+        return socket
     }
 }

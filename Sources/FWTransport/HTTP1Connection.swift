@@ -106,7 +106,7 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
         establishmentDeadline = loop.now() + connectTimeout
         let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: connectTimeout) { [self] result, times in
             switch result {
-            case .success(let socket): adopt(socket, times: times)
+            case .success(let established): adopt(established, times: times)
             case .failure(let error): run(machine.connectFailed(error))
             }
         }
@@ -331,8 +331,9 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
 
     // MARK: Socket
 
-    private func adopt(_ socket: Socket, times: TransportMetrics) {
-        core.adopt(socket)
+    private func adopt(_ established: EstablishedSocket, times: TransportMetrics) {
+        let socket = established.socket
+        core.adopt(socket, registeredAs: established.registration)
         establishment = times
         establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
         establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)

@@ -18,9 +18,11 @@ extension HTTPTransport {
         loop.execute { [self] in
             let key = ConnectionKey(scheme: "tcp", host: host, port: port)
             let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: connectTimeout) { result, _ in
-                completion(result.map { socket in
-                    StreamChannel(core: ChannelCore(socket: socket, loop: loop, hangUp: .closesReadHalf), received: [],
-                                  transport: self, host: host, port: port)
+                completion(result.map { established in
+                    // Watched only once started: the attempt's registration (writable, level-triggered) goes now.
+                    let socket = established.unregistered(on: loop)
+                    return StreamChannel(core: ChannelCore(socket: socket, loop: loop, hangUp: .closesReadHalf),
+                                         received: [], transport: self, host: host, port: port)
                 })
             }
             establisher.start()

@@ -263,6 +263,50 @@ private final class Watcher: IOHandler {
         }
     }
 
+    /// `transfer` moves a registration to another handler and interest under a new id: the old handler hears
+    /// nothing more, the new one only what it asked for, and the old id is gone (transferring it again throws
+    /// `ENOENT`).
+    @Test func transferHandsARegistrationToAnotherHandler() throws {
+        try withLoop { loop in
+            let (left, right) = try makeSocketPair()
+            defer {
+                close(left)
+                close(right)
+            }
+            let handlers = LockedBox<(first: RecordingHandler, second: RecordingHandler)?>(nil)
+            let old = try onLoop(loop) {
+                let pair = (first: RecordingHandler(), second: RecordingHandler())
+                handlers.withLock { $0 = pair }
+                return try loop.register(fd: left, interest: .writable, handler: pair.first)
+            }
+            let (first, second) = try #require(handlers.withLock { $0 })
+            #expect(waitUntil { first.calls > 0 })
+            let new = try onLoop(loop) {
+                // Read on the loop thread: the handlers are not Sendable.
+                try loop.transfer(old, to: handlers.withLock { $0! }.second, interest: .readable)
+            }
+            #expect(new != old)
+            let heard = first.calls
+            try waitForFullIteration(loop)
+            // Still writable, but the new handler asked only for readable.
+            #expect(first.calls == heard && second.calls == 0)
+            try writeAll(right, "ping")
+            #expect(waitUntil { second.events.withLock { $0.contains(.readable) } })
+            #expect(second.events.withLock { $0.allSatisfy { $0 == .readable } })
+            #expect(first.calls == heard)
+            let again = try onLoop(loop) { () -> Int32? in
+                do throws(IOError) {
+                    _ = try loop.transfer(old, to: RecordingHandler(), interest: .readable)
+                    return nil
+                } catch {
+                    return error.errno
+                }
+            }
+            #expect(again == ENOENT)
+            try onLoop(loop) { loop.deregister(new) }
+        }
+    }
+
     @Test func reportsHangupWhenThePeerCloses() throws {
         try withLoop { loop in
             let (left, right) = try makeSocketPair()

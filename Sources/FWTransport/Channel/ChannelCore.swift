@@ -66,6 +66,8 @@ struct ChannelCore {
     /// The TLS engine while TLS is on (or being started or stopped).
     private(set) var tls: TLSEngine?
     private var registration: RegistrationID?
+    /// A registration the socket came with (its connect attempt's), until `watch` takes it over.
+    private var inheritedRegistration: RegistrationID?
     /// What the loop watches the socket for.
     private(set) var interest: IOInterest = []
     /// Wire bytes waiting for the socket.
@@ -85,10 +87,13 @@ struct ChannelCore {
         self.hangUp = hangUp
     }
 
-    /// Takes `socket` (connected, not watched yet).
-    mutating func adopt(_ socket: Socket) {
+    /// Takes `socket` (connected, not watched yet); `registration`, the one it may still have on this loop, is
+    /// taken over by the next `watch`, which must come before the loop runs on (it still reports to the old
+    /// handler).
+    mutating func adopt(_ socket: Socket, registeredAs registration: RegistrationID? = nil) {
         precondition(phase == .unconnected, "adopt(_:) in phase \(phase)")
         self.socket = socket
+        inheritedRegistration = registration
         phase = .open
     }
 
@@ -116,7 +121,12 @@ struct ChannelCore {
     mutating func watch(for handler: any IOHandler, readable: Bool) throws(IOError) {
         guard let socket, registration == nil else { return }
         let wanted: IOInterest = readable ? .readable : []
-        registration = try loop.register(fd: socket.fd, interest: wanted, handler: handler)
+        if let inherited = inheritedRegistration {
+            inheritedRegistration = nil
+            registration = try loop.transfer(inherited, to: handler, interest: wanted)
+        } else {
+            registration = try loop.register(fd: socket.fd, interest: wanted, handler: handler)
+        }
         interest = wanted
     }
 
@@ -133,7 +143,9 @@ struct ChannelCore {
     /// Stops watching the socket (it stays open).
     mutating func stopWatching() {
         if let registration { loop.deregister(registration) }
+        if let inheritedRegistration { loop.deregister(inheritedRegistration) }
         registration = nil
+        inheritedRegistration = nil
         interest = []
     }
 
