@@ -113,7 +113,11 @@ struct ChannelCore {
     var bytesWritten: Int { writes.writtenBytes }
 
     /// Whether the loop reported input (or a hang-up) for the socket in this iteration; true when unwatched.
-    var reportedInput: Bool { registration.map(loop.reportedInput(for:)) ?? true }
+    var reportedInput: Bool {
+        // Not `registration.map(loop.reportedInput(for:))`: forming that method value copied the whole core.
+        guard let registration else { return true }
+        return loop.reportedInput(for: registration)
+    }
 
     // MARK: Watching
 
