@@ -74,7 +74,7 @@ extension EventLoop {
         runQueuedTasks()
         runEndOfIteration()
         timers.removeAll()
-        registrations = [:]
+        registrations.removeAll()
     }
 
     /// The epoll_wait timeout: 0 with queued tasks or a due timer, the next timer rounded up to ms, or

@@ -1,10 +1,10 @@
 // EventLoop+Registrations: the descriptors a loop watches (STYLE.md principle 9; model: swift-nio
-// SelectorEpoll.swift). Each registration gets an id from 1 up (0 is the eventfd) that epoll hands back with
-// its events, so an event for a registration that is gone (deregistered this iteration, or an old
-// registration of a reused descriptor) finds no entry and is dropped. Registrations are level-triggered:
-// a handler is called every iteration while its descriptor is ready for what it asked. All of it runs on
-// the loop thread; `registrations`, `nextRegistrationID` and `harvested` are loop-thread-only state of
-// EventLoop.swift.
+// SelectorEpoll.swift). Each registration gets an id (RegistrationTable.swift: a slot and its generation, never
+// 0, the eventfd's, nor UInt64.max, the timerfd's) that epoll hands back with its events, so an event for a
+// registration that is gone (deregistered this iteration, or an old registration of a reused descriptor)
+// finds no entry and is dropped. Registrations are level-triggered: a handler is called every iteration while
+// its descriptor is ready for what it asked. All of it runs on the loop thread; `registrations` and
+// `harvested` are loop-thread-only state of EventLoop.swift.
 
 import CFWShims
 #if canImport(Glibc)
@@ -40,10 +40,13 @@ extension EventLoop {
     /// The loop holds `handler` until `deregister`. Deregister before closing the descriptor.
     public func register(fd: Int32, interest: IOInterest, handler: any IOHandler) throws(IOError) -> RegistrationID {
         preconditionInEventLoop()
-        let id = nextRegistrationID
-        try Syscall.epollControl(epollFD, op: EPOLL_CTL_ADD, fd: fd, events: interest.rawValue, data: id)
-        nextRegistrationID += 1
-        registrations[id] = Registration(fd: fd, interest: interest, handler: handler)
+        let id = registrations.insert(Registration(fd: fd, interest: interest, handler: handler))
+        do throws(IOError) {
+            try Syscall.epollControl(epollFD, op: EPOLL_CTL_ADD, fd: fd, events: interest.rawValue, data: id)
+        } catch {
+            _ = registrations.remove(id)
+            throw error
+        }
         return RegistrationID(rawValue: id)
     }
 
@@ -55,7 +58,7 @@ extension EventLoop {
         }
         try Syscall.epollControl(
             epollFD, op: EPOLL_CTL_MOD, fd: registration.fd, events: interest.rawValue, data: id.rawValue)
-        registrations[id.rawValue]?.interest = interest
+        _ = registrations.setInterest(interest, for: id.rawValue)
     }
 
     /// Gives registration `id` to `handler`, now told about `interest`, under a new id: one `EPOLL_CTL_MOD`
@@ -66,13 +69,14 @@ extension EventLoop {
         -> RegistrationID
     {
         preconditionInEventLoop()
-        guard let old = registrations.removeValue(forKey: id.rawValue) else {
+        guard let old = registrations.remove(id.rawValue) else {
             throw IOError(errno: ENOENT, call: "epoll_ctl")
         }
-        let newID = nextRegistrationID
+        let newID = registrations.insert(Registration(fd: old.fd, interest: interest, handler: handler))
         do throws(IOError) {
             try Syscall.epollControl(epollFD, op: EPOLL_CTL_MOD, fd: old.fd, events: interest.rawValue, data: newID)
         } catch {
+            _ = registrations.remove(newID)
             do {
                 try Syscall.epollControl(epollFD, op: EPOLL_CTL_DEL, fd: old.fd, events: 0, data: 0)
             } catch {
@@ -80,8 +84,6 @@ extension EventLoop {
             }
             throw error
         }
-        nextRegistrationID += 1
-        registrations[newID] = Registration(fd: old.fd, interest: interest, handler: handler)
         return RegistrationID(rawValue: newID)
     }
 
@@ -89,7 +91,7 @@ extension EventLoop {
     /// the current iteration are dropped. Unknown ids are ignored.
     public func deregister(_ id: RegistrationID) {
         preconditionInEventLoop()
-        guard let registration = registrations.removeValue(forKey: id.rawValue) else {
+        guard let registration = registrations.remove(id.rawValue) else {
             return
         }
         do {

@@ -67,7 +67,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         case threaded, parked, scheduled, running, stopped
     }
 
-    /// The registration id of the eventfd; real registrations count from 1.
+    /// The registration id of the eventfd (no registration's, see RegistrationTable.swift).
     static let wakeupID: UInt64 = 0
     /// The registration id of a hosted loop's timerfd.
     static let timerID: UInt64 = .max
@@ -119,9 +119,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     // before it runs, so work it schedules finds the property free.
 
     /// Loop thread only.
-    @exclusivity(unchecked) var registrations: [UInt64: Registration] = [:]
-    /// Loop thread only.
-    var nextRegistrationID: UInt64 = 1
+    @exclusivity(unchecked) var registrations = RegistrationTable()
     /// Loop thread only.
     @exclusivity(unchecked) var timers = TimerQueue()
     /// Loop thread only: the events this iteration's epoll_wait harvested (a view of the events buffer) until

@@ -55,10 +55,10 @@ public protocol IOHandler: AnyObject {
 
 // MARK: - Ids
 
-/// Names one registration on one loop; never reused while the loop lives.
+/// Names one registration on one loop; not reused until its slot has been refilled 2^32 - 2 times.
 ///
 /// The id is what epoll hands back, so an event for a descriptor that was deregistered, closed and
-/// reused by a new registration finds no registration and is dropped.
+/// reused by a new registration finds no registration and is dropped (RegistrationTable.swift).
 public struct RegistrationID: Hashable, Sendable {
     let rawValue: UInt64
 }
