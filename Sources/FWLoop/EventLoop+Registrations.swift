@@ -1,6 +1,6 @@
 // EventLoop+Registrations: the descriptors a loop watches (STYLE.md principle 9; model: swift-nio
-// SelectorEpoll.swift). Each registration gets an id (RegistrationTable.swift: a slot and its generation, never
-// 0, the eventfd's, nor UInt64.max, the timerfd's) that epoll hands back with its events, so an event for a
+// SelectorEpoll.swift). Each registration gets an id (SlotTable.swift: a slot and its generation, never 0, the
+// eventfd's, nor UInt64.max, the timerfd's) that epoll hands back with its events, so an event for a
 // registration that is gone (deregistered this iteration, or an old registration of a reused descriptor)
 // finds no entry and is dropped. Registrations are level-triggered: a handler is called every iteration while
 // its descriptor is ready for what it asked. All of it runs on the loop thread; `registrations` and
@@ -58,7 +58,7 @@ extension EventLoop {
         }
         try Syscall.epollControl(
             epollFD, op: EPOLL_CTL_MOD, fd: registration.fd, events: interest.rawValue, data: id.rawValue)
-        _ = registrations.setInterest(interest, for: id.rawValue)
+        _ = registrations.update(id.rawValue) { $0.interest = interest }
     }
 
     /// Gives registration `id` to `handler`, now told about `interest`, under a new id: one `EPOLL_CTL_MOD`

@@ -67,7 +67,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         case threaded, parked, scheduled, running, stopped
     }
 
-    /// The registration id of the eventfd (no registration's, see RegistrationTable.swift).
+    /// The registration id of the eventfd (no registration's, see SlotTable.swift).
     static let wakeupID: UInt64 = 0
     /// The registration id of a hosted loop's timerfd.
     static let timerID: UInt64 = .max
@@ -119,7 +119,7 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     // before it runs, so work it schedules finds the property free.
 
     /// Loop thread only.
-    @exclusivity(unchecked) var registrations = RegistrationTable()
+    @exclusivity(unchecked) var registrations = SlotTable<Registration>()
     /// Loop thread only.
     @exclusivity(unchecked) var timers = TimerQueue()
     /// Loop thread only: the events this iteration's epoll_wait harvested (a view of the events buffer) until

@@ -58,12 +58,13 @@ public protocol IOHandler: AnyObject {
 /// Names one registration on one loop; not reused until its slot has been refilled 2^32 - 2 times.
 ///
 /// The id is what epoll hands back, so an event for a descriptor that was deregistered, closed and
-/// reused by a new registration finds no registration and is dropped (RegistrationTable.swift).
+/// reused by a new registration finds no registration and is dropped (SlotTable.swift).
 public struct RegistrationID: Hashable, Sendable {
     let rawValue: UInt64
 }
 
-/// Names one scheduled timer on one loop; never reused while the loop lives.
+/// Names one scheduled timer on one loop; not reused until its slot has been refilled 2^32 - 2 times
+/// (SlotTable.swift).
 public struct TimerID: Hashable, Sendable {
     let rawValue: UInt64
 }

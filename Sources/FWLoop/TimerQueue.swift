@@ -11,31 +11,33 @@ struct TimerQueue {
     private struct Entry {
         let deadline: Deadline
         /// Increasing with each schedule, so it breaks deadline ties in FIFO order.
+        let sequence: UInt64
+        /// The task's id in `tasks`.
         let id: UInt64
 
         func precedes(_ other: Entry) -> Bool {
-            (deadline, id) < (other.deadline, other.id)
+            (deadline, sequence) < (other.deadline, other.sequence)
         }
     }
 
     private var heap: [Entry] = []
-    private var tasks: [UInt64: () -> Void] = [:]
-    private var nextID: UInt64 = 1
+    /// The tasks of live timers, by id (a cancelled or fired timer's id finds nothing, SlotTable.swift).
+    private var tasks = SlotTable<() -> Void>()
+    private var nextSequence: UInt64 = 0
 
     // MARK: Inputs
 
     /// Schedules `task` at `deadline`.
     mutating func schedule(at deadline: Deadline, _ task: @escaping () -> Void) -> TimerID {
-        let id = nextID
-        nextID += 1
-        tasks[id] = task
-        push(Entry(deadline: deadline, id: id))
+        let id = tasks.insert(task)
+        nextSequence += 1
+        push(Entry(deadline: deadline, sequence: nextSequence, id: id))
         return TimerID(rawValue: id)
     }
 
     /// Cancels a timer; unknown, fired or already cancelled ids are ignored.
     mutating func cancel(_ id: TimerID) {
-        guard tasks.removeValue(forKey: id.rawValue) != nil else {
+        guard tasks.remove(id.rawValue) != nil else {
             return
         }
         if heap.first?.id == id.rawValue {
@@ -56,7 +58,7 @@ struct TimerQueue {
         var expired: [TimerID] = []
         while let top = heap.first, top.deadline <= now {
             popTop()
-            if tasks[top.id] != nil {
+            if tasks.contains(top.id) {
                 expired.append(TimerID(rawValue: top.id))
             }
         }
@@ -66,25 +68,25 @@ struct TimerQueue {
 
     /// Removes and returns the task of a popped timer, or nil if it was cancelled meanwhile.
     mutating func take(_ id: TimerID) -> (() -> Void)? {
-        tasks.removeValue(forKey: id.rawValue)
+        tasks.remove(id.rawValue)
     }
 
     /// Drops every timer.
     mutating func removeAll() {
         heap = []
-        tasks = [:]
+        tasks.removeAll()
     }
 
     // MARK: Heap
 
     private mutating func dropStaleTop() {
-        while let top = heap.first, tasks[top.id] == nil {
+        while let top = heap.first, !tasks.contains(top.id) {
             popTop()
         }
     }
 
     private mutating func compact() {
-        heap = heap.filter { tasks[$0.id] != nil }.sorted { $0.precedes($1) }
+        heap = heap.filter { tasks.contains($0.id) }.sorted { $0.precedes($1) }
     }
 
     private mutating func push(_ entry: Entry) {
