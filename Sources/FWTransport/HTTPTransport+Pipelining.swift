@@ -33,7 +33,7 @@ extension HTTPTransport {
             var work: [Work] = []
             for request in requests {
                 let again = request.replayed()
-                state.entries[request.id]?.prepared = again
+                state.updateEntry(request.id) { $0.prepared = again }
                 work += requeueOrFailLocked(again,
                                             error: .connectionLost("the pipelined connection closed before the response"),
                                             retry: true, countsAsRetry: false, in: &state)

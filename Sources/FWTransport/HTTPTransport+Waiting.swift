@@ -59,7 +59,7 @@ extension HTTPTransport {
                 guard let deadline = entry.waitDeadline else { continue }
                 let key = entry.prepared.request.key
                 guard state.pool.isWaiting(id, key: key) else {
-                    state.entries[id]?.waitDeadline = nil
+                    state.updateEntry(id) { $0.waitDeadline = nil }
                     continue
                 }
                 if deadline <= now {

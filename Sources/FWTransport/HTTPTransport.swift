@@ -192,10 +192,10 @@ public final class HTTPTransport: Sendable {
                     return resolveLocked(state.pool.cancelWaiting(id, key: key), in: &state, failure: error)
                 }
                 // Between connections (a retry on its way): the retry honours the cancel.
-                state.entries[id]?.pendingCancel = error
+                state.updateEntry(id) { $0.pendingCancel = error }
                 return []
             }
-            state.entries[id]?.pendingCancel = error
+            state.updateEntry(id) { $0.pendingCancel = error }
             guard let connection = state.connections[connectionID] else { return [] }
             return [.cancel(id, on: connection, error)]
         }
