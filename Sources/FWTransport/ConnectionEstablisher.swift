@@ -4,9 +4,9 @@ import FWLoop
 
 /// Opens the TCP connection for a new `HTTP1Connection` (to the origin, or to its proxy): resolves the
 /// host off the loop (a numeric one needs no lookup), then races attempts as `HappyEyeballsStateMachine` says,
-/// within a connect timeout.
-/// Reports exactly once, on the loop, with the winning socket (still registered, see `EstablishedSocket`) or
-/// the error, plus the lookup and connect times. Loop thread only; it keeps itself alive until it has reported.
+/// within a connect timeout. Reports exactly once, on the loop, with the winning socket (still registered, see
+/// `EstablishedSocket`) or the error, plus the lookup and connect times. Loop thread only; it keeps itself
+/// alive until it has reported.
 final class ConnectionEstablisher {
     typealias Completion = (Result<EstablishedSocket, TransportError>, TransportMetrics) -> Void
 
