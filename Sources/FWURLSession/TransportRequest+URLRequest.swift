@@ -119,19 +119,24 @@ extension TransportRequest {
     static func idleTimeout(of request: URLRequest, configuration: URLSessionConfiguration) -> Duration {
         let session = configuration.timeoutIntervalForRequest
         guard request.isTimeoutIntervalSet else { return timeout(session) }
-        return timeout([session, request.timeoutInterval])
+        let own = request.timeoutInterval
+        // The shorter of two limits, or the one set when the other is 0 or less (no array: every request).
+        return timeout(session > 0 && own > 0 ? min(session, own) : max(session, own))
     }
 
     /// `interval` (seconds) as a duration; 0 or less sets no limit (`timeout(_:)` of one interval).
     static func timeout(_ interval: TimeInterval) -> Duration {
         guard interval > 0, interval < TimeInterval(Int32.max) else { return unboundedTimeout }
-        return .seconds(interval)
+        // In whole nanoseconds, what the loops' deadlines count: `Duration.seconds(_: Double)` converts
+        // through 128-bit integers, some 270 instructions on every request. Under `Int32.max` seconds the
+        // product stays far inside `Int64`.
+        return .nanoseconds(Int64((interval * 1_000_000_000).rounded()))
     }
 
     /// The shortest of `intervals` (seconds) as a duration; one of 0 or less sets no limit.
     static func timeout(_ intervals: [TimeInterval]) -> Duration {
-        guard let interval = intervals.filter({ $0 > 0 }).min(),
-              interval < TimeInterval(Int32.max) else { return unboundedTimeout }
-        return .seconds(interval)
+        var shortest: TimeInterval?
+        for interval in intervals where interval > 0 { shortest = min(shortest ?? interval, interval) }
+        return shortest.map(timeout) ?? unboundedTimeout
     }
 }

@@ -66,6 +66,11 @@ enum ASCII {
 struct ByteClass: Sendable {
     private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
+    /// The class whose table is `words`: bit `b % 64` of word `b / 64` is set for each member byte `b`.
+    init(words: (UInt64, UInt64, UInt64, UInt64)) {
+        self.words = words
+    }
+
     /// The class of every byte for which `isMember` is true (evaluated once per byte value, at creation).
     init(_ isMember: (UInt8) -> Bool) {
         for value in 0...255 {
@@ -99,31 +104,26 @@ struct ByteClass: Sendable {
 }
 
 extension ByteClass {
+    // The tables are written out as words: a class built by `init(_:)` at first use is a lazy global, and
+    // every read of it (eight per response head) went through `swift_once`. Each comment gives the
+    // definition, which `ByteClassTests` checks the words against.
+
     /// `tchar` (RFC 9110 §5.6.2): the bytes of methods, field names and chunk-extension names.
-    static let token = ByteClass { byte in
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
-    }
+    /// Definition: digits, letters and ``!#$%&'*+-.^_`|~``.
+    static let token = ByteClass(words: (0x03FF_6CFA_0000_0000, 0x57FF_FFFF_C7FF_FFFE, 0, 0))
 
     /// HTAB, SP, VCHAR and obs-text: reason phrases, quoted-string text and quoted pairs.
-    static let text = ByteClass { byte in
-        byte == ASCII.tab || (byte >= 0x20 && byte != 0x7F)
-    }
+    /// Definition: HTAB, or 0x20 and above but DEL.
+    static let text = ByteClass(words: (0xFFFF_FFFF_0000_0200, 0x7FFF_FFFF_FFFF_FFFF, ~0, ~0))
 
     /// Chunk extensions outside quoted strings: token characters, BWS, `;` and `=`.
-    static let chunkExtension = ByteClass { byte in
-        token.contains(byte) || ASCII.isWhitespace(byte) || byte == ASCII.semicolon || byte == ASCII.equals
-    }
+    /// Definition: `token`, SP, HTAB, `;` and `=`.
+    static let chunkExtension = ByteClass(words: (0x2BFF_6CFB_0000_0200, 0x57FF_FFFF_C7FF_FFFE, 0, 0))
 
     /// Bytes we put in a request target: anything but CTLs (NUL, CR, LF included), DEL and SP.
-    static let requestTarget = ByteClass { byte in
-        byte > 0x20 && byte != 0x7F
-    }
+    /// Definition: above 0x20 but DEL.
+    static let requestTarget = ByteClass(words: (0xFFFF_FFFE_0000_0000, 0x7FFF_FFFF_FFFF_FFFF, ~0, ~0))
 
     /// Bytes we put in a request field value: anything but NUL, CR and LF.
-    static let requestFieldValue = ByteClass { byte in
-        byte != ASCII.nul && byte != ASCII.cr && byte != ASCII.lf
-    }
+    static let requestFieldValue = ByteClass(words: (0xFFFF_FFFF_FFFF_DBFE, ~0, ~0, ~0))
 }

@@ -181,24 +181,31 @@ public struct HTTPHeaders: Sendable {
     /// and a field is ruled out by its length and first byte before the rest is compared.
     func firstIndex(named name: String, from start: Int = 0) -> Int? {
         guard start < fields.count else { return nil }
+        // A native string's bytes are read where they are; only a bridged one is copied into a `var`.
+        if let found = name.utf8.withContiguousStorageIfAvailable({ firstIndex(named: $0, from: start) }) {
+            return found
+        }
         var name = name
-        return name.withUTF8 { wanted -> Int? in
-            guard let head = wanted.first.map(ASCII.lowercased) else {
-                return fields[start...].firstIndex { $0.name.isEmpty }
-            }
-            guard nameBits & Self.nameBit(first: head, count: wanted.count) != 0 else { return nil }
-            return withStorage { stored, ranges -> Int? in
-                var index = start
-                while index < ranges.count {
-                    let range = ranges[index].name
-                    if range.count == wanted.count, ASCII.lowercased(stored[range.lowerBound]) == head,
-                       Self.bytes(stored, in: range, equalIgnoringCase: wanted, from: 1) {
-                        return index
-                    }
-                    index += 1
+        return name.withUTF8 { firstIndex(named: $0, from: start) }
+    }
+
+    /// `firstIndex(named:from:)` for a name given as its UTF-8 bytes.
+    private func firstIndex(named wanted: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let head = wanted.first.map(ASCII.lowercased) else {
+            return fields[start...].firstIndex { $0.name.isEmpty }
+        }
+        guard nameBits & Self.nameBit(first: head, count: wanted.count) != 0 else { return nil }
+        return withStorage { stored, ranges -> Int? in
+            var index = start
+            while index < ranges.count {
+                let range = ranges[index].name
+                if range.count == wanted.count, ASCII.lowercased(stored[range.lowerBound]) == head,
+                   Self.bytes(stored, in: range, equalIgnoringCase: wanted, from: 1) {
+                    return index
                 }
-                return nil
+                index += 1
             }
+            return nil
         }
     }
 

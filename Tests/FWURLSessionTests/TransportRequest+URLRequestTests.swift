@@ -87,6 +87,13 @@ import Testing
         TimeoutRow(session: 1, request: .assigned(30), expected: .seconds(1)),
         TimeoutRow(session: 0, request: .assigned(5), expected: .seconds(5)),
         TimeoutRow(session: 5, request: .assigned(0), expected: .seconds(5)),
+        // Fractions are kept to the nanosecond; no limit on either side, or one past `Int32.max` seconds,
+        // is the unbounded timeout.
+        TimeoutRow(session: 60, request: .assigned(0.25), expected: .milliseconds(250)),
+        TimeoutRow(session: 1.000000001, request: .none, expected: .nanoseconds(1_000_000_001)),
+        TimeoutRow(session: 0, request: .assigned(-1), expected: TransportRequest.unboundedTimeout),
+        TimeoutRow(session: 0, request: .none, expected: TransportRequest.unboundedTimeout),
+        TimeoutRow(session: 3e9, request: .none, expected: TransportRequest.unboundedTimeout),
     ]
 
     @Test(arguments: timeoutRows)
