@@ -126,6 +126,9 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 
     /// "C12".
     public var description: String { "C\(rawValue)" }
+
+    /// The hash the pool's and the transport's tables use (`TransportIDHash`).
+    public func _rawHashValue(seed: Int) -> Int { TransportIDHash.mix(rawValue, seed: seed) }
 }
 
 /// Identifies one request inside a transport (a retry keeps its id).
@@ -138,4 +141,20 @@ public struct RequestID: Hashable, Sendable, CustomStringConvertible {
 
     /// "R12".
     public var description: String { "R\(rawValue)" }
+
+    /// The hash the pool's and the transport's tables use (`TransportIDHash`).
+    public func _rawHashValue(seed: Int) -> Int { TransportIDHash.mix(rawValue, seed: seed) }
+}
+
+/// How `ConnectionID` and `RequestID` hash in a `Dictionary` or `Set`. Both are numbers a transport counts
+/// up, never values a peer chooses, so their tables need no SipHash: it took some 130 instructions per
+/// lookup, and a keep-alive request makes about ten. A table's bucket is the hash's low bits, and a multiply
+/// by an odd constant maps the low bits one to one: the ids alive at once, a run of consecutive numbers
+/// shorter than the table, never share a bucket. Equal ids hash equally; `hash(into:)` stays the standard
+/// one for callers that feed a `Hasher` themselves.
+enum TransportIDHash {
+    @inline(__always)
+    static func mix(_ value: UInt64, seed: Int) -> Int {
+        Int(truncatingIfNeeded: (value ^ UInt64(truncatingIfNeeded: seed)) &* 0x9E37_79B9_7F4A_7C15)
+    }
 }

@@ -56,4 +56,25 @@ import Testing
         let direct = ConnectionKey(scheme: "https", host: "example.com", port: 443)
         #expect(!direct.usesAbsoluteForm && !direct.needsTunnel && direct.proxy == nil)
     }
+
+    // The ids hash with a cheap mix (`TransportIDHash`): tables of consecutive and scattered ids still find
+    // every id and only those, equal ids hash alike, and consecutive ids take distinct buckets of a table.
+    @Test func idsHashAlikeWhenEqualAndTablesFindEveryOne() {
+        let numbers: [UInt64] = Array(1...5_000) + [0, .max, 1 << 32, 1 << 63, 0x9E37_79B9_7F4A_7C15]
+        var requests: [RequestID: UInt64] = [:]
+        var connections = Set<ConnectionID>()
+        for number in numbers {
+            requests[RequestID(number)] = number
+            connections.insert(ConnectionID(number))
+        }
+        #expect(requests.count == numbers.count && connections.count == numbers.count)
+        #expect(numbers.allSatisfy { requests[RequestID($0)] == $0 && connections.contains(ConnectionID($0)) })
+        #expect(requests[RequestID(5_001)] == nil && !connections.contains(ConnectionID(5_001)))
+        for number in numbers.prefix(64) {
+            #expect(RequestID(number).hashValue == RequestID(number).hashValue)
+            #expect(RequestID(number)._rawHashValue(seed: 7) == RequestID(number)._rawHashValue(seed: 7))
+        }
+        let buckets = Set((1...1_024).map { UInt64($0) }.map { ConnectionID($0)._rawHashValue(seed: 0) & 1_023 })
+        #expect(buckets.count == 1_024)
+    }
 }
