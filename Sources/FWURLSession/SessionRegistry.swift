@@ -26,7 +26,7 @@ struct SessionRegistry {
         case invalidated
     }
 
-    private(set) var tasks: [Int: URLSessionTask] = [:]
+    private(set) var tasks: [TaskKey: URLSessionTask] = [:]
     private(set) var nextIdentifier: Int
     private(set) var invalidation = Invalidation.active
     /// `invalidateAndCancel()` was called: the tasks still completing are no longer reported.
@@ -50,13 +50,13 @@ struct SessionRegistry {
         let identifier = fixed ?? nextIdentifier
         nextIdentifier = max(nextIdentifier, identifier + 1)
         let task = make(identifier)
-        tasks[identifier] = task
+        tasks[TaskKey(identifier)] = task
         return task
     }
 
     /// The task delivered its completion: it leaves. True when that completes an invalidation.
     mutating func remove(_ identifier: Int) -> Bool {
-        tasks[identifier] = nil
+        tasks[TaskKey(identifier)] = nil
         return invalidation == .invalidating && tasks.isEmpty
     }
 

@@ -137,7 +137,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.clock = SessionClock(engine?.clock ?? MonotonicClock())
         self.taskDeadlines = TaskDeadlines(loop: engine?.group.next()) { [registry] due in
             let tasks = registry.withLock { registry in // `self` does not exist yet: the box's own door
-                due.compactMap { due in registry.tasks[due.id].map { (due.kind, $0) } }
+                due.compactMap { due in registry.tasks[TaskKey(due.id)].map { (due.kind, $0) } }
             }
             for (kind, task) in tasks {
                 switch kind {

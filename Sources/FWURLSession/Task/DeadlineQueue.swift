@@ -17,7 +17,7 @@ struct DeadlineQueue {
     }
 
     private var heap: [Entry] = []
-    private var live: [Int: UInt8] = [:]
+    private var live: [TaskKey: UInt8] = [:]
     private var liveCount = 0
     /// The deadline the timer is armed, or being armed, for.
     private(set) var armedFor: Deadline?
@@ -29,9 +29,9 @@ struct DeadlineQueue {
 
     /// Watches `due` until `deadline`; true when that is earlier than the timer's, which must be re-armed.
     mutating func insert(_ due: TaskDeadlines.Due, at deadline: Deadline) -> Bool {
-        let kinds = live[due.id, default: 0]
+        let kinds = live[TaskKey(due.id), default: 0]
         if kinds & due.kind.bit == 0 {
-            live[due.id] = kinds | due.kind.bit
+            live[TaskKey(due.id)] = kinds | due.kind.bit
             liveCount += 1
         }
         push(Entry(deadline: deadline, due: due))
@@ -42,7 +42,7 @@ struct DeadlineQueue {
 
     /// Stops watching task `id` (every kind).
     mutating func remove(_ id: Int) {
-        guard let kinds = live.removeValue(forKey: id) else { return }
+        guard let kinds = live.removeValue(forKey: TaskKey(id)) else { return }
         liveCount -= kinds.nonzeroBitCount
         guard heap.count > 64, heap.count > 2 * liveCount else { return }
         heap = heap.filter { isLive($0.due) }
@@ -66,8 +66,8 @@ struct DeadlineQueue {
             siftDown(0)
             if isLive(first.due) {
                 due.append(first.due)
-                let kinds = live[first.due.id, default: 0] & ~first.due.kind.bit
-                live[first.due.id] = kinds == 0 ? nil : kinds
+                let kinds = live[TaskKey(first.due.id), default: 0] & ~first.due.kind.bit
+                live[TaskKey(first.due.id)] = kinds == 0 ? nil : kinds
                 liveCount -= 1
             }
         }
@@ -76,7 +76,7 @@ struct DeadlineQueue {
     }
 
     private func isLive(_ due: TaskDeadlines.Due) -> Bool {
-        live[due.id, default: 0] & due.kind.bit != 0
+        live[TaskKey(due.id), default: 0] & due.kind.bit != 0
     }
 
     // MARK: Binary min-heap by deadline
