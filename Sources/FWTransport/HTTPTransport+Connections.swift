@@ -38,10 +38,13 @@ extension HTTPTransport {
         }
         var next: PreparedRequest?
         var more: [PreparedRequest] = []
-        let others = work.filter { item in
-            guard case .execute(let request, let target) = item, target === connection else { return true }
+        var others = WorkList()
+        for item in work {
+            guard case .execute(let request, let target) = item, target === connection else {
+                others.append(item)
+                continue
+            }
             if next == nil { next = request } else { more.append(request) }
-            return false
         }
         perform(others)
         return (next, more)

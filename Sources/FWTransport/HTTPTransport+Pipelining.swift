@@ -30,7 +30,7 @@ extension HTTPTransport {
     /// written: each goes out again on a new connection, in order. A request cancelled meanwhile ends instead.
     func replay(_ requests: [PreparedRequest]) {
         perform(state.withLock { state in
-            var work: [Work] = []
+            var work = WorkList()
             for request in requests {
                 let again = request.replayed()
                 state.updateEntry(request.id) { $0.prepared = again }

@@ -10,9 +10,11 @@ extension HTTPTransport {
     /// being opened are kept for the requests waiting for them.
     public func retireConnections() {
         perform(state.withLock { state in
-            state.pool.retireConnections().compactMap { id in
-                state.connections.removeValue(forKey: id).map(Work.close)
+            var work = WorkList()
+            for id in state.pool.retireConnections() {
+                if let connection = state.connections.removeValue(forKey: id) { work.append(.close(connection)) }
             }
+            return work
         })
     }
 }

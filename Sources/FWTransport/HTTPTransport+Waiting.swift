@@ -16,19 +16,19 @@ import FWLoop
 
 extension HTTPTransport {
     /// Records that request `id` waits for a connection, and arms the sweep if its deadline is the earliest.
-    func startWaitingLocked(_ id: RequestID, timeout: Duration, in state: inout State) -> [Work] {
+    func startWaitingLocked(_ id: RequestID, timeout: Duration, in state: inout State) -> WorkList {
         let deadline = sweepLoop.now() + timeout
         state.updateEntry(id) { $0.waitDeadline = deadline }
-        if let armed = state.waitSweepArmedFor, armed <= deadline { return [] }
+        if let armed = state.waitSweepArmedFor, armed <= deadline { return WorkList() }
         state.waitSweepArmedFor = deadline
-        return [.armWaitSweep(deadline)]
+        return WorkList(.armWaitSweep(deadline))
     }
 
     /// A connection ran out of the time its waiter had left (less than `connectTimeout`). The request the
     /// pool now fails with it may be another: one whose own deadline has not passed waits on instead (its
     /// deadline unchanged), for a connection of its own.
     func keepWaitingLocked(after action: ConnectionPoolStateMachine.Action, in state: inout State,
-                           failure: TransportError) -> [Work] {
+                           failure: TransportError) -> WorkList {
         guard case .fail(let id) = action.request, let entry = state.entries[id], entry.pendingCancel == nil,
               let deadline = entry.waitDeadline, deadline > sweepLoop.now() else {
             return resolveLocked(action, in: &state, failure: failure)
@@ -52,8 +52,8 @@ extension HTTPTransport {
     /// Fails the waiting requests whose deadline passed; re-arms for the earliest one left (sweep loop).
     private func sweepWaiting() {
         let now = sweepLoop.now()
-        let work: [Work] = state.withLock { state in
-            var work: [Work] = []
+        let work: WorkList = state.withLock { state in
+            var work = WorkList()
             var earliest: Deadline?
             for (id, entry) in state.entries {
                 guard let deadline = entry.waitDeadline else { continue }

@@ -100,13 +100,14 @@ public final class HTTPTransport: Sendable {
         }
     }
 
-    /// Work decided under the lock, done after it.
+    /// Work decided under the lock, done after it. The cases that carry an error are boxed, so that an item
+    /// is two words and a tag: every request's `execute` is moved around in a `WorkList`.
     enum Work {
         case execute(PreparedRequest, on: HTTP1Connection)
-        case fail(RequestID, any TransportTaskDelegate, TransportError)
+        indirect case fail(RequestID, any TransportTaskDelegate, TransportError)
         case start(HTTP1Connection)
         case close(HTTP1Connection)
-        case cancel(RequestID, on: HTTP1Connection, TransportError)
+        indirect case cancel(RequestID, on: HTTP1Connection, TransportError)
         case refreshReadingPause(RequestID, on: HTTP1Connection)
         case armWaitSweep(Deadline)
     }
@@ -162,10 +163,10 @@ public final class HTTPTransport: Sendable {
         do throws(HTTPRequestError) {
             prepared = try PreparedRequest(id: id, request: request, delegate: delegate)
         } catch {
-            perform([.fail(id, delegate, .invalidRequest(error))])
+            perform(WorkList(.fail(id, delegate, .invalidRequest(error))))
             return id
         }
-        let work: [Work] = state.withLock { state in
+        let work: WorkList = state.withLock { state in
             state.entries[id] = Entry(prepared: prepared)
             let key = prepared.request.key
             let action = state.pool.enqueue(id, key: key, priority: prepared.request.priority,
@@ -185,19 +186,19 @@ public final class HTTPTransport: Sendable {
     /// Ends request `id` with `error` (default `cancelled`) wherever it is: waiting, connecting or
     /// running. A request that already ended is left alone.
     public func cancel(_ id: RequestID, error: TransportError = .cancelled) {
-        let work: [Work] = state.withLock { state in
-            guard let key = state.entries[id]?.prepared.request.key else { return [] }
+        let work: WorkList = state.withLock { state in
+            guard let key = state.entries[id]?.prepared.request.key else { return WorkList() }
             guard let connectionID = state.pool.connection(leasedTo: id, key: key) else {
                 if state.pool.isWaiting(id, key: key) {
                     return resolveLocked(state.pool.cancelWaiting(id, key: key), in: &state, failure: error)
                 }
                 // Between connections (a retry on its way): the retry honours the cancel.
                 state.updateEntry(id) { $0.pendingCancel = error }
-                return []
+                return WorkList()
             }
             state.updateEntry(id) { $0.pendingCancel = error }
-            guard let connection = state.connections[connectionID] else { return [] }
-            return [.cancel(id, on: connection, error)]
+            guard let connection = state.connections[connectionID] else { return WorkList() }
+            return WorkList(.cancel(id, on: connection, error))
         }
         perform(work)
     }
@@ -206,14 +207,14 @@ public final class HTTPTransport: Sendable {
     /// backpressure instead of buffering, and its idle timeout stops while paused. `version` orders the
     /// task's decisions: one older than the last applied is ignored (it arrived late).
     public func setReadingPaused(_ paused: Bool, for id: RequestID, version: UInt64) {
-        let work: [Work] = state.withLock { state in
-            guard var entry = state.entries[id], version > entry.pauseVersion else { return [] }
+        let work: WorkList = state.withLock { state in
+            guard var entry = state.entries[id], version > entry.pauseVersion else { return WorkList() }
             entry.readingPaused = paused
             entry.pauseVersion = version
             state.entries[id] = entry
             guard let connectionID = state.pool.connection(leasedTo: id, key: entry.prepared.request.key),
-                  let connection = state.connections[connectionID] else { return [] }
-            return [.refreshReadingPause(id, on: connection)]
+                  let connection = state.connections[connectionID] else { return WorkList() }
+            return WorkList(.refreshReadingPause(id, on: connection))
         }
         perform(work)
     }
@@ -227,12 +228,17 @@ public final class HTTPTransport: Sendable {
     /// Stops the pool: waiting requests fail with `shutDown`, idle connections close, running requests
     /// finish and then close their connections.
     public func shutdown() {
-        let work: [Work] = state.withLock { state in
+        let work: WorkList = state.withLock { state in
             let action = state.pool.shutdown()
-            var work: [Work] = action.fail.compactMap { id in
-                state.entries.removeValue(forKey: id).map { .fail(id, $0.prepared.delegate, .shutDown) }
+            var work = WorkList()
+            for id in action.fail {
+                if let entry = state.entries.removeValue(forKey: id) {
+                    work.append(.fail(id, entry.prepared.delegate, .shutDown))
+                }
             }
-            work += action.close.compactMap { id in state.connections.removeValue(forKey: id).map(Work.close) }
+            for id in action.close {
+                if let connection = state.connections.removeValue(forKey: id) { work.append(.close(connection)) }
+            }
             return work
         }
         perform(work)
@@ -241,7 +247,11 @@ public final class HTTPTransport: Sendable {
     /// Changes the per-host limit: new connections respect it, open ones are never closed for it.
     public func setMaxConnectionsPerHost(_ limit: Int) {
         perform(state.withLock { state in
-            state.pool.setMaxConnectionsPerHost(limit).flatMap { resolveLocked($0, in: &state, failure: .shutDown) }
+            var work = WorkList()
+            for action in state.pool.setMaxConnectionsPerHost(limit) {
+                work += resolveLocked(action, in: &state, failure: .shutDown)
+            }
+            return work
         })
     }
 
@@ -260,15 +270,15 @@ public final class HTTPTransport: Sendable {
 
     func requeueOrFailLocked(_ request: PreparedRequest, error: TransportError, retry: Bool,
                              countsAsRetry: Bool = true, newConnection: Bool = true,
-                             in state: inout State) -> [Work] {
-        guard var entry = state.entries[request.id] else { return [] }
+                             in state: inout State) -> WorkList {
+        guard var entry = state.entries[request.id] else { return WorkList() }
         if let cancel = entry.pendingCancel {
             state.entries[request.id] = nil
-            return [.fail(request.id, request.delegate, cancel)]
+            return WorkList(.fail(request.id, request.delegate, cancel))
         }
         guard retry, !(countsAsRetry && entry.retried) else {
             state.entries[request.id] = nil
-            return [.fail(request.id, request.delegate, error)]
+            return WorkList(.fail(request.id, request.delegate, error))
         }
         entry.retried = entry.retried || countsAsRetry
         state.entries[request.id] = entry
@@ -284,8 +294,8 @@ public final class HTTPTransport: Sendable {
 
     /// Turns a pool action into work, updating the tables. `failure` is the error for a `.fail`.
     func resolveLocked(_ action: ConnectionPoolStateMachine.Action, in state: inout State,
-                               failure: TransportError) -> [Work] {
-        var work: [Work] = []
+                               failure: TransportError) -> WorkList {
+        var work = WorkList()
         switch action.connection {
         case .none:
             break
@@ -346,7 +356,7 @@ public final class HTTPTransport: Sendable {
 
     // MARK: After the lock
 
-    func perform(_ work: [Work]) {
+    func perform(_ work: WorkList) {
         for item in work {
             switch item {
             case .execute(let request, let connection):
