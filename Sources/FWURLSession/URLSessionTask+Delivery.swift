@@ -106,8 +106,11 @@ extension URLSessionTask {
     /// Makes `response` the task's response and hands it to the sink (a URL protocol's response may be
     /// of another protocol than HTTP).
     func deliverResponse(_ response: URLResponse) {
-        update { $0.responseDelivered(response) }
-        updateProgress()
+        // The progress is read in the lock the change takes (one lock, not two, for every response).
+        Self.set(update { machine in
+            machine.responseDelivered(response)
+            return machine.counts.progressUpdate
+        })
         do throws(URLError) {
             if let response = response as? HTTPURLResponse {
                 try sink.receive(response, for: self)
@@ -123,8 +126,10 @@ extension URLSessionTask {
     /// then handed to the sink.
     func deliverBody(_ bytes: [UInt8]) {
         // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
-        let encoded = update { $0.counts.bodyArrived(bytes.count) }
-        updateProgress()
+        let (encoded, progress) = update { machine in
+            (machine.counts.bodyArrived(bytes.count), machine.counts.progressUpdate)
+        }
+        Self.set(progress)
         do throws(URLError) {
             if let encoded { try checkDecodedGrowth(encoded.decoded, received: encoded.received) }
             try sink.receive(bytes, for: self)
@@ -143,9 +148,12 @@ extension URLSessionTask {
     }
 
     private func reportBodyBytesSent(_ total: Int64) {
-        let (sent, expected) = update { $0.counts.bodyBytesSent(total) }
+        let (sent, expected, progress) = update { machine in
+            let (sent, expected) = machine.counts.bodyBytesSent(total)
+            return (sent, expected, machine.counts.progressUpdate)
+        }
         guard sent > 0 else { return }
-        updateProgress()
+        Self.set(progress)
         DelegateRouter.didSendBodyData(task: self, sent, total: total, expected: expected)
     }
 
@@ -186,11 +194,10 @@ extension URLSessionTask {
         let error = settle(ending.error, response: ending.response).map { error -> any Error in
             (error as? URLError)?.addingFailingURL(ending.url ?? originalRequest?.url) ?? error
         }
-        let progress = update { machine in
+        Self.set(update { machine in
             machine.completed(with: error)
-            return machine.counts.progress.map { ($0, machine.counts.progressCounts) }
-        }
-        if let (progress, counts) = progress { Self.set(progress, to: counts) }
+            return machine.counts.progressUpdate
+        })
         if ending.hearsMetrics, let metrics = collectMetrics() {
             DelegateRouter.didFinishCollecting(task: self, metrics)
         }

@@ -7,18 +7,22 @@ import Foundation
 extension URLSessionTask {
     /// Brings `progress` (when somebody asked for it) up to date.
     func updateProgress() {
-        guard let (progress, counts) = update({ machine in
-            machine.counts.progress.map { ($0, machine.counts.progressCounts) }
-        })
-        else { return }
-        Self.set(progress, to: counts)
+        Self.set(update { $0.counts.progressUpdate })
     }
 
-    /// Sets `progress` to `counts` (outside the task's lock: `Progress` has observers).
-    static func set(_ progress: Progress, to counts: (completed: Int64, total: Int64)) {
-        progress.totalUnitCount = counts.total
-        progress.completedUnitCount = counts.completed
+    /// Sets the progress to its counts (outside the task's lock: `Progress` has observers); nothing when no
+    /// progress was made.
+    static func set(_ update: ProgressUpdate?) {
+        guard let update else { return }
+        update.progress.totalUnitCount = update.counts.total
+        update.progress.completedUnitCount = update.counts.completed
     }
+}
+
+/// A task's `Progress` and the counts it should show (`TransferCounts.progressUpdate`).
+struct ProgressUpdate {
+    let progress: Progress
+    let counts: (completed: Int64, total: Int64)
 }
 
 // MARK: - UploadBody

@@ -32,6 +32,12 @@ struct TransferCounts {
         return (completed, succeeded && total < 0 ? completed : total)
     }
 
+    /// `progress` and what it should show, to set after the lock (`URLSessionTask.set(_:)`); nil while nobody
+    /// asked for it. Read in the same lock as the change it follows.
+    var progressUpdate: ProgressUpdate? {
+        progress.map { ProgressUpdate(progress: $0, counts: progressCounts) }
+    }
+
     /// The transport reported `total` body bytes of the current request sent: the bytes the delegate has not
     /// heard of yet (0 when none), with the expected total.
     mutating func bodyBytesSent(_ total: Int64) -> (sent: Int64, expected: Int64) {
