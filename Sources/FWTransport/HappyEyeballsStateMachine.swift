@@ -41,7 +41,8 @@ struct HappyEyeballsStateMachine {
 
     private enum State {
         case resolving
-        case racing(pending: [SocketAddress], nextID: AttemptID, inFlight: Set<AttemptID>, lastError: IOError?)
+        /// `addresses` in attempt order; `nextID` is the next one's index (an attempt's id is its address's).
+        case racing(addresses: [SocketAddress], nextID: AttemptID, inFlight: Set<AttemptID>, lastError: IOError?)
         case done
     }
 
@@ -50,7 +51,7 @@ struct HappyEyeballsStateMachine {
     /// Name resolution found `addresses` (non-empty).
     mutating func resolved(_ addresses: [SocketAddress]) -> [Action] {
         guard case .resolving = state else { preconditionFailure("resolved() in state \(state)") }
-        state = .racing(pending: Self.interleaved(addresses), nextID: 0, inFlight: [], lastError: nil)
+        state = .racing(addresses: Self.interleaved(addresses), nextID: 0, inFlight: [], lastError: nil)
         return startNext()
     }
 
@@ -62,22 +63,22 @@ struct HappyEyeballsStateMachine {
 
     /// An attempt connected: it wins, the others close.
     mutating func attemptConnected(_ id: AttemptID) -> [Action] {
-        guard case .racing(_, _, var inFlight, _) = state, inFlight.contains(id) else { return [] }
-        inFlight.remove(id)
+        guard case .racing(_, _, let inFlight, _) = state, inFlight.contains(id) else { return [] }
         state = .done
-        let losers = inFlight.sorted()
-        return (losers.isEmpty ? [] : [.closeAttempts(losers)]) + [.succeed(id)]
+        guard inFlight.count > 1 else { return [.succeed(id)] }
+        return [.closeAttempts(inFlight.filter { $0 != id }.sorted()), .succeed(id)]
     }
 
     /// An attempt failed: start the next one now, or fail when nothing is left.
     mutating func attemptFailed(_ id: AttemptID, error: IOError) -> [Action] {
-        guard case .racing(let pending, let nextID, var inFlight, let previous) = state, inFlight.contains(id) else {
+        guard case .racing(let addresses, let nextID, var inFlight, let previous) = state, inFlight.contains(id) else {
             return []
         }
+        state = .done // the set is changed in place (no copy), then put back
         inFlight.remove(id)
         let reason = error.isNoRoute ? (previous ?? error) : error
-        state = .racing(pending: pending, nextID: nextID, inFlight: inFlight, lastError: reason)
-        if pending.isEmpty {
+        state = .racing(addresses: addresses, nextID: nextID, inFlight: inFlight, lastError: reason)
+        if nextID == addresses.count {
             guard inFlight.isEmpty else { return [] }
             state = .done
             return [.fail(reason)]
@@ -98,18 +99,19 @@ struct HappyEyeballsStateMachine {
     // MARK: Helpers
 
     private mutating func startNext() -> [Action] {
-        guard case .racing(var pending, let nextID, var inFlight, let lastError) = state else { return [] }
-        guard !pending.isEmpty else { return [] }
-        let address = pending.removeFirst()
+        guard case .racing(let addresses, let nextID, var inFlight, let lastError) = state,
+              nextID < addresses.count else { return [] }
+        state = .done // the set is changed in place (no copy), then put back
         inFlight.insert(nextID)
-        state = .racing(pending: pending, nextID: nextID + 1, inFlight: inFlight, lastError: lastError)
-        var actions: [Action] = [.startAttempt(nextID, address)]
-        if !pending.isEmpty { actions.append(.scheduleDelay) }
-        return actions
+        state = .racing(addresses: addresses, nextID: nextID + 1, inFlight: inFlight, lastError: lastError)
+        // The delay is armed only while another address waits (none for a numeric host).
+        return nextID + 1 < addresses.count ? [.startAttempt(nextID, addresses[nextID]), .scheduleDelay]
+                                            : [.startAttempt(nextID, addresses[nextID])]
     }
 
     /// IPv6 first, then alternating families, each family in resolver order.
     static func interleaved(_ addresses: [SocketAddress]) -> [SocketAddress] {
+        guard addresses.count > 1 else { return addresses } // a numeric host, a one-address name: as it is
         var v6 = addresses.filter { $0.family == .ipv6 }[...]
         var v4 = addresses.filter { $0.family == .ipv4 }[...]
         var result: [SocketAddress] = []
