@@ -18,10 +18,11 @@ extension URLSessionTask {
     /// The first `resume()`: the task begins at once, or, with an earliest begin date, waits for it and for
     /// its delegate (`URLSessionTask+Scheduling.swift`).
     final func start() {
-        let startFailure = withTransfer { transfer in
-            transfer.metricsClock = session.clock
-            transfer.fetchStart = session.clock.date()
-            return transfer.startFailure
+        let fetchStart = session.clock.date()
+        let (startFailure, earliestBeginDate) = withCore { core in
+            core.transfer.metricsClock = session.clock
+            core.transfer.fetchStart = fetchStart
+            return (core.transfer.startFailure, core.properties.earliestBeginDate)
         }
         if let startFailure {
             enqueue(.fail(startFailure))
@@ -37,17 +38,22 @@ extension URLSessionTask {
     /// The task begins loading: the resource timeout starts, then the first request (`request`, else the
     /// current one).
     final func begin(with request: URLRequest? = nil) {
-        if let request {
-            var hop = Hop(request: request)
-            hop.reason = .delayedBegin
-            withTransfer { $0.hop = hop }
+        let deadline = session.clock.deadline(after: session.sessionConfiguration.timeoutIntervalForResource)
+        // One lock: the delayed request becomes the hop, the hop's request is checked, the deadline noted.
+        let hasRequest = withTransfer { transfer -> Bool in
+            if let request {
+                transfer.hop = Hop(request: request)
+                transfer.hop.reason = .delayedBegin
+            }
+            guard transfer.currentRequest != nil else { return false }
+            transfer.resourceDeadline = deadline
+            return true
         }
-        guard currentRequest != nil else {
+        guard hasRequest else {
             enqueue(.fail(URLError(.unsupportedURL, url: nil, description: "the task has no request")))
             return
         }
-        let resourceTimeout = session.sessionConfiguration.timeoutIntervalForResource
-        armResourceTimer(deadline: session.clock.deadline(after: resourceTimeout))
+        session.taskDeadlines.add(taskIdentifier, .resource, at: deadline)
         send()
     }
 
@@ -80,7 +86,16 @@ extension URLSessionTask {
             return
         }
         var transportRequest: TransportRequest
-        let (hearers, priority) = withCore { ($0.properties.hearers, $0.properties.priority) }
+        // One lock for what the request is built from: who hears the task, its priority and its upload body
+        // (the original body stream is taken here: it can be read once).
+        let (hearers, priority, upload, originalStream) = withCore { core in
+            let upload = core.transfer.upload
+            guard case .stream = upload, !core.transfer.usedOriginalBodyStream else {
+                return (core.properties.hearers, core.properties.priority, upload, InputStream?.none)
+            }
+            core.transfer.usedOriginalBodyStream = true
+            return (core.properties.hearers, core.properties.priority, upload, originalRequest?.httpBodyStream)
+        }
         let tracing = hearers.includes(.trace)
         do {
             transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
@@ -88,7 +103,9 @@ extension URLSessionTask {
                                                     tracing: tracing,
                                                     webSocket: try sink.webSocketUpgrade(for: request, task: self),
                                                     template: session.requestTemplate)
-            if let body = try uploadBody(for: request) { transportRequest.body = body }
+            if let body = try uploadBody(upload, originalStream: originalStream, for: request) {
+                transportRequest.body = body
+            }
             transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
             // Metrics are made only for a delegate that hears them (`finish`).
             transportRequest.reportsMetrics = hearers.includes(.task)
@@ -111,13 +128,10 @@ extension URLSessionTask {
 
     // MARK: Upload bodies
 
-    /// The body for sending `request` now, or nil to send the request's own `httpBody`.
-    final func uploadBody(for request: URLRequest) throws(URLError) -> TransportRequestBody? {
-        let (upload, originalStream) = withTransfer { state -> (UploadBody?, InputStream?) in
-            guard case .stream = state.upload, !state.usedOriginalBodyStream else { return (state.upload, nil) }
-            state.usedOriginalBodyStream = true
-            return (state.upload, originalRequest?.httpBodyStream)
-        }
+    /// The body for sending `request` now from the task's `upload` (with the original request's body stream
+    /// when this send takes it), or nil to send the request's own `httpBody`.
+    final func uploadBody(_ upload: UploadBody?, originalStream: InputStream?,
+                          for request: URLRequest) throws(URLError) -> TransportRequestBody? {
         switch upload {
         case nil:
             return nil
