@@ -89,11 +89,17 @@ extension EventLoop {
 
     /// Removes the registration (before the owner closes the fd). Events already harvested for it in
     /// the current iteration are dropped. Unknown ids are ignored.
-    public func deregister(_ id: RegistrationID) {
+    ///
+    /// With `closingDescriptor` the owner promises to close the fd right after, before the loop polls again,
+    /// and that the fd was never duplicated (`dup`, or inherited by a child: sockets here are made with
+    /// `SOCK_CLOEXEC`). Closing the last descriptor of a file takes it out of every epoll set, so the
+    /// `EPOLL_CTL_DEL` is left to the kernel: one syscall fewer for each connection that closes.
+    public func deregister(_ id: RegistrationID, closingDescriptor: Bool = false) {
         preconditionInEventLoop()
         guard let registration = registrations.remove(id.rawValue) else {
             return
         }
+        guard !closingDescriptor else { return }
         do {
             try Syscall.epollControl(epollFD, op: EPOLL_CTL_DEL, fd: registration.fd, events: 0, data: 0)
         } catch {

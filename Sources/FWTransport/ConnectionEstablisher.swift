@@ -165,7 +165,10 @@ private final class ConnectAttempt: IOHandler {
     }
 
     func close(on loop: EventLoop) {
-        handOver().unregistered(on: loop).close()
+        let established = handOver()
+        // Closed at once: the kernel drops the epoll entry with the descriptor.
+        if let registration = established.registration { loop.deregister(registration, closingDescriptor: true) }
+        established.socket.close()
     }
 }
 

@@ -186,6 +186,7 @@ extension HTTP1Connection {
         bytesRead = 0
         // Without a reader the fields written as the request goes are never posted (`postEnding`).
         guard request.request.reportsMetrics else { return }
+        noteAddresses()
         metrics = machine.isReused ? TransportMetrics() : establishment
         metrics.isReusedConnection = machine.isReused
         metrics.isProxyConnection = key.proxy != nil

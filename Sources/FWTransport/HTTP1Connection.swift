@@ -61,12 +61,26 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     /// Loop thread only: the buffer a proxy's replies are read into while tunnelling (HTTPS ciphertext is
     /// read straight into the TLS engine, plaintext straight into the parser).
     lazy var cipherBuffer = [UInt8](repeating: 0, count: ChannelCore.readSize)
-    /// Loop thread only: when this connection was resolved and connected (for its first request's metrics).
+    /// Loop thread only: when this connection was resolved and connected (for its first request's metrics);
+    /// its addresses are filled in on first need (`noteAddresses()`).
     var establishment = TransportMetrics()
+    /// Loop thread only: `establishment` holds the socket's addresses.
+    private var addressesNoted = false
     /// Loop thread only: the socket's local and peer addresses as text, for a `.connected` event (made when
     /// asked: only a request that reports its connection does).
     var addresses: (local: String?, remote: String?) {
-        (establishment.localAddress?.description, establishment.remoteAddress?.description)
+        noteAddresses()
+        return (establishment.localAddress?.description, establishment.remoteAddress?.description)
+    }
+
+    /// Reads the socket's local and peer addresses into `establishment` the first time a request needs them
+    /// (one that reports its connection or its metrics, both at its start, while the socket is open): the
+    /// local one is a `getsockname`, a syscall most connections were never asked for.
+    func noteAddresses() {
+        guard !addressesNoted, let socket = core.socket else { return }
+        addressesNoted = true
+        establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
+        establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)
     }
     /// Loop thread only: events waiting for the end of the loop iteration (`post`), per request, in order.
     @exclusivity(unchecked) private var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
@@ -332,11 +346,8 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     // MARK: Socket
 
     private func adopt(_ established: EstablishedSocket, times: TransportMetrics) {
-        let socket = established.socket
-        core.adopt(socket, registeredAs: established.registration)
+        core.adopt(established.socket, registeredAs: established.registration)
         establishment = times
-        establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
-        establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)
         do throws(IOError) {
             try core.watch(for: self, readable: true)
         } catch {

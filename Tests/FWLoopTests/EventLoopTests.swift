@@ -324,6 +324,33 @@ private final class Watcher: IOHandler {
         }
     }
 
+    /// `deregister(_:closingDescriptor:)` forgets the registration without an `EPOLL_CTL_DEL`: the kernel's
+    /// entry (listed in the epoll descriptor's `/proc/self/fdinfo`) stays until the descriptor closes, then goes.
+    @Test func deregisterBeforeCloseLeavesTheEntryToTheKernel() throws {
+        try withLoop { loop in
+            let (left, right) = try makeSocketPair()
+            defer { close(right) }
+            func entries() -> Int {
+                let fd = open("/proc/self/fdinfo/\(loop.epollFD)", O_RDONLY)
+                guard fd >= 0 else { return -1 }
+                defer { close(fd) }
+                var info: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while case let count = read(fd, &chunk, chunk.count), count > 0 { info += chunk[..<count] }
+                return String(decoding: info, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("tfd:") }.count
+            }
+            let id = try onLoop(loop) {
+                try loop.register(fd: left, interest: .readable, handler: RecordingHandler())
+            }
+            let registered = entries()
+            #expect(registered > 0)
+            try onLoop(loop) { loop.deregister(id, closingDescriptor: true) }
+            #expect(entries() == registered)
+            close(left)
+            #expect(entries() == registered - 1)
+        }
+    }
+
     @Test func deregisteredAndReusedDescriptorGetsNoStaleEvent() throws {
         try withLoop { loop in
             // Two descriptors readable before registration are harvested in one batch. Whichever

@@ -144,10 +144,11 @@ struct ChannelCore {
         interest = wanted
     }
 
-    /// Stops watching the socket (it stays open).
-    mutating func stopWatching() {
-        if let registration { loop.deregister(registration) }
-        if let inheritedRegistration { loop.deregister(inheritedRegistration) }
+    /// Stops watching the socket: it stays open, or with `closing` the caller closes it at once (then the
+    /// kernel drops the epoll entry with the descriptor: `EventLoop.deregister(_:closingDescriptor:)`).
+    mutating func stopWatching(closing: Bool = false) {
+        if let registration { loop.deregister(registration, closingDescriptor: closing) }
+        if let inheritedRegistration { loop.deregister(inheritedRegistration, closingDescriptor: closing) }
         registration = nil
         inheritedRegistration = nil
         interest = []
@@ -232,7 +233,7 @@ struct ChannelCore {
     mutating func close(announcingEnd: Bool = true) {
         guard phase == .open || phase == .unconnected else { return }
         phase = .closed
-        stopWatching()
+        stopWatching(closing: socket != nil)
         socket?.close(announcingEndOf: announcingEnd ? tls : nil, abandoningWrites: !writes.isEmpty)
         socket = nil
         tls = nil
