@@ -376,7 +376,7 @@ private final class Watcher: IOHandler {
                 for index in 0..<2 {
                     let handler = RecordingHandler { _ in
                         log.withLock { $0.append("handler \(index)") }
-                        registrations.ids.forEach(loop.deregister)
+                        registrations.ids.forEach { loop.deregister($0) }
                         let victim = fds[1 - index]
                         guard dup2(fresh.0, victim) == victim else {
                             log.withLock { $0.append("dup2 failed") }
