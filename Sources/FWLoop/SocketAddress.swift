@@ -78,7 +78,8 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             return nil
         }
         var ipv4 = sockaddr_in()
-        if inet_pton(AF_INET, numericHost, &ipv4.sin_addr) == 1 {
+        // `withCString` reads the string in place (passing the `String` itself would copy it into an array).
+        if numericHost.withCString({ inet_pton(AF_INET, $0, &ipv4.sin_addr) }) == 1 {
             ipv4.sin_family = sa_family_t(AF_INET)
             ipv4.sin_port = networkPort.bigEndian
             self.init(storage: .ipv4(ipv4))
@@ -86,7 +87,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
         let parts = numericHost.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
         var ipv6 = sockaddr_in6()
-        guard inet_pton(AF_INET6, String(parts[0]), &ipv6.sin6_addr) == 1 else {
+        guard String(parts[0]).withCString({ inet_pton(AF_INET6, $0, &ipv6.sin6_addr) }) == 1 else {
             return nil
         }
         if parts.count == 2 {

@@ -16,8 +16,9 @@ import FWTransport
 /// The response to an HTTP URL load (FoundationNetworking's `HTTPURLResponse`).
 ///
 /// `@unchecked Sendable`: like `URLResponse`, every stored property is assigned once during
-/// initialisation and never written again, except what is derived on first use (`derived`, under its lock).
-open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init; derived: LockedBox
+/// initialisation and never written again, except what is derived on first use (`derived`, under the lock
+/// `derivedLocks` picks for the response).
+open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable after init; derived: derivedLocks
     // MARK: Properties
 
     /// The HTTP status code of the response.
@@ -42,7 +43,12 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         var canonical: [String: String]?
     }
 
-    private let derived: LockedBox<Derived>
+    /// Read and written only under the response's lock of `derivedLocks` (`withDerived`).
+    private var derived: Derived
+
+    /// The locks of every response's `derived` (`StripedLocks`): a lock of each response's own was an
+    /// allocation and a mutex made and destroyed per response.
+    private static let derivedLocks = StripedLocks(count: 64)
 
     /// The HTTP version of the status line, such as `"HTTP/1.1"`, if known.
     let httpVersion: String?
@@ -80,7 +86,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
 
     /// The door to what is made on first use: `body` runs under its lock (it only computes).
     private func withDerived<Result>(_ body: (inout Derived) -> Result) -> Result {
-        derived.withLock(body)
+        Self.derivedLocks.withLock(for: self) { body(&derived) }
     }
 
     /// The fields, made from `wire` the first time they are asked for.
@@ -103,7 +109,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.wire = nil
-        self.derived = LockedBox(Derived(fields: fields))
+        self.derived = Derived(fields: fields)
         self.namesAreASCII = Self.allASCII(fields)
         super.init(url: url, mimeType: nil,
                    expectedContentLength: Metadata.expectedContentLength(fields, namesAreASCII: namesAreASCII),
@@ -116,7 +122,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.wire = nil
-        self.derived = LockedBox(Derived(fields: orderedHeaderFields))
+        self.derived = Derived(fields: orderedHeaderFields)
         self.namesAreASCII = Self.allASCII(orderedHeaderFields)
         super.init(url: url, mimeType: nil,
                    expectedContentLength: Metadata.expectedContentLength(orderedHeaderFields, namesAreASCII: namesAreASCII),
@@ -129,7 +135,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.wire = fields
-        self.derived = LockedBox(Derived())
+        self.derived = Derived()
         self.namesAreASCII = true // field names on the wire are tokens
         super.init(url: url, mimeType: nil,
                    expectedContentLength: Metadata.contentLength(fields.combinedValue(name: "Content-Length")) ?? -1,
@@ -144,7 +150,7 @@ open class HTTPURLResponse: URLResponse, @unchecked Sendable { // immutable afte
         statusCode = archived.statusCode
         httpVersion = archived.httpVersion
         wire = nil
-        derived = LockedBox(Derived(fields: archived.fields))
+        derived = Derived(fields: archived.fields)
         namesAreASCII = Self.allASCII(archived.fields)
         super.init(url: archived.url, mimeType: nil,
                    expectedContentLength: Metadata.expectedContentLength(archived.fields, namesAreASCII: namesAreASCII),

@@ -4,6 +4,7 @@
 // canonicalised allHeaderFields, case-insensitive lookup, copying and description.
 
 import Foundation
+import FWTransport
 import Testing
 @testable import FWURLSession
 
@@ -190,5 +191,29 @@ import Testing
         let response: URLResponse = wire([])
         #expect(response is HTTPURLResponse)
         #expect(String(reflecting: HTTPURLResponse.self) == "FWURLSession.HTTPURLResponse")
+    }
+
+    // MARK: Derived on first use, under shared locks
+
+    /// Wire responses derive their string fields and canonical dictionary on first use, under the mutex their
+    /// address picks among a few shared ones (`StripedLocks`): many threads asking many responses at once
+    /// each get the whole answer, and a response asked twice answers the same (run under ThreadSanitizer).
+    @Test func responsesDeriveTheirFieldsConcurrently() {
+        let head = HTTPResponseHead(version: .http1_1, status: 200, reason: "OK",
+                                    headers: HTTPHeaders([("Content-Type", "text/plain"), ("X-Index", "0"),
+                                                          ("Set-Cookie", "a=1"), ("set-cookie", "b=2")]))
+        let responses = (0..<64).map { _ in HTTPURLResponse(url: url, head: head) }
+        let answers = LockedBox<[Int: [String: String]]>([:])
+        DispatchQueue.concurrentPerform(iterations: 256) { index in
+            let response = responses[index % responses.count]
+            let fields = strings(response.allHeaderFields)
+            #expect(response.orderedHeaderFields.count == 4)
+            answers.withLock { answers in
+                if let earlier = answers[index % responses.count] { #expect(earlier == fields) }
+                answers[index % responses.count] = fields
+            }
+        }
+        let expected = ["Content-Type": "text/plain", "X-Index": "0", "Set-Cookie": "a=1, b=2"]
+        #expect(answers.withLock { $0.count == responses.count && $0.values.allSatisfy { $0 == expected } })
     }
 }
