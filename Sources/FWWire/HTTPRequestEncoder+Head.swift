@@ -65,7 +65,8 @@ extension HTTPRequestEncoder {
         var method = head.method
         var target = head.target
         var hostName = host?.name ?? ""
-        let bracketed = hostName.utf8.contains(ASCII.colon)
+        // Searched in place: `utf8.contains` walks a String's iterator (some 300 instructions for a host).
+        let bracketed = hostName.withUTF8 { $0.contains(ASCII.colon) }
         let port = host?.port.map(DecimalDigits.init)
         let version: StaticString = head.version == .http1_1 ? "HTTP/1.1" : "HTTP/1.0"
 
