@@ -72,16 +72,6 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
         noteAddresses()
         return (establishment.localAddress?.description, establishment.remoteAddress?.description)
     }
-
-    /// Reads the socket's local and peer addresses into `establishment` the first time a request needs them
-    /// (one that reports its connection or its metrics, both at its start, while the socket is open): the
-    /// local one is a `getsockname`, a syscall most connections were never asked for.
-    func noteAddresses() {
-        guard !addressesNoted, let socket = core.socket else { return }
-        addressesNoted = true
-        establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
-        establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)
-    }
     /// Loop thread only: events waiting for the end of the loop iteration (`post`), per request, in order.
     @exclusivity(unchecked) private var outbox: [(request: PreparedRequest, events: [TransportEvent])] = []
     /// Loop thread only: the emptied outbox of the last flush, kept with its capacity for the next one.
@@ -344,6 +334,16 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     }
 
     // MARK: Socket
+
+    /// Reads the socket's local and peer addresses into `establishment` the first time a request needs them
+    /// (one that reports its connection or its metrics, both at its start, while the socket is open): the
+    /// local one is a `getsockname`, a syscall most connections were never asked for.
+    func noteAddresses() {
+        guard !addressesNoted, let socket = core.socket else { return }
+        addressesNoted = true
+        establishment.localAddress = socket.localAddress().map(SocketAddressInfo.init)
+        establishment.remoteAddress = socket.remoteAddress().map(SocketAddressInfo.init)
+    }
 
     private func adopt(_ established: EstablishedSocket, times: TransportMetrics) {
         core.adopt(established.socket, registeredAs: established.registration)

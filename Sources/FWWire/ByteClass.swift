@@ -71,7 +71,8 @@ struct ByteClass: Sendable {
         self.words = words
     }
 
-    /// The class of every byte for which `isMember` is true (evaluated once per byte value, at creation).
+    /// The class of every byte for which `isMember` is true (evaluated once per byte value, at creation); the
+    /// tests build the tables' definitions with it.
     init(_ isMember: (UInt8) -> Bool) {
         for value in 0...255 {
             let byte = UInt8(value)
@@ -106,7 +107,7 @@ struct ByteClass: Sendable {
 extension ByteClass {
     // The tables are written out as words: a class built by `init(_:)` at first use is a lazy global, and
     // every read of it (eight per response head) went through `swift_once`. Each comment gives the
-    // definition, which `ByteClassTests` checks the words against.
+    // definition, which `Tests/FWWireTests/ByteClassTableTests.swift` checks the words against.
 
     /// `tchar` (RFC 9110 §5.6.2): the bytes of methods, field names and chunk-extension names.
     /// Definition: digits, letters and ``!#$%&'*+-.^_`|~``.
