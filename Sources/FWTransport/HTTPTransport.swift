@@ -208,10 +208,11 @@ public final class HTTPTransport: Sendable {
     /// task's decisions: one older than the last applied is ignored (it arrived late).
     public func setReadingPaused(_ paused: Bool, for id: RequestID, version: UInt64) {
         let work: WorkList = state.withLock { state in
-            guard var entry = state.entries[id], version > entry.pauseVersion else { return WorkList() }
-            entry.readingPaused = paused
-            entry.pauseVersion = version
-            state.entries[id] = entry
+            guard let entry = state.entries[id], version > entry.pauseVersion else { return WorkList() }
+            state.updateEntry(id) { entry in
+                entry.readingPaused = paused
+                entry.pauseVersion = version
+            }
             guard let connectionID = state.pool.connection(leasedTo: id, key: entry.prepared.request.key),
                   let connection = state.connections[connectionID] else { return WorkList() }
             return WorkList(.refreshReadingPause(id, on: connection))
