@@ -74,6 +74,14 @@ struct FieldSectionReader {
         return (offset, false)
     }
 
+    /// Hands over the fields read and forgets them (the reader keeps no reference to a finished section's
+    /// storage).
+    mutating func takeFields() -> HTTPHeaders {
+        var taken = HTTPHeaders()
+        swap(&taken, &fields)
+        return taken
+    }
+
     // MARK: One field line
 
     /// `field-name ":" OWS field-value OWS`, or an obs-fold continuation of the previous field. Values are

@@ -59,7 +59,7 @@ extension HTTPResponseParser {
         switch state {
         case .contentLength(let remaining, _): remaining >= Self.zeroCopyMinimum
         case .untilClose, .chunked: true
-        case .idle, .statusLine, .headerFields, .ending, .failed, .modifying: false
+        case .idle, .statusLine, .headerFields, .ending, .failed: false
         }
     }
 

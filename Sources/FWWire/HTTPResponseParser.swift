@@ -39,21 +39,27 @@
 /// only what events have not consumed yet; `feed(_: [UInt8])` and `feed(upTo:using:)` let large reads and
 /// body events share storage instead of copying.
 public struct HTTPResponseParser: Sendable {
+    /// The large readers are stored beside the state rather than in its payloads: `fieldReader` while in
+    /// `headerFields`, `chunkedDecoder` while in `chunked`. An enum payload is copied out to be changed and
+    /// copied back; a field reader is some hundred bytes and a decoder twice that, which cost every small
+    /// response about twenty memory copies through the enum's value witnesses.
     enum State {
         case idle
         case statusLine(LineScanner)
-        case headerFields(StatusLine, FieldSectionReader)
+        case headerFields(StatusLine)
         case contentLength(remaining: Int64, keepAlive: Bool)
-        case chunked(ChunkedDecoder, keepAlive: Bool)
+        case chunked(keepAlive: Bool)
         case untilClose
         case ending(trailers: HTTPHeaders, keepAlive: Bool)
         case failed(HTTPParseError)
-        /// Transient, while a state's payload is being mutated (keeps its buffers uniquely referenced).
-        case modifying
     }
 
     private(set) var state = State.idle
     private let limits: HTTPLimits
+    /// Reads the head's field lines in `headerFields`; replaced for each head, emptied when it completes.
+    private var fieldReader: FieldSectionReader
+    /// Decodes the body in `chunked`; replaced for each chunked body.
+    private var chunkedDecoder: ChunkedDecoder
     /// The method of the request whose response is being parsed.
     private var requestMethod = ""
     /// Interim responses reported for that request so far.
@@ -80,6 +86,8 @@ public struct HTTPResponseParser: Sendable {
     /// A parser with no response expected yet.
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
+        fieldReader = .head(limits: limits, statusLineLength: 0)
+        chunkedDecoder = ChunkedDecoder(limits: limits)
     }
 
     // MARK: Inputs
@@ -249,19 +257,19 @@ public struct HTTPResponseParser: Sendable {
                 if length == line.contentLength + 1 { try record(.bareLF) }
                 if statusLine.lacksReasonPhrase { try record(.missingReasonPhrase) }
                 consume(length)
-                state = .headerFields(statusLine, .head(limits: limits, statusLineLength: length))
-            case .headerFields(let statusLine, var reader):
-                state = .modifying
-                let progress = try withUnreadBytes { (bytes) throws(HTTPParseError) in try reader.read(bytes) }
-                consume(progress.consumed)
-                guard progress.complete else {
-                    state = .headerFields(statusLine, reader)
-                    return try needMoreInput()
+                fieldReader = .head(limits: limits, statusLineLength: length)
+                state = .headerFields(statusLine)
+            case .headerFields(let statusLine):
+                let start = readIndex
+                let progress = try buffer.withBytes { (bytes) throws(HTTPParseError) in
+                    try fieldReader.read(bytes.suffix(from: start))
                 }
-                responseDeviations.formUnion(reader.deviations)
+                consume(progress.consumed)
+                guard progress.complete else { return try needMoreInput() }
+                responseDeviations.formUnion(fieldReader.deviations)
                 let head = HTTPResponseHead(
                     version: statusLine.version, status: statusLine.code, reason: statusLine.reason,
-                    headers: reader.fields)
+                    headers: fieldReader.takeFields())
                 return try headComplete(head)
             case .contentLength(let remaining, let keepAlive):
                 guard bufferedByteCount > 0 else { return try needMoreInput() }
@@ -272,9 +280,8 @@ public struct HTTPResponseParser: Sendable {
                     ? .ending(trailers: HTTPHeaders(), keepAlive: keepAlive)
                     : .contentLength(remaining: left, keepAlive: keepAlive)
                 return .body(body)
-            case .chunked(var decoder, let keepAlive):
-                state = .modifying
-                return try decodeChunks(&decoder, keepAlive: keepAlive)
+            case .chunked(let keepAlive):
+                return try decodeChunks(keepAlive: keepAlive)
             case .untilClose:
                 if bufferedByteCount > 0 {
                     return .body(takeBytes(bufferedByteCount))
@@ -285,8 +292,6 @@ public struct HTTPResponseParser: Sendable {
             case .ending(let trailers, let keepAlive):
                 state = .idle
                 return .end(trailers: trailers, keepAlive: keepAlive)
-            case .modifying:
-                preconditionFailure("next() in state \(state)")
             }
         }
     }
@@ -315,7 +320,8 @@ public struct HTTPResponseParser: Sendable {
         case .contentLength(let length):
             state = .contentLength(remaining: length, keepAlive: keepAlive)
         case .chunked:
-            state = .chunked(ChunkedDecoder(limits: limits, reportsChunks: reportsChunks), keepAlive: keepAlive)
+            chunkedDecoder = ChunkedDecoder(limits: limits, reportsChunks: reportsChunks)
+            state = .chunked(keepAlive: keepAlive)
         case .untilClose:
             state = .untilClose
         }
@@ -325,15 +331,15 @@ public struct HTTPResponseParser: Sendable {
     /// Decodes every chunk the buffer holds and reports their data as one body event (chunk boundaries
     /// carry no meaning); the end of the body is reported at once when no data precedes it, else next. When
     /// the parser reports chunks, each size line is an event and each chunk's data a body event of its own.
-    private mutating func decodeChunks(
-        _ decoder: inout ChunkedDecoder,
-        keepAlive: Bool
-    ) throws(HTTPParseError) -> HTTPResponseEvent? {
+    private mutating func decodeChunks(keepAlive: Bool) throws(HTTPParseError) -> HTTPResponseEvent? {
         var body: [UInt8] = []
         while true {
             let output: ChunkedDecoder.Output
             do throws(HTTPParseError) {
-                output = try withUnreadBytes { (bytes) throws(HTTPParseError) in try decoder.decode(bytes) }
+                let start = readIndex
+                output = try buffer.withBytes { (bytes) throws(HTTPParseError) in
+                    try chunkedDecoder.decode(bytes.suffix(from: start))
+                }
             } catch {
                 guard !body.isEmpty else { throw error }
                 state = .failed(error)
@@ -342,7 +348,6 @@ public struct HTTPResponseParser: Sendable {
             switch output {
             case .needMoreInput(let consumed):
                 consume(consumed)
-                state = .chunked(decoder, keepAlive: keepAlive)
                 return body.isEmpty ? try needMoreInput() : .body(body)
             case .data(let range):
                 consume(range.lowerBound)
@@ -357,18 +362,16 @@ public struct HTTPResponseParser: Sendable {
                     appendBytes(range.count, to: &body)
                 }
                 if reportsChunks {
-                    state = .chunked(decoder, keepAlive: keepAlive)
                     return .body(body)
                 }
             case .chunk(let size, let extensions, let consumed):
                 // Only when reporting chunks, which never joins data: no body is pending here.
                 let text = try withUnreadBytes { Latin1.string($0[extensions]) }
                 consume(consumed)
-                state = .chunked(decoder, keepAlive: keepAlive)
                 return .chunk(size: size, extensions: text)
             case .end(let trailers, let consumed):
                 consume(consumed)
-                responseDeviations.formUnion(decoder.deviations)
+                responseDeviations.formUnion(chunkedDecoder.deviations)
                 guard !body.isEmpty else {
                     state = .idle
                     return .end(trailers: trailers, keepAlive: keepAlive)
