@@ -16,7 +16,9 @@ final class ConnectionEstablisher {
     /// Set until the result is reported; cleared after, which also breaks the attempts' cycles.
     private var completion: Completion?
     private var machine = HappyEyeballsStateMachine()
-    private var attempts: [HappyEyeballsStateMachine.AttemptID: ConnectAttempt] = [:]
+    /// The attempts racing, in the order they started (a few at most: a list, where a dictionary cost every new
+    /// connection a hashed table).
+    private var attempts: [(id: HappyEyeballsStateMachine.AttemptID, attempt: ConnectAttempt)] = []
     private var delayTimer: TimerID?
     private var deadlineTimer: TimerID?
     private var times = TransportMetrics()
@@ -84,9 +86,9 @@ final class ConnectionEstablisher {
                     perform(machine.delayElapsed())
                 }
             case .closeAttempts(let ids):
-                for id in ids { attempts.removeValue(forKey: id)?.close(on: loop) }
+                for id in ids { takeAttempt(id)?.close(on: loop) }
             case .succeed(let id):
-                guard let winner = attempts.removeValue(forKey: id) else { continue }
+                guard let winner = takeAttempt(id) else { continue }
                 times.connectEnd = loop.now().uptimeNanoseconds
                 finish(.success(winner.handOver()))
             case .fail(let error):
@@ -105,16 +107,22 @@ final class ConnectionEstablisher {
                 case .failure(let error): perform(machine.attemptFailed(id, error: error))
                 }
             }
-            attempts[id] = attempt
+            attempts.append((id, attempt))
             if try socket.connect(to: address) {
                 perform(machine.attemptConnected(id))
             } else {
                 try attempt.waitForConnect(on: loop)
             }
         } catch {
-            attempts.removeValue(forKey: id)?.close(on: loop)
+            takeAttempt(id)?.close(on: loop)
             perform(machine.attemptFailed(id, error: error))
         }
+    }
+
+    /// Removes the attempt `id` from the race and returns it, or nil when it is not racing.
+    private func takeAttempt(_ id: HappyEyeballsStateMachine.AttemptID) -> ConnectAttempt? {
+        guard let index = attempts.firstIndex(where: { $0.id == id }) else { return nil }
+        return attempts.remove(at: index).attempt
     }
 
     private func finish(_ result: Result<EstablishedSocket, TransportError>) {
@@ -124,7 +132,7 @@ final class ConnectionEstablisher {
         if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         delayTimer = nil
         deadlineTimer = nil
-        for attempt in attempts.values { attempt.close(on: loop) }
+        for racing in attempts { racing.attempt.close(on: loop) }
         attempts.removeAll()
         completion(result, times)
     }

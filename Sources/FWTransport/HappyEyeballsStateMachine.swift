@@ -41,8 +41,10 @@ struct HappyEyeballsStateMachine {
 
     private enum State {
         case resolving
-        /// `addresses` in attempt order; `nextID` is the next one's index (an attempt's id is its address's).
-        case racing(addresses: [SocketAddress], nextID: AttemptID, inFlight: Set<AttemptID>, lastError: IOError?)
+        /// `addresses` in attempt order; `nextID` is the next one's index (an attempt's id is its address's);
+        /// `inFlight` in ascending order (an array: a race has a few attempts at most, and a set cost each new
+        /// connection a hashed table).
+        case racing(addresses: [SocketAddress], nextID: AttemptID, inFlight: [AttemptID], lastError: IOError?)
         case done
     }
 
@@ -66,7 +68,7 @@ struct HappyEyeballsStateMachine {
         guard case .racing(_, _, let inFlight, _) = state, inFlight.contains(id) else { return [] }
         state = .done
         guard inFlight.count > 1 else { return [.succeed(id)] }
-        return [.closeAttempts(inFlight.filter { $0 != id }.sorted()), .succeed(id)]
+        return [.closeAttempts(inFlight.filter { $0 != id }), .succeed(id)]
     }
 
     /// An attempt failed: start the next one now, or fail when nothing is left.
@@ -74,8 +76,8 @@ struct HappyEyeballsStateMachine {
         guard case .racing(let addresses, let nextID, var inFlight, let previous) = state, inFlight.contains(id) else {
             return []
         }
-        state = .done // the set is changed in place (no copy), then put back
-        inFlight.remove(id)
+        state = .done // the list is changed in place (no copy), then put back
+        inFlight.removeAll { $0 == id }
         let reason = error.isNoRoute ? (previous ?? error) : error
         state = .racing(addresses: addresses, nextID: nextID, inFlight: inFlight, lastError: reason)
         if nextID == addresses.count {
@@ -93,7 +95,7 @@ struct HappyEyeballsStateMachine {
             return []
         }
         state = .done
-        return inFlight.isEmpty ? [] : [.closeAttempts(inFlight.sorted())]
+        return inFlight.isEmpty ? [] : [.closeAttempts(inFlight)]
     }
 
     // MARK: Helpers
@@ -101,8 +103,8 @@ struct HappyEyeballsStateMachine {
     private mutating func startNext() -> [Action] {
         guard case .racing(let addresses, let nextID, var inFlight, let lastError) = state,
               nextID < addresses.count else { return [] }
-        state = .done // the set is changed in place (no copy), then put back
-        inFlight.insert(nextID)
+        state = .done // the list is changed in place (no copy), then put back
+        inFlight.append(nextID) // ids count up: the list stays ascending
         state = .racing(addresses: addresses, nextID: nextID + 1, inFlight: inFlight, lastError: lastError)
         // The delay is armed only while another address waits (none for a numeric host).
         return nextID + 1 < addresses.count ? [.startAttempt(nextID, addresses[nextID]), .scheduleDelay]
