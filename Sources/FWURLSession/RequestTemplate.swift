@@ -27,6 +27,19 @@ struct RequestTemplate: Sendable {
         wireFields = wire
     }
 
+    /// A request's `own` fields, then the template's fields it does not name: what the general path of
+    /// `URLRequest.outgoing` makes of a request with fields of its own and no cookie (the template is that path
+    /// run on no field, so its fields are the configuration's and the defaults, each name once, in that order),
+    /// without looking each default up in a request being rebuilt field by field.
+    func fields(under own: [URLRequest.HeaderField]) -> [URLRequest.HeaderField] {
+        var merged = own
+        merged.reserveCapacity(own.count + fields.count)
+        for field in fields where !own.contains(where: { $0.name.isEqualIgnoringASCIICase(field.name) }) {
+            merged.append(field)
+        }
+        return merged
+    }
+
     /// Whether `other` holds exactly the template's fields: what an outgoing request made from the template
     /// has (each string compares equal to itself at once).
     func matches(_ other: [URLRequest.HeaderField]) -> Bool {

@@ -11,13 +11,17 @@ extension URLRequest {
     /// additional fields it does not set; `User-Agent`, `Accept` and `Accept-Encoding` defaults (`br` too
     /// when `ContentCodings.decodesBrotli`); and the stored `cookies` for its URL, after a `Cookie` field of
     /// its own (a request's own cookies are kept).
-    /// The cache judges `Vary` against this request, and the transport writes it. A request without fields
-    /// of its own or cookies takes its session's `template` as it is.
+    /// The cache judges `Vary` against this request, and the transport writes it. A request without cookies
+    /// takes its session's `template`: as it is when it has no fields of its own, else under its own fields.
     func outgoing(configuration: URLSessionConfiguration, cookies: String?, template: RequestTemplate? = nil)
         -> URLRequest {
         var request = self
-        if let template, cookies == nil, headerFields?.isEmpty ?? true {
-            request.headerFields = template.fields
+        if let template, cookies == nil {
+            if let own = headerFields, !own.isEmpty {
+                request.headerFields = template.fields(under: own)
+            } else {
+                request.headerFields = template.fields
+            }
             return request
         }
         let additional = configuration.httpAdditionalHeaders ?? [:]

@@ -36,6 +36,9 @@ import Testing
         (nil, nil),                           // the template's case
         ("X-Own", nil),                       // a field of its own
         ("User-Agent", nil),                  // a field that replaces a default
+        ("accept", nil),                      // one that replaces a configuration field, in another case
+        ("x-extra", nil),                     // the same for the other configuration field
+        ("ACCEPT-ENCODING", nil),             // and for the last default
         (nil, "a=b"),                         // a cookie to send
     ] as [(String?, String?)])
     func withTheTemplateARequestIsWhatTheRulesMake(_ ownField: String?, _ cookies: String?) throws {
