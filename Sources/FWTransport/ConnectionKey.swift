@@ -11,7 +11,9 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// "http" or "https", lowercased.
     public var scheme: String
     /// The host as it appears in the URL (name or numeric address, without IPv6 brackets), lowercased.
-    public var host: String
+    public var host: String {
+        didSet { hostHash = host.hashValue }
+    }
     /// The port, explicit or the scheme's default.
     public var port: Int
     /// The proxy the origin is reached through, or nil for a direct connection.
@@ -22,6 +24,10 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// Requests whose keys differ only here never share a connection. 0 for every ordinary request; a raw
     /// request (`TransportRequest.rawBytes`) takes a number of its own, so it always opens a new connection.
     public var partition: UInt64 = 0
+
+    /// `host.hashValue`, taken once per key: the pool looks a request's key up two to six times (a new
+    /// connection the most), and hashing the host's bytes each time took some 200 instructions a lookup.
+    private var hostHash: Int
 
     /// The proxy, boxed: a `ProxyServer` is about 90 bytes, and the key is copied, hashed and compared several
     /// times per request (inline, it made each copy of the key and each comparison copy the proxy too).
@@ -36,9 +42,18 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     /// the scheme and the proxy (its host, credentials and answer to a challenge) cost each lookup to hash
     /// while they rarely tell two keys of one session apart. `==` still compares every field.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(host)
+        hasher.combine(hostHash)
         hasher.combine(port)
         hasher.combine(partition)
+    }
+
+    /// The hash the pool's tables use: the host's hash (a `Hasher`'s, seeded per process, so a peer that
+    /// names hosts in redirects cannot choose collisions) mixed with the port and the partition as
+    /// `TransportIDHash` mixes ids, without a second pass of SipHash per lookup.
+    public func _rawHashValue(seed: Int) -> Int {
+        TransportIDHash.mix(UInt64(truncatingIfNeeded: hostHash) ^ UInt64(truncatingIfNeeded: port) &* 0x1_0000_0001
+                                ^ partition &* 0xFF51_AFD7_ED55_8CCD,
+                            seed: seed)
     }
 
     /// Equal when every field is; the numbers are compared first, and one boxed proxy is equal to itself.
@@ -61,6 +76,7 @@ public struct ConnectionKey: Hashable, Sendable, CustomStringConvertible {
     public init(lowercasedScheme scheme: String, host: String, port: Int, proxy: ProxyServer? = nil) {
         self.scheme = scheme
         self.host = host
+        hostHash = host.hashValue
         self.port = port
         self.proxyBox = proxy.map(ProxyBox.init)
     }

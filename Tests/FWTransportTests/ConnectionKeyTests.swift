@@ -44,6 +44,32 @@ import Testing
         #expect(Set(variants + [base]).count == 8)
     }
 
+    // The key keeps its host's hash (`hostHash`): a key whose host changed after it was made hashes as a key
+    // made with that host, and a table finds keys of many hosts and ports, and only those.
+    @Test func aChangedHostHashesAsANewKeyAndTablesFindEveryKey() {
+        var changed = ConnectionKey(scheme: "http", host: "a.example", port: 80)
+        changed.host = "b.example"
+        let made = ConnectionKey(scheme: "http", host: "b.example", port: 80)
+        #expect(changed == made && changed.hashValue == made.hashValue)
+        #expect(changed._rawHashValue(seed: 9) == made._rawHashValue(seed: 9))
+        #expect(Set([changed, made]).count == 1)
+
+        var table: [ConnectionKey: Int] = [:]
+        for host in 0..<50 {
+            for port in [80, 443, 8080, 8443] {
+                table[ConnectionKey(scheme: "http", host: "h\(host).example", port: port)] = host * 10_000 + port
+            }
+        }
+        #expect(table.count == 200)
+        #expect((0..<50).allSatisfy { host in
+            [80, 443, 8080, 8443].allSatisfy { port in
+                table[ConnectionKey(scheme: "http", host: "h\(host).example", port: port)] == host * 10_000 + port
+            }
+        })
+        #expect(table[ConnectionKey(scheme: "http", host: "h50.example", port: 80)] == nil)
+        #expect(table[ConnectionKey(scheme: "http", host: "h1.example", port: 81)] == nil)
+    }
+
     @Test func theProxyDecidesTunnelsAndAbsoluteForm() {
         let plain = ConnectionKey(scheme: "http", host: "example.com", port: 80, proxy: Self.proxy())
         #expect(plain.usesAbsoluteForm && !plain.needsTunnel)
