@@ -23,8 +23,10 @@ extension ConnectionPoolStateMachine {
         return slot
     }
 
-    /// Puts a pool taken with `takePool` back in its slot, or removes the key when the pool is unused.
-    mutating func putBack(_ pool: HostPool, at slot: [ConnectionKey: HostPool].Index) {
+    /// Puts a pool taken with `takePool` back in its slot, or removes the key when the pool is unused. The pool
+    /// is moved in (`consuming`): passed borrowed, it was copied into the slot, a retain of each of its four
+    /// lists, released again with the caller's copy.
+    mutating func putBack(_ pool: consuming HostPool, at slot: [ConnectionKey: HostPool].Index) {
         if pool.isUnused {
             hosts.remove(at: slot)
         } else {
