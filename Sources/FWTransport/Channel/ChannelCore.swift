@@ -65,7 +65,8 @@ struct ChannelCore {
     private(set) var socket: Socket?
     /// The TLS engine while TLS is on (or being started or stopped).
     private(set) var tls: TLSEngine?
-    private var registration: RegistrationID?
+    /// The socket's registration with the loop, while watched.
+    private(set) var registration: RegistrationID?
     /// A registration the socket came with (its connect attempt's), until `watch` takes it over.
     private var inheritedRegistration: RegistrationID?
     /// What the loop watches the socket for.
@@ -111,13 +112,6 @@ struct ChannelCore {
     /// Wire bytes queued so far, and taken by the socket so far.
     var bytesQueued: Int { writes.queuedBytes }
     var bytesWritten: Int { writes.writtenBytes }
-
-    /// Whether the loop reported input (or a hang-up) for the socket in this iteration; true when unwatched.
-    var reportedInput: Bool {
-        // Not `registration.map(loop.reportedInput(for:))`: forming that method value copied the whole core.
-        guard let registration else { return true }
-        return loop.reportedInput(for: registration)
-    }
 
     // MARK: Watching
 
