@@ -70,7 +70,7 @@ extension URLSessionTask: TransportTaskDelegate {
                 return (delivery, actions, core.transfer.hop.next != nil, core.transfer.trace.enabled)
             }
             run(actions)
-            switch delivery {
+            switch consume delivery {
             case nil: return
             case .forward(let event, let successor): successor.adopt(event)
             case .deliver(let event, let ending):
