@@ -188,8 +188,11 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
             core.tls?.provideClientIdentity(identity)
             advanceHandshake()
         case .reportEstablished:
-            armIdleConnectionTimer()
             transport.connectionEstablished(self)
+            // The pool either gave the connection its first request at once (the usual case: a request waits
+            // for it), which armed the request's timer, or parked it. Only a parked connection needs the idle
+            // timer: armed first, it was scheduled and cancelled again for nearly every new connection.
+            if machine.isIdle { armIdleConnectionTimer() }
         case .reportConnectFailed(let error, let discardTLSSession):
             // A session cached during the handshake must not let a later connection skip the decision.
             if discardTLSSession { core.tls?.discardSession() }

@@ -41,10 +41,10 @@ struct HappyEyeballsStateMachine {
 
     private enum State {
         case resolving
-        /// `addresses` in attempt order; `nextID` is the next one's index (an attempt's id is its address's);
-        /// `inFlight` in ascending order (an array: a race has a few attempts at most, and a set cost each new
-        /// connection a hashed table).
-        case racing(addresses: [SocketAddress], nextID: AttemptID, inFlight: [AttemptID], lastError: IOError?)
+        /// `addresses` in attempt order; `nextID` is the next one's index (an attempt's id is its address's):
+        /// the attempts started are `0 ..< nextID`, and those in flight are the ones not in `failed` (a list
+        /// made only when an attempt fails: a set of the attempts in flight cost each new connection a table).
+        case racing(addresses: [SocketAddress], nextID: AttemptID, failed: [AttemptID], lastError: IOError?)
         case done
     }
 
@@ -53,7 +53,7 @@ struct HappyEyeballsStateMachine {
     /// Name resolution found `addresses` (non-empty).
     mutating func resolved(_ addresses: [SocketAddress]) -> [Action] {
         guard case .resolving = state else { preconditionFailure("resolved() in state \(state)") }
-        state = .racing(addresses: Self.interleaved(addresses), nextID: 0, inFlight: [], lastError: nil)
+        state = .racing(addresses: Self.interleaved(addresses), nextID: 0, failed: [], lastError: nil)
         return startNext()
     }
 
@@ -65,23 +65,26 @@ struct HappyEyeballsStateMachine {
 
     /// An attempt connected: it wins, the others close.
     mutating func attemptConnected(_ id: AttemptID) -> [Action] {
-        guard case .racing(_, _, let inFlight, _) = state, inFlight.contains(id) else { return [] }
+        guard case .racing(_, let nextID, let failed, _) = state, Self.isInFlight(id, nextID, failed) else {
+            return []
+        }
         state = .done
-        guard inFlight.count > 1 else { return [.succeed(id)] }
-        return [.closeAttempts(inFlight.filter { $0 != id }), .succeed(id)]
+        let others = (0..<nextID).filter { $0 != id && !failed.contains($0) }
+        return others.isEmpty ? [.succeed(id)] : [.closeAttempts(others), .succeed(id)]
     }
 
     /// An attempt failed: start the next one now, or fail when nothing is left.
     mutating func attemptFailed(_ id: AttemptID, error: IOError) -> [Action] {
-        guard case .racing(let addresses, let nextID, var inFlight, let previous) = state, inFlight.contains(id) else {
+        guard case .racing(let addresses, let nextID, var failed, let previous) = state,
+              Self.isInFlight(id, nextID, failed) else {
             return []
         }
         state = .done // the list is changed in place (no copy), then put back
-        inFlight.removeAll { $0 == id }
+        failed.append(id)
         let reason = error.isNoRoute ? (previous ?? error) : error
-        state = .racing(addresses: addresses, nextID: nextID, inFlight: inFlight, lastError: reason)
+        state = .racing(addresses: addresses, nextID: nextID, failed: failed, lastError: reason)
         if nextID == addresses.count {
-            guard inFlight.isEmpty else { return [] }
+            guard failed.count == nextID else { return [] }
             state = .done
             return [.fail(reason)]
         }
@@ -90,22 +93,26 @@ struct HappyEyeballsStateMachine {
 
     /// The connection gave up (timeout, shutdown): every attempt in flight closes.
     mutating func abandon() -> [Action] {
-        guard case .racing(_, _, let inFlight, _) = state else {
+        guard case .racing(_, let nextID, let failed, _) = state else {
             state = .done
             return []
         }
         state = .done
+        let inFlight = (0..<nextID).filter { !failed.contains($0) }
         return inFlight.isEmpty ? [] : [.closeAttempts(inFlight)]
     }
 
     // MARK: Helpers
 
+    /// Whether attempt `id` started and has not failed.
+    private static func isInFlight(_ id: AttemptID, _ nextID: AttemptID, _ failed: [AttemptID]) -> Bool {
+        (0..<nextID).contains(id) && !failed.contains(id)
+    }
+
     private mutating func startNext() -> [Action] {
-        guard case .racing(let addresses, let nextID, var inFlight, let lastError) = state,
+        guard case .racing(let addresses, let nextID, let failed, let lastError) = state,
               nextID < addresses.count else { return [] }
-        state = .done // the list is changed in place (no copy), then put back
-        inFlight.append(nextID) // ids count up: the list stays ascending
-        state = .racing(addresses: addresses, nextID: nextID + 1, inFlight: inFlight, lastError: lastError)
+        state = .racing(addresses: addresses, nextID: nextID + 1, failed: failed, lastError: lastError)
         // The delay is armed only while another address waits (none for a numeric host).
         return nextID + 1 < addresses.count ? [.startAttempt(nextID, addresses[nextID]), .scheduleDelay]
                                             : [.startAttempt(nextID, addresses[nextID])]
