@@ -80,7 +80,7 @@ extension URLSessionTask {
                 DelegateRouter.didReceiveInformationalResponse(task: self, HTTPURLResponse(url: url, head: head))
             }
         case .head(let head):
-            receivedHead(head)
+            receivedHead(head, traced: traced)
         case .body(let bytes):
             cacheBody(bytes)
             deliverBody(bytes)

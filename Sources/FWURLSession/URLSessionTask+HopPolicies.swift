@@ -88,9 +88,10 @@ extension URLSessionTask {
         }
     }
 
-    /// The hop's response head arrived (delegate queue): the response walk.
-    func receivedHead(_ head: HTTPResponseHead) {
-        DelegateRouter.didReceiveResponseHead(task: self, head.wireBytes)
+    /// The hop's response head arrived (delegate queue): the response walk. `traced`: the hop is traced (its
+    /// trace delegate hears the head's bytes; an untraced hop does not ask, which took the task's lock).
+    func receivedHead(_ head: HTTPResponseHead, traced: Bool) {
+        if traced { DelegateRouter.didReceiveResponseHead(task: self, head.wireBytes) }
         let context = hopContext
         let walked = walkPolicies { hop, policies -> (HTTPURLResponse, (HopPolicy, HopDecision)?)? in
             guard let url = hop.request?.url else { return nil }
