@@ -52,7 +52,10 @@ extension HTTPHeaders {
             forEachElement(inField: name) { element in
                 guard !found, element.count == wanted.count else { return }
                 found = element.withUnsafeBufferPointer { bytes in
-                    zip(bytes, wanted).allSatisfy { ASCII.lowercased($0) == ASCII.lowercased($1) }
+                    for index in bytes.indices where ASCII.lowercased(bytes[index]) != ASCII.lowercased(wanted[index]) {
+                        return false
+                    }
+                    return true
                 }
             }
             return found

@@ -58,7 +58,7 @@ public struct HTTPResponseParser: Sendable {
     private let limits: HTTPLimits
     /// Reads the head's field lines in `headerFields`; replaced for each head, emptied when it completes.
     private var fieldReader: FieldSectionReader
-    /// Decodes the body in `chunked`; replaced for each chunked body.
+    /// Decodes the body in `chunked`; replaced for each chunked body and when one ends.
     private var chunkedDecoder: ChunkedDecoder
     /// The method of the request whose response is being parsed.
     private var requestMethod = ""
@@ -372,6 +372,9 @@ public struct HTTPResponseParser: Sendable {
             case .end(let trailers, let consumed):
                 consume(consumed)
                 responseDeviations.formUnion(chunkedDecoder.deviations)
+                // A fresh decoder: the finished one would keep the trailer section's storage until the next
+                // chunked body (an empty decoder holds none).
+                chunkedDecoder = ChunkedDecoder(limits: limits)
                 guard !body.isEmpty else {
                     state = .idle
                     return .end(trailers: trailers, keepAlive: keepAlive)
