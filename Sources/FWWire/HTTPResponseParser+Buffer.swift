@@ -1,7 +1,68 @@
 // HTTPResponseParser's receive buffer: one `[UInt8]` holds the received bytes and `readIndex` marks what events
 // consumed; consumed bytes are dropped when the next feed arrives, and large reads and body events move the
-// array itself instead of copying it (see the opening comment of HTTPResponseParser.swift). Used only by the
-// parser's own inputs and transitions.
+// array itself instead of copying it (see the opening comment of HTTPResponseParser.swift). The `feed` inputs
+// that fill it are here; the rest is used only by the parser's own inputs and transitions.
+
+// MARK: - Feeding
+
+extension HTTPResponseParser {
+    /// Appends received bytes (copied; `bytes` may be reused once this returns). Ignored after an error.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard acceptsInput else { return }
+        append(bytes)
+    }
+
+    /// Appends received bytes. Ignored after an error.
+    ///
+    /// A large array fed when every earlier byte was consumed is kept as it is, without a copy (so a
+    /// caller that reads into a fresh array per read gets body events that share its storage).
+    public mutating func feed(_ bytes: [UInt8]) {
+        guard acceptsInput else { return }
+        if readIndex == buffer.count, bytes.count >= Self.zeroCopyMinimum {
+            buffer = bytes
+            readIndex = 0
+        } else {
+            bytes.withUnsafeBytes { append($0) }
+        }
+    }
+
+    /// Reads received bytes straight into the parser: `read` writes up to `maxCount` bytes and returns
+    /// how many it wrote. Returns that count.
+    ///
+    /// While a large body is expected, the bytes land in a fresh buffer with the few bytes not yet consumed
+    /// moved to its front, so a body event that covers a whole read hands that buffer on without a copy: a
+    /// socket read into it is the only copy a large body's bytes go through. (A long unfinished line is
+    /// appended to instead, so a head arriving in small pieces is not moved again and again.) A head or a
+    /// small body is read into the parser's reusable read area and copied into the buffer, which keeps its
+    /// capacity: a small response makes no array per read (a fresh 64 KiB one, allocated and freed, cost
+    /// a small GET about 1.5 k instructions). The bytes are ignored after an error (`read` still runs); when
+    /// `read` throws, the parser is unchanged.
+    @discardableResult
+    public mutating func feed<Failure: Error>(
+        upTo maxCount: Int,
+        using read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) throws(Failure) -> Int {
+        let accepting = acceptsInput
+        if accepting, !expectsLargeBody {
+            return try readThroughArea(upTo: maxCount, read)
+        }
+        let unread = accepting ? bufferedByteCount : 0
+        guard unread <= Self.zeroCopyMinimum else {
+            let bytes = try Self.filledArray(prefix: UnsafeRawBufferPointer(start: nil, count: 0), room: maxCount, read)
+            bytes.withUnsafeBytes { append($0) }
+            return bytes.count
+        }
+        let start = buffer.count - unread
+        let filled = try buffer.withBytes { (bytes) throws(Failure) in
+            try Self.filledArray(prefix: bytes.suffix(from: start), room: maxCount, read)
+        }
+        if accepting {
+            buffer = filled
+            readIndex = 0
+        }
+        return filled.count - unread
+    }
+}
 
 // MARK: - Buffer
 
