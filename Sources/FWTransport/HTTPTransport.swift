@@ -92,11 +92,13 @@ public final class HTTPTransport: Sendable {
         /// The deadline the wait sweep is armed for, if any.
         var waitSweepArmedFor: Deadline?
 
-        /// Changes request `id`'s entry in place, if there is one. (`entries[id]?.field = value` goes through
-        /// `Dictionary`'s keyed `_modify` coroutine, which allocated frames for an entry this large.)
-        mutating func updateEntry(_ id: RequestID, _ change: (inout Entry) -> Void) {
-            guard let index = entries.index(forKey: id) else { return }
-            change(&entries.values[index])
+        /// Changes request `id`'s entry in place, if there is one, and returns what `change` returned (nil when
+        /// there is no entry). (`entries[id]?.field = value` goes through `Dictionary`'s keyed `_modify`
+        /// coroutine, which allocated frames for an entry this large.)
+        @discardableResult
+        mutating func updateEntry<Result>(_ id: RequestID, _ change: (inout Entry) -> Result) -> Result? {
+            guard let index = entries.index(forKey: id) else { return nil }
+            return change(&entries.values[index])
         }
     }
 
@@ -208,12 +210,15 @@ public final class HTTPTransport: Sendable {
     /// task's decisions: one older than the last applied is ignored (it arrived late).
     public func setReadingPaused(_ paused: Bool, for id: RequestID, version: UInt64) {
         let work: WorkList = state.withLock { state in
-            guard let entry = state.entries[id], version > entry.pauseVersion else { return WorkList() }
-            state.updateEntry(id) { entry in
+            // One lookup, no copy of the entry: the decision applies when it is newer than the last applied.
+            let changed = state.updateEntry(id) { entry -> ConnectionKey? in
+                guard version > entry.pauseVersion else { return nil }
                 entry.readingPaused = paused
                 entry.pauseVersion = version
+                return entry.prepared.request.key
             }
-            guard let connectionID = state.pool.connection(leasedTo: id, key: entry.prepared.request.key),
+            guard let key = changed ?? nil,
+                  let connectionID = state.pool.connection(leasedTo: id, key: key),
                   let connection = state.connections[connectionID] else { return WorkList() }
             return WorkList(.refreshReadingPause(id, on: connection))
         }
