@@ -44,13 +44,14 @@ public struct URLRequest: Sendable {
         var normalizedHTTPMethod = "GET"
         var headerFields: [HeaderField]?
         var body: Body?
-        var protocolProperties = ProtocolProperties()
+        var protocolProperties: ProtocolProperties
         var fwRawRequest: Data?
 
         init(url: URL?, cachePolicy: CachePolicy, timeoutInterval: TimeInterval) {
             self.url = url
             self.cachePolicy = cachePolicy
             self.timeoutInterval = timeoutInterval
+            protocolProperties = ProtocolProperties()
         }
 
         /// A copy of `other`, for a request about to change.

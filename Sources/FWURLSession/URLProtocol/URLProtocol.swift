@@ -186,7 +186,7 @@ struct URLProtocolRegistry {
 /// implementation that stored them (on every platform they are meant to be property-list values). A value
 /// type: a copy of a request has its own properties.
 struct ProtocolProperties: @unchecked Sendable { // values: Any, only carried (see above)
-    private var values: [String: Any] = [:]
+    private var values = [String: Any]()
 
     /// The value under `key`; assigning nil removes it.
     subscript(key: String) -> Any? {
