@@ -35,6 +35,13 @@ import TestSupport
         #expect(clock.deadline(after: 2.5) == clock.anchor + .milliseconds(2500))
         #expect(clock.deadline(after: 0) == clock.anchor)
         #expect(clock.deadline(after: -5) == clock.anchor + .seconds(-5))
+        // Rounded up to the nanosecond, never early.
+        #expect(clock.deadline(after: 1e-10) == clock.anchor + .nanoseconds(1))
+        #expect(clock.deadline(after: -1.5e-9) == clock.anchor + .nanoseconds(-1))
+        // Far in the past saturates at the clock's origin.
+        for interval in [-1e12, -.infinity] as [TimeInterval] {
+            #expect(clock.deadline(after: interval).uptimeNanoseconds == 0)
+        }
         // Huge, infinite and NaN intervals (a resource timeout nobody meant to reach) are decades away.
         for interval in [1e12, .infinity, .nan] as [TimeInterval] {
             #expect(clock.deadline(after: interval) >= clock.anchor + .seconds(900_000_000))

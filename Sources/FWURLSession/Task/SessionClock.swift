@@ -67,10 +67,18 @@ struct SessionClock: Sendable {
     /// `deadline` moved by `seconds`, rounded up to the nanosecond (never early) and clamped to about 30 years
     /// either way (NaN: 30 years ahead), saturating at the clock's origin. (Nanoseconds, not `Duration`:
     /// FWTransport re-exports `Deadline` without FWLoop's operators.)
+    /// (The clamp keeps the nanoseconds within ±1e18, inside `Int64`: the conversion is one instruction, where
+    /// `Int128(Double)` took the generic path of a few hundred.)
     private static func moved(_ deadline: Deadline, by seconds: TimeInterval) -> Deadline {
         let limit: TimeInterval = 1e9
         let clamped = seconds < limit ? max(seconds, -limit) : limit
-        let nanoseconds = Int128((clamped * 1_000_000_000).rounded(.up))
-        return Deadline(uptimeNanoseconds: UInt64(clamping: Int128(deadline.uptimeNanoseconds) + nanoseconds))
+        let nanoseconds = Int64((clamped * 1_000_000_000).rounded(.up))
+        let origin = deadline.uptimeNanoseconds
+        if nanoseconds >= 0 {
+            let (sum, overflow) = origin.addingReportingOverflow(UInt64(nanoseconds))
+            return Deadline(uptimeNanoseconds: overflow ? .max : sum)
+        }
+        let earlier = nanoseconds.magnitude
+        return Deadline(uptimeNanoseconds: origin > earlier ? origin - earlier : 0)
     }
 }
