@@ -172,8 +172,8 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     // MARK: Actions
 
     /// Runs what the machine decided.
-    func run(_ action: HTTP1ConnectionStateMachine.Action) {
-        switch action {
+    func run(_ action: consuming HTTP1ConnectionStateMachine.Action) {
+        switch consume action {
         case .none:
             break
         case .writeToProxy(let bytes):
@@ -292,8 +292,8 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
 
     /// Hands `events` to `request`'s delegate at the end of this loop iteration, together with the request's
     /// other events of the iteration (one hop to the delegate's queue per response instead of one per event).
-    func post(_ events: [TransportEvent], to request: PreparedRequest) {
-        for event in events { post(event, to: request) }
+    func post(_ events: consuming [TransportEvent], to request: PreparedRequest) {
+        events.takeEach { post($0, to: request) }
     }
 
     /// Hands `event` to `request`'s delegate at the end of this loop iteration (see `post(_:to:)` above); no
@@ -334,8 +334,7 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
             // Taken out of the batch, so that the list is the only reference once delivered, and kept.
             var events: [TransportEvent] = []
             swap(&events, &batches[index].events)
-            batches[index].request.deliver(events)
-            events.removeAll(keepingCapacity: true)
+            batches[index].request.deliver(&events)
             if events.capacity <= Self.keptEventsCapacity, spareEventLists.count < Self.keptEventLists {
                 spareEventLists.append(events)
             }

@@ -140,12 +140,13 @@ final class PreparedRequest: Sendable {
         delegate.transportTask(id, didReceive: event)
     }
 
-    /// Hands several events, in order, to the request's delegate in one call.
-    func deliver(_ events: [TransportEvent]) {
+    /// Hands several events, in order, to the request's delegate in one call, moved out of `events` (left
+    /// empty, its storage kept).
+    func deliver(_ events: inout [TransportEvent]) {
         if events.count == 1 {
-            delegate.transportTask(id, didReceive: events[0])
+            delegate.transportTask(id, didReceive: events.removeLast())
         } else {
-            delegate.transportTask(id, didReceive: events)
+            delegate.transportTask(id, didReceive: &events)
         }
     }
 

@@ -171,13 +171,30 @@ public protocol TransportTaskDelegate: AnyObject, Sendable {
     /// One event of the request `id`.
     func transportTask(_ id: RequestID, didReceive event: TransportEvent)
     /// Several events of the request `id`, in order: what one loop iteration produced for it (a small
-    /// response's head, body, metrics and end usually arrive together). By default, one call each.
-    func transportTask(_ id: RequestID, didReceive events: [TransportEvent])
+    /// response's head, body, metrics and end usually arrive together). The delegate takes the events out
+    /// (`takeEach`) and leaves the list empty: its storage goes back to the connection for the next
+    /// iteration's events. By default, one call each.
+    func transportTask(_ id: RequestID, didReceive events: inout [TransportEvent])
 }
 
 extension TransportTaskDelegate {
     /// Hands the events over one by one.
-    public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
-        for event in events { transportTask(id, didReceive: event) }
+    public func transportTask(_ id: RequestID, didReceive events: inout [TransportEvent]) {
+        events.takeEach { transportTask(id, didReceive: $0) }
+    }
+}
+
+extension Array where Element == TransportEvent {
+    /// Hands each event to `body`, in order, moved out of the list, and leaves the list empty with its storage
+    /// kept. Iterated plainly, each event would be copied (retaining what it holds) and released again when
+    /// the list is emptied.
+    @inlinable
+    public mutating func takeEach(_ body: (consuming TransportEvent) -> Void) {
+        for index in indices {
+            var event = TransportEvent.encodedBodyBytes(0) // trivial: left in the event's place
+            swap(&event, &self[index])
+            body(event)
+        }
+        removeAll(keepingCapacity: true)
     }
 }

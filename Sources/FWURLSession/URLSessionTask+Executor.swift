@@ -14,13 +14,13 @@ import FWTransport
 extension URLSessionTask: TransportTaskDelegate {
     /// Called by the transport on a loop thread.
     public func transportTask(_ id: RequestID, didReceive event: TransportEvent) {
-        apply { $0.received(CollectionOfOne(.transport(event)), from: id) }
+        apply { $0.received(event, from: id) }
     }
 
-    /// Called by the transport on a loop thread: one loop iteration's events, queued under one lock and
-    /// drained by one hop to the delegate queue.
-    public func transportTask(_ id: RequestID, didReceive events: [TransportEvent]) {
-        apply { $0.received(events.lazy.map(TaskEvent.transport), from: id) }
+    /// Called by the transport on a loop thread: one loop iteration's events, moved into the task's queue
+    /// under one lock and drained by one hop to the delegate queue.
+    public func transportTask(_ id: RequestID, didReceive events: inout [TransportEvent]) {
+        apply { $0.received(&events, from: id) }
     }
 
     /// Runs what an input of the machine asked for, in `TaskActions`' order.

@@ -177,9 +177,19 @@ struct TaskStateMachine {
     /// The transport's `events` for request `id`: queued for the drain. Events can come before `execute`
     /// returned the id to the task (a fast response on another thread): the first ones make it known, so that
     /// a delegate that answers the response at once (`.becomeStream`, a cancel) finds the request.
-    mutating func received(_ events: some Sequence<TaskEvent>, from id: RequestID) -> TaskActions {
+    mutating func received(_ event: consuming TransportEvent, from id: RequestID) -> TaskActions {
         if requestID == nil, case .running = state { requestID = id }
-        return enqueue(events)
+        var actions = TaskActions()
+        append(.transport(event), into: &actions)
+        return actions
+    }
+
+    /// Several of the transport's events, moved out of `events` (left empty): see above.
+    mutating func received(_ events: inout [TransportEvent], from id: RequestID) -> TaskActions {
+        if requestID == nil, case .running = state { requestID = id }
+        var actions = TaskActions()
+        events.takeEach { append(.transport($0), into: &actions) }
+        return actions
     }
 
     /// Queues `events` for the drain.
