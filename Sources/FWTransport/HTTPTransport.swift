@@ -163,7 +163,7 @@ public final class HTTPTransport: Sendable {
         let id = RequestID(requestNumbers.next())
         let prepared: PreparedRequest
         do throws(HTTPRequestError) {
-            prepared = try PreparedRequest(id: id, request: request, delegate: delegate)
+            prepared = try PreparedRequest(id: id, request: consume request, delegate: delegate)
         } catch {
             perform(WorkList(.fail(id, delegate, .invalidRequest(error))))
             return id

@@ -32,7 +32,8 @@ final class PreparedRequest: Sendable {
     /// form, see `addressProxy`; a WebSocket handshake's fields) and encodes it; throws before any connection
     /// is involved when the request would put invalid bytes on the wire. A raw request's bytes are taken as
     /// they are (`TransportRequest.rawBytes`).
-    init(id: RequestID, request: TransportRequest, delegate: any TransportTaskDelegate) throws(HTTPRequestError) {
+    init(id: RequestID, request: consuming TransportRequest, delegate: any TransportTaskDelegate)
+        throws(HTTPRequestError) {
         if let raw = request.rawBytes {
             // A raw request goes out exactly as given, and nothing else may follow it on its connection.
             self.id = id

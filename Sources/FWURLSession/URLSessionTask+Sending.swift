@@ -85,7 +85,6 @@ extension URLSessionTask {
                                    description: "FWURLSession could not start its event loops")))
             return
         }
-        var transportRequest: TransportRequest
         // One lock for what the request is built from: who hears the task, its priority and its upload body
         // (the original body stream is taken here: it can be read once).
         let (hearers, priority, upload, originalStream) = withCore { core in
@@ -97,33 +96,36 @@ extension URLSessionTask {
             return (core.properties.hearers, core.properties.priority, upload, originalRequest?.httpBodyStream)
         }
         let tracing = hearers.includes(.trace)
+        // Built, changed and handed over in one scope: bound out of an optional or a `do` first, the request
+        // (some 300 bytes) was copied and released whole once more.
         do {
-            transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
-                                                    proxies: session.proxySettings, priority: priority,
-                                                    tracing: tracing,
-                                                    webSocket: try sink.webSocketUpgrade(for: request, task: self),
-                                                    template: session.requestTemplate)
+            var transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
+                                                        proxies: session.proxySettings, priority: priority,
+                                                        tracing: tracing,
+                                                        webSocket: try sink.webSocketUpgrade(for: request, task: self),
+                                                        template: session.requestTemplate)
             if let body = try uploadBody(upload, originalStream: originalStream, for: request) {
                 transportRequest.body = body
             }
             transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
             // Metrics are made only for a delegate that hears them (`finish`).
             transportRequest.reportsMetrics = hearers.includes(.task)
+            let proxy = transportRequest.key.proxy
+            let (answer, reason) = withCore { core -> (String?, Hop.Reason?) in
+                core.transfer.hop.proxy = proxy
+                core.transfer.trace.startHop(traced: tracing)
+                core.machine.transmitting()
+                // Read only where they count: read whole, the policies' state and the hop were copied.
+                let answer = proxy == nil
+                    ? nil : ProxyAuthenticationHopPolicy.authorization(for: proxy, core.transfer.policies)
+                return (answer, tracing ? core.transfer.hop.reason : nil)
+            }
+            if let answer { transportRequest.key.proxy?.authorization = answer }
+            if let reason { traceRequest(request, reason: reason) }
+            accepted(transport.execute(transportRequest, delegate: self))
         } catch {
             enqueue(.fail(error))
-            return
         }
-        let proxy = transportRequest.key.proxy
-        let (answer, reason) = withCore { core -> (String?, Hop.Reason) in
-            core.transfer.hop.proxy = proxy
-            core.transfer.trace.startHop(traced: tracing)
-            core.machine.transmitting()
-            return (ProxyAuthenticationHopPolicy.authorization(for: proxy, core.transfer.policies),
-                    core.transfer.hop.reason)
-        }
-        if let answer { transportRequest.key.proxy?.authorization = answer }
-        if tracing { traceRequest(request, reason: reason) }
-        accepted(transport.execute(transportRequest, delegate: self))
     }
 
     // MARK: Upload bodies
