@@ -68,9 +68,10 @@ public struct HTTPResponseParser: Sendable {
     private var acceptsSwitchingProtocols = false
     /// Report each chunk's size line of a chunked body (`.chunk`).
     private var reportsChunks = false
-    /// Received bytes; those before `readIndex` are consumed (HTTPResponseParser+Buffer.swift).
-    var buffer: [UInt8] = []
-    var readIndex = 0
+    /// Received bytes; those before `readIndex` are consumed (HTTPResponseParser+Buffer.swift). Usable from
+    /// `bufferedByteCount` inlined into a connection.
+    @usableFromInline var buffer: [UInt8] = []
+    @usableFromInline var readIndex = 0
     /// Where a head or a small body is read before it is appended to `buffer` (`feed(upTo:using:)`).
     var readArea: [UInt8] = []
     /// True once the peer closed its sending side.
@@ -137,8 +138,9 @@ public struct HTTPResponseParser: Sendable {
         return false
     }
 
-    /// Bytes received but not yet consumed by an event.
-    public var bufferedByteCount: Int {
+    /// Bytes received but not yet consumed by an event. (Inlinable: called on a connection's parser, a
+    /// non-inlined getter had the whole parser, some 500 bytes, copied out of the connection for each call.)
+    @inlinable public var bufferedByteCount: Int {
         buffer.count - readIndex
     }
 
