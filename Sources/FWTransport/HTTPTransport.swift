@@ -100,6 +100,13 @@ public final class HTTPTransport: Sendable {
             guard let index = entries.index(forKey: id) else { return nil }
             return change(&entries.values[index])
         }
+
+        /// What `read` makes of request `id`'s entry, read in place (nil when there is no entry):
+        /// `entries[id]?.field` copies the whole entry out, retaining and releasing what it holds.
+        func readEntry<Result>(_ id: RequestID, _ read: (borrowing Entry) -> Result) -> Result? {
+            guard let index = entries.index(forKey: id) else { return nil }
+            return read(entries.values[index])
+        }
     }
 
     /// Work decided under the lock, done after it. The cases that carry an error are boxed, so that an item
@@ -228,7 +235,7 @@ public final class HTTPTransport: Sendable {
     /// Whether the task of request `id` wants its response read now (connections ask when they start the
     /// request and when told that it changed).
     func isReadingPaused(_ id: RequestID) -> Bool {
-        state.withLock { $0.entries[id]?.readingPaused ?? false }
+        state.withLock { $0.readEntry(id) { $0.readingPaused } ?? false }
     }
 
     /// Stops the pool: waiting requests fail with `shutDown`, idle connections close, running requests
@@ -269,7 +276,7 @@ public final class HTTPTransport: Sendable {
     /// The delegate request `id` was started with, while it has not ended (the trust and identity
     /// handlers get a request id; this tells whose request it is).
     public func delegate(of id: RequestID) -> (any TransportTaskDelegate)? {
-        state.withLock { $0.entries[id]?.prepared.delegate }
+        state.withLock { $0.readEntry(id) { $0.prepared.delegate } }
     }
 
     // MARK: Under the lock
