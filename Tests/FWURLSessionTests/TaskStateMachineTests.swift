@@ -241,6 +241,32 @@ import Testing
         #expect(Self.summary(machine.cancel(failure: URLError(.cancelled))) == "-")
     }
 
+    @Test func aBatchOfTransportEventsIsMovedInOrderAndItsListLeftEmpty() {
+        var machine = TaskStateMachine()
+        _ = machine.resume(hearsState: false)
+        let head = HTTPResponseHead(version: .http1_1, status: 200, reason: "OK", headers: HTTPHeaders())
+        var events: [TransportEvent] = [.head(head), .body([1, 2, 3]), .end(trailers: HTTPHeaders())]
+        let capacity = events.capacity
+        #expect(Self.summary(machine.received(&events, from: RequestID(7))) == "drain")
+        #expect(events.isEmpty)
+        #expect(events.capacity == capacity) // the connection keeps the list for its next events
+        #expect(machine.requestID == RequestID(7))
+        var delivered: [String] = []
+        while case let (delivery?, _) = machine.nextDelivery() {
+            guard case .deliver(.transport(let event), _) = delivery else {
+                Issue.record("expected a transport event, got \(delivery)")
+                return
+            }
+            switch event {
+            case .head(let head): delivered.append("head \(head.status)")
+            case .body(let bytes): delivered.append("body \(bytes)")
+            case .end: delivered.append("end")
+            default: delivered.append("\(event)")
+            }
+        }
+        #expect(delivered == ["head 200", "body [1, 2, 3]", "end"])
+    }
+
     @Test func aStreamHandOverKeepsTheResponseOnly() throws {
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
@@ -278,7 +304,7 @@ import Testing
             return "-"
         case .headFrom(let number):
             let head = HTTPResponseHead(version: .http1_1, status: 200, reason: "OK", headers: HTTPHeaders())
-            return summary(machine.received(CollectionOfOne(.transport(.head(head))), from: RequestID(number)))
+            return summary(machine.received(.head(head), from: RequestID(number)))
         case .head:
             let head = HTTPResponseHead(version: .http1_1, status: 200, reason: "OK", headers: HTTPHeaders())
             return summary(machine.enqueue(CollectionOfOne(.transport(.head(head)))))
