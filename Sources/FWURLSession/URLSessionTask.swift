@@ -264,7 +264,7 @@ struct TaskTransfer {
     var trace = TaskTraceState()
 
     init(currentRequest: URLRequest?, upload: UploadBody? = nil) {
-        route = .make(hop: Hop(request: currentRequest))
+        route = .make(request: currentRequest)
         self.upload = upload
     }
 }

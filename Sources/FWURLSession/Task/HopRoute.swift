@@ -29,6 +29,14 @@ final class HopRoute: ManagedBuffer<TaskPolicyState, Hop> {
         return route
     }
 
+    /// A box holding a first hop for `request` and fresh policies' state, both made in place (made first and
+    /// passed in, the hop and the state were built on the stack and copied into the box).
+    static func make(request: URLRequest?) -> HopRoute {
+        let route = unsafeDowncast(create(minimumCapacity: 1) { _ in TaskPolicyState() }, to: HopRoute.self)
+        route.withUnsafeMutablePointerToElements { $0.initialize(to: Hop(request: request)) }
+        return route
+    }
+
     /// What a transfer shows while a walk holds its box and nothing was changed meanwhile: an empty hop.
     /// Never changed (changes go to a box of the transfer's own: `TaskTransfer.writableRoute()`), so shared
     /// by every transfer.
@@ -96,7 +104,7 @@ extension TaskTransfer {
         if route != nil {
             if !isKnownUniquelyReferenced(&route) { route = route?.copy() }
         } else if idleRoute == nil {
-            idleRoute = .make(hop: Hop(request: walkedRequest))
+            idleRoute = .make(request: walkedRequest)
         }
         return (route ?? idleRoute)!
     }
