@@ -35,7 +35,13 @@ public struct TransportRequest: Sendable {
     public var rawBytes: [UInt8]?
     /// Turn the connection into a WebSocket: the handshake's fields are added, a 101 is the final response
     /// and, once checked, the connection leaves the pool as `.upgraded`'s channel. nil for plain HTTP.
-    public var webSocket: WebSocketUpgrade?
+    public var webSocket: WebSocketUpgrade? {
+        get { webSocketBox?.upgrade }
+        set { webSocketBox = newValue.map(WebSocketUpgradeBox.init) }
+    }
+    /// `webSocket`, boxed: nearly every request has none, and held inline its room (some 80 bytes) was moved
+    /// and copied with each request, a quarter of its size.
+    private var webSocketBox: WebSocketUpgradeBox?
     /// Ask for HTTP/1.1 pipelining: when the request is a GET or HEAD without a body (and no
     /// `Connection: close`, no WebSocket handshake), it may be written on a connection behind other such
     /// requests, up to `HTTPTransport.Configuration.pipeliningDepth` in flight; its response comes in order,
@@ -51,6 +57,15 @@ public struct TransportRequest: Sendable {
     public var reportsMetrics = true
 }
 
+/// A request's WebSocket upgrade, behind one reference (`TransportRequest.webSocket`).
+private final class WebSocketUpgradeBox: Sendable {
+    let upgrade: WebSocketUpgrade
+
+    init(_ upgrade: WebSocketUpgrade) {
+        self.upgrade = upgrade
+    }
+}
+
 extension TransportRequest {
     /// Creates a request.
     ///
@@ -63,7 +78,8 @@ extension TransportRequest {
                 webSocket: WebSocketUpgrade? = nil, pipelining: Bool = false) {
         self = TransportRequest(key: key, head: head, body: body, idleTimeout: idleTimeout, priority: priority,
                                 decodesContent: decodesContent, tracesBytes: tracesBytes,
-                                reportsConnection: reportsConnection, rawBytes: rawBytes, webSocket: webSocket,
+                                reportsConnection: reportsConnection, rawBytes: rawBytes,
+                                webSocketBox: webSocket.map(WebSocketUpgradeBox.init),
                                 pipelining: pipelining, reportsChunks: false, reportsMetrics: true)
     }
 
