@@ -94,18 +94,13 @@ public final class HTTPTransport: Sendable {
 
         /// Changes request `id`'s entry in place, if there is one, and returns what `change` returned (nil when
         /// there is no entry). (`entries[id]?.field = value` goes through `Dictionary`'s keyed `_modify`
-        /// coroutine, which allocated frames for an entry this large.)
+        /// coroutine, which allocated frames for an entry this large.) Also the way to read a field: through
+        /// `entries[id]?.field` or `entries.values[index]`, the whole entry is copied out, retaining and
+        /// releasing what it holds.
         @discardableResult
         mutating func updateEntry<Result>(_ id: RequestID, _ change: (inout Entry) -> Result) -> Result? {
             guard let index = entries.index(forKey: id) else { return nil }
             return change(&entries.values[index])
-        }
-
-        /// What `read` makes of request `id`'s entry, read in place (nil when there is no entry):
-        /// `entries[id]?.field` copies the whole entry out, retaining and releasing what it holds.
-        func readEntry<Result>(_ id: RequestID, _ read: (borrowing Entry) -> Result) -> Result? {
-            guard let index = entries.index(forKey: id) else { return nil }
-            return read(entries.values[index])
         }
     }
 
@@ -235,7 +230,7 @@ public final class HTTPTransport: Sendable {
     /// Whether the task of request `id` wants its response read now (connections ask when they start the
     /// request and when told that it changed).
     func isReadingPaused(_ id: RequestID) -> Bool {
-        state.withLock { $0.readEntry(id) { $0.readingPaused } ?? false }
+        state.withLock { $0.updateEntry(id) { $0.readingPaused } ?? false }
     }
 
     /// Stops the pool: waiting requests fail with `shutDown`, idle connections close, running requests
@@ -276,7 +271,7 @@ public final class HTTPTransport: Sendable {
     /// The delegate request `id` was started with, while it has not ended (the trust and identity
     /// handlers get a request id; this tells whose request it is).
     public func delegate(of id: RequestID) -> (any TransportTaskDelegate)? {
-        state.withLock { $0.readEntry(id) { $0.prepared.delegate } }
+        state.withLock { $0.updateEntry(id) { $0.prepared.delegate } }
     }
 
     // MARK: Under the lock

@@ -56,7 +56,7 @@ public final class ConnectionTrace: Sendable {
 extension HTTPTransport {
     /// How the pool served request `id` at its last enqueue (for the trace of a traced request).
     func poolDecision(of id: RequestID) -> PoolDecision? {
-        state.withLock { $0.readEntry(id) { $0.poolDecision } ?? nil }
+        state.withLock { $0.updateEntry(id) { $0.poolDecision } ?? nil }
     }
 }
 
