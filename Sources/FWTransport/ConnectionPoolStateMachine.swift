@@ -97,15 +97,17 @@ struct ConnectionPoolStateMachine {
         var pipelinable = false
     }
 
+    /// (Its empty tables are `Dictionary()`, not `[:]`: the literal called the dictionary-literal initialiser
+    /// each time a placeholder pool was made, twice per request.)
     struct HostPool {
-        var connections: [ConnectionID: ConnectionState] = [:]
+        var connections = [ConnectionID: ConnectionState]()
         /// LIFO: the last element is the most recently parked.
         var idle: [ConnectionID] = []
         /// FIFO.
         var waiters: [Waiter] = []
         var connectingCount = 0
         /// Pipelining: the connections that carry (or may carry) several requests at once.
-        var pipelines: [ConnectionID: Pipeline] = [:]
+        var pipelines = [ConnectionID: Pipeline]()
         /// Pipelining: how many waiters are pipelinable.
         var pipelinableWaiters = 0
 
