@@ -111,14 +111,19 @@ extension URLSessionTask {
             // Metrics are made only for a delegate that hears them (`finish`).
             transportRequest.reportsMetrics = hearers.includes(.task)
             let proxy = transportRequest.key.proxy
-            let (answer, reason) = withCore { core -> (String?, Hop.Reason?) in
+            // Written by the closure rather than returned as a tuple of optionals, whose destruction went
+            // through the optionals' generic value witnesses.
+            var answer: String?
+            var reason: Hop.Reason?
+            withCore { core in
                 core.transfer.hop.proxy = proxy
                 core.transfer.trace.startHop(traced: tracing)
                 core.machine.transmitting()
                 // Read only where they count: read whole, the policies' state and the hop were copied.
-                let answer = proxy == nil
-                    ? nil : ProxyAuthenticationHopPolicy.authorization(for: proxy, core.transfer.policies)
-                return (answer, tracing ? core.transfer.hop.reason : nil)
+                if proxy != nil {
+                    answer = ProxyAuthenticationHopPolicy.authorization(for: proxy, core.transfer.policies)
+                }
+                if tracing { reason = core.transfer.hop.reason }
             }
             if let answer { transportRequest.key.proxy?.authorization = answer }
             if let reason { traceRequest(request, reason: reason) }
