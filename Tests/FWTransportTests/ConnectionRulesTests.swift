@@ -225,10 +225,13 @@ import TestSupport
         let fixture = TransportFixture(HTTPTransport.Configuration(maxConnectionsPerHost: 1), group: loops.group)
         defer { fixture.close() }
         let busy = RecordingDelegate(), queued = RecordingDelegate()
+        let key = ConnectionKey(scheme: "http", host: "127.0.0.1", port: server.port)
         fixture.transport.execute(getRequest(port: server.port, idleTimeout: .seconds(60)), delegate: busy)
         #expect(waitUntil(timeout: 5) { server.connectionCount == 1 })
+        // The server accepts before the client's loop sees its connection made: until then the first request
+        // waits too.
+        #expect(waitUntil(timeout: 5) { fixture.transport.counters(for: key).waiting == 0 })
         fixture.transport.execute(getRequest(port: server.port, idleTimeout: .milliseconds(300)), delegate: queued)
-        let key = ConnectionKey(scheme: "http", host: "127.0.0.1", port: server.port)
         #expect(fixture.transport.counters(for: key).waiting == 1)
         try loops.advanceTime(by: .milliseconds(299))
         #expect(queued.recorded.isEmpty, "still waiting")
