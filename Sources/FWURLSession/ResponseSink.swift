@@ -195,12 +195,11 @@ final class CollectingSink: ResponseSink {
 
     func complete(with error: (any Error)?, response: URLResponse?, for task: URLSessionTask) {
         // The body and the handler leave the task: a caller that keeps the finished task keeps neither.
+        // Moved out (`take()`): copied out and then set to nil, both were destroyed through the optionals'
+        // generic value witnesses.
         let (collected, completion) = task.withSink { sink in
-            defer {
-                sink.collector = nil
-                sink.completion = nil
-            }
-            return (sink.collector?.take(), sink.completion)
+            var collector = sink.collector.take()
+            return (collector?.take(), sink.completion.take())
         }
         guard case .data(let completion) = completion else { return }
         if let error {
