@@ -175,7 +175,8 @@ extension URLSessionTask {
         // task completes with `cancelled`, whatever else raced it), the bodies the hop lets go (a finished
         // task keeps its metadata, not its body, whoever holds on to it), the wait for a route and the URL
         // protocol load it stops.
-        let ending = withCore { core -> Ending? in
+        // Bound in the `guard`: bound from a separate optional, the ending was copied out and both destroyed.
+        guard let ending = withCore({ core -> Ending? in
             let url = core.transfer.currentRequest?.url
             let (completes, decided) = core.machine.finish(
                 error: error, cancellation: URLError(.cancelled, url: url, description: "cancelled"))
@@ -185,8 +186,7 @@ extension URLSessionTask {
                           watch: core.transfer.policies.connectivity.end(),
                           protocolLoad: core.transfer.hop.protocolLoad,
                           hearsMetrics: core.properties.hearers.includes(.task))
-        }
-        guard let ending else { return }
+        }) else { return }
         session.taskDeadlines.remove(taskIdentifier)
         ending.watch?.cancel()
         ending.protocolLoad?.stop()
