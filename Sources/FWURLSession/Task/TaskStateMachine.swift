@@ -218,9 +218,10 @@ struct TaskStateMachine {
     /// when the backlog fell under its low-water mark.
     mutating func nextDelivery() -> (Delivery?, TaskActions) {
         var actions = TaskActions()
-        let (event, backlogChanged) = deliveries.nextForDrain()
+        let (next, backlogChanged) = deliveries.nextForDrain()
         if backlogChanged { actions.readingPause = pauseDecision() }
-        guard let event else { return (nil, actions) }
+        // Moved out of its optional (`consume`): bound plainly, the event was copied out and both destroyed.
+        guard let event = consume next else { return (nil, actions) }
         if event.isStateMessage { return (.deliver(event, ending: false), actions) }
         if case .handedOver(let successor) = state { return (.forward(event, to: successor), actions) }
         return (.deliver(event, ending: isEnding), actions)
