@@ -97,8 +97,8 @@ struct ConnectionPoolStateMachine {
         var pipelinable = false
     }
 
-    /// (Its empty tables are `Dictionary()`, not `[:]`: the literal called the dictionary-literal initialiser
-    /// each time a placeholder pool was made, twice per request.)
+    /// One host's connections, idle list and waiters. (Its empty tables are `Dictionary()`, not `[:]`: the
+    /// literal called the dictionary-literal initialiser each time a placeholder pool was made, twice a request.)
     struct HostPool {
         var connections = [ConnectionID: ConnectionState]()
         /// LIFO: the last element is the most recently parked.

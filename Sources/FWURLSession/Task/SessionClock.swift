@@ -66,9 +66,8 @@ struct SessionClock: Sendable {
 
     /// `deadline` moved by `seconds`, rounded up to the nanosecond (never early) and clamped to about 30 years
     /// either way (NaN: 30 years ahead), saturating at the clock's origin. (Nanoseconds, not `Duration`:
-    /// FWTransport re-exports `Deadline` without FWLoop's operators.)
-    /// (The clamp keeps the nanoseconds within ±1e18, inside `Int64`: the conversion is one instruction, where
-    /// `Int128(Double)` took the generic path of a few hundred.)
+    /// FWTransport re-exports `Deadline` without FWLoop's operators. The clamp keeps them within ±1e18, inside
+    /// `Int64`: that conversion is one instruction, where `Int128(Double)` took a generic path of hundreds.)
     private static func moved(_ deadline: Deadline, by seconds: TimeInterval) -> Deadline {
         let limit: TimeInterval = 1e9
         let clamped = seconds < limit ? max(seconds, -limit) : limit

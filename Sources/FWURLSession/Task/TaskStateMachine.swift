@@ -174,7 +174,7 @@ struct TaskStateMachine {
         return actions
     }
 
-    /// The transport's `events` for request `id`: queued for the drain. Events can come before `execute`
+    /// The transport's `event` for request `id`: queued for the drain. Events can come before `execute`
     /// returned the id to the task (a fast response on another thread): the first ones make it known, so that
     /// a delegate that answers the response at once (`.becomeStream`, a cancel) finds the request.
     mutating func received(_ event: consuming TransportEvent, from id: RequestID) -> TaskActions {
@@ -184,7 +184,8 @@ struct TaskStateMachine {
         return actions
     }
 
-    /// Several of the transport's events, moved out of `events` (left empty): see above.
+    /// The transport's `events` for request `id`, moved out of the list (left empty, its storage kept for the
+    /// connection): as `received(_:from:)` for one.
     mutating func received(_ events: inout [TransportEvent], from id: RequestID) -> TaskActions {
         if requestID == nil, case .running = state { requestID = id }
         var actions = TaskActions()
