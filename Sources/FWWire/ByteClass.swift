@@ -42,6 +42,20 @@ enum ASCII {
         return true
     }
 
+    /// Whether `bytes` and `other` are the same bytes in any ASCII case; the first `offset` bytes are taken as
+    /// compared already (a lookup that checked the first byte first).
+    @inline(__always)
+    static func equalIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>,
+                                  from offset: Int = 0) -> Bool {
+        guard bytes.count == other.count else { return false }
+        var index = offset
+        while index < bytes.count {
+            guard lowercased(bytes[index]) == lowercased(other[index]) else { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// The value of a hexadecimal digit (either case), or nil for any other byte.
     @inline(__always)
     static func hexDigitValue(_ byte: UInt8) -> UInt8? {

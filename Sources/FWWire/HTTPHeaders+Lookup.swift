@@ -51,12 +51,7 @@ extension HTTPHeaders {
             var found = false
             forEachElement(inField: name) { element in
                 guard !found, element.count == wanted.count else { return }
-                found = element.withUnsafeBufferPointer { bytes in
-                    for index in bytes.indices where ASCII.lowercased(bytes[index]) != ASCII.lowercased(wanted[index]) {
-                        return false
-                    }
-                    return true
-                }
+                found = element.withUnsafeBufferPointer { ASCII.equalIgnoringCase($0, wanted) }
             }
             return found
         }

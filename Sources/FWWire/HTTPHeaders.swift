@@ -204,7 +204,7 @@ public struct HTTPHeaders: Sendable {
             while index < ranges.count {
                 let range = ranges[index].name
                 if range.count == wanted.count, ASCII.lowercased(stored[range.lowerBound]) == head,
-                   Self.bytes(stored, in: range, equalIgnoringCase: wanted, from: 1) {
+                   ASCII.equalIgnoringCase(UnsafeBufferPointer(rebasing: stored[range]), wanted, from: 1) {
                     return index
                 }
                 index += 1
@@ -226,23 +226,10 @@ public struct HTTPHeaders: Sendable {
         guard range.count == name.utf8.count else { return false }
         var name = name
         return name.withUTF8 { wanted in
-            storage.withUnsafeBufferPointer { Self.bytes($0, in: range, equalIgnoringCase: wanted, from: 0) }
-        }
-    }
-
-    /// Whether `stored[range]` equals `wanted` ASCII-case-insensitively from `offset` on (the caller compared
-    /// the lengths, and the bytes before `offset`).
-    @inline(__always)
-    private static func bytes(_ stored: UnsafeBufferPointer<UInt8>, in range: Range<Int>,
-                              equalIgnoringCase wanted: UnsafeBufferPointer<UInt8>, from offset: Int) -> Bool {
-        var offset = offset
-        while offset < wanted.count {
-            guard ASCII.lowercased(stored[range.lowerBound + offset]) == ASCII.lowercased(wanted[offset]) else {
-                return false
+            storage.withUnsafeBufferPointer { stored in
+                ASCII.equalIgnoringCase(UnsafeBufferPointer(rebasing: stored[range]), wanted)
             }
-            offset += 1
         }
-        return true
     }
 }
 
