@@ -81,6 +81,13 @@ public final class Socket {
         return isConnected
     }
 
+    /// Whether a connect in progress is decided already (connected or failed: `finishConnect()` tells which),
+    /// asked without waiting. A connect to this host's own addresses usually is: the loopback handshake runs
+    /// within `connect` itself. One `poll` (curl probes the same way after its connect); false on a closed socket.
+    public func connectIsDecided() -> Bool {
+        fd >= 0 && Syscall.pollNow(fd, for: Int16(POLLOUT))
+    }
+
     /// Completes a connect that was in progress once the socket is writable: throws the connect's
     /// error (`SO_ERROR`), e.g. `ECONNREFUSED`.
     public func finishConnect() throws(IOError) {

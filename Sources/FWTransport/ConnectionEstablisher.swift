@@ -88,6 +88,8 @@ final class ConnectionEstablisher {
             case .startAttempt(let id, let address):
                 startAttempt(id, to: address)
             case .scheduleDelay:
+                // An attempt may have won already, within the action before (a connect decided at once).
+                guard completion != nil else { continue }
                 if let delayTimer { loop.cancelTimer(delayTimer) }
                 delayTimer = loop.scheduleTimer(at: loop.now() + HappyEyeballsStateMachine.attemptDelay) { [self] in
                     delayTimer = nil
@@ -118,6 +120,10 @@ final class ConnectionEstablisher {
             attempts.append((id, attempt))
             if try socket.connect(to: address) {
                 perform(machine.attemptConnected(id))
+            } else if socket.connectIsDecided() {
+                // Decided within `connect` (loopback): settled now, so the request goes out in this call, with
+                // no registration for writability and no loop iteration first.
+                attempt.settle()
             } else {
                 try attempt.waitForConnect(on: loop)
             }
@@ -146,7 +152,8 @@ final class ConnectionEstablisher {
     }
 }
 
-/// One racing socket, registered for writability until its connect finishes. Loop thread only.
+/// One racing socket, registered for writability until its connect finishes (unless it was decided at once). Loop
+/// thread only.
 private final class ConnectAttempt: IOHandler {
     private let socket: Socket
     private var registration: RegistrationID?
@@ -162,6 +169,11 @@ private final class ConnectAttempt: IOHandler {
     }
 
     func handleIO(_ events: IOEvents) {
+        settle()
+    }
+
+    /// The connect is decided (the socket turned writable, or `connectIsDecided`): reports whether it connected.
+    func settle() {
         guard let onResult else { return }
         self.onResult = nil
         do throws(IOError) {

@@ -117,6 +117,39 @@ private final class Connector: IOHandler {
         #expect(error?.call == "connect")
     }
 
+    /// A loopback connect runs its handshake within `connect`: decided without the loop (bounded, since a loaded
+    /// machine may finish it a moment later), and connected.
+    @Test func aLoopbackConnectIsDecidedWithoutTheLoop() throws {
+        let listener = try TestListener(family: .ipv4)
+        let socket = try Socket(family: .ipv4)
+        if try !socket.connect(to: listener.address) {
+            #expect(waitUntil { socket.connectIsDecided() })
+            try socket.finishConnect()
+        }
+        #expect(socket.remoteAddress() == listener.address)
+        close(try listener.accept())
+    }
+
+    @Test func aRefusedConnectIsDecidedWithoutTheLoop() throws {
+        let bound = try TestListener(family: .ipv4, listen: false)
+        let socket = try Socket(family: .ipv4)
+        let error = #expect(throws: IOError.self) {
+            if try !socket.connect(to: bound.address) {
+                #expect(waitUntil { socket.connectIsDecided() })
+                try socket.finishConnect()
+            }
+        }
+        #expect(error?.errno == ECONNREFUSED)
+    }
+
+    @Test func aClosedSocketIsNeverDecided() throws {
+        let listener = try TestListener(family: .ipv4)
+        let socket = try Socket(family: .ipv4)
+        _ = try socket.connect(to: listener.address)
+        socket.close()
+        #expect(!socket.connectIsDecided())
+    }
+
     @Test func addressesMatchBothEnds() throws {
         let (client, server, listener) = try connectedPair(.ipv4)
         defer {

@@ -1,0 +1,76 @@
+// ConnectionEstablisher: a connect decided within `connect` (loopback; connected or refused) is settled at
+// once, without waiting through the loop; one still in progress waits for writability and its connect
+// timeout. Either way it reports once and leaves no timer behind.
+
+import FWLoop
+@testable import FWTransport
+import Testing
+import TestSupport
+
+@Suite struct ConnectionEstablisherTests {
+    /// What an establishment reported.
+    private struct Report: Sendable {
+        var connected = false
+        var error: TransportError?
+        var count = 0
+        /// Whether the loop still had a timer once the establishment was over.
+        var timerLeft: Bool?
+    }
+
+    @Test func aLoopbackConnectSucceedsAndLeavesNoTimer() throws {
+        let server = try LoopbackHTTPServer { _ in .ok("unused") }
+        defer { server.stop() }
+        let report = try establish(port: server.port, timeout: .seconds(5))
+        #expect(report.connected)
+        #expect(report.error == nil)
+        #expect(report.count == 1)
+        #expect(report.timerLeft == false)
+    }
+
+    @Test func aRefusedLoopbackConnectFailsAndLeavesNoTimer() throws {
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let report = try establish(port: refusing.port, timeout: .seconds(5))
+        #expect(!report.connected)
+        #expect(report.error?.isCannotConnectToHost == true)
+        #expect(report.count == 1)
+        #expect(report.timerLeft == false)
+    }
+
+    /// A connect that stays in progress (its SYNs dropped) is not decided at once: it waits, and its timeout ends it.
+    @Test func aConnectInProgressWaitsForItsTimeout() throws {
+        let listener = try UnacceptedListener()
+        defer { listener.stop() }
+        let report = try establish(port: listener.port, timeout: .milliseconds(300))
+        #expect(!report.connected)
+        #expect(report.error?.isTimedOut == true)
+        #expect(report.count == 1)
+        #expect(report.timerLeft == false)
+    }
+
+    /// Starts an establisher to 127.0.0.1:`port` on a loop of its own and waits (bounded) for its report; then
+    /// asks the loop, in a later task, whether a timer is left.
+    private func establish(port: Int, timeout: Duration) throws -> Report {
+        let loop = try EventLoop(name: "fw-establisher-test")
+        defer { loop.shutdown() }
+        let report = LockedBox(Report())
+        loop.execute {
+            let key = ConnectionKey(scheme: "http", host: "127.0.0.1", port: port)
+            let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: timeout) { result, _ in
+                switch result {
+                case .success(let established):
+                    established.unregistered(on: loop).close()
+                    report.withLock { $0.connected = true; $0.count += 1 }
+                case .failure(let error):
+                    report.withLock { $0.error = error; $0.count += 1 }
+                }
+                loop.execute { report.withLock { $0.timerLeft = loop.earliestTimerDeadline() != nil } }
+            }
+            establisher.start()
+        }
+        guard waitUntil(timeout: .seconds(10), { report.withLock { $0.timerLeft != nil } }) else {
+            throw TimedOut(what: "the establisher's report")
+        }
+        return report.withLock { $0 }
+    }
+}
