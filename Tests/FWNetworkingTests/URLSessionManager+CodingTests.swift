@@ -13,6 +13,9 @@ import TestSupport
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 3
         configuration.httpAdditionalHeaders = ["X-Manager": "archived"]
+        // The limits a session enforces travel with the manager too.
+        configuration.httpResponseLimits.maxCollectedBodySize = 1 << 20
+        configuration.httpResponseLimits.maxDecompressionRatio = 20
         let manager = URLSessionManager(sessionConfiguration: configuration)
         let serializer = JSONResponseSerializer()
         serializer.removesKeysWithNullValues = true
@@ -31,6 +34,8 @@ import TestSupport
         #expect(copy.session.delegate === copy)
         #expect(copy.session.configuration.httpMaximumConnectionsPerHost == 3)
         #expect(copy.session.configuration.httpAdditionalHeaders?["X-Manager"] as? String == "archived")
+        #expect(copy.session.configuration.httpResponseLimits.maxCollectedBodySize == 1 << 20)
+        #expect(copy.session.configuration.httpResponseLimits.maxDecompressionRatio == 20)
         let serializer = try #require(copy.responseSerializer as? JSONResponseSerializer)
         #expect(serializer !== original.responseSerializer)
         #expect(serializer.removesKeysWithNullValues && serializer.acceptableStatusCodes == IndexSet([200, 201]))

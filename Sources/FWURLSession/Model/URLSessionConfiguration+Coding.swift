@@ -8,9 +8,12 @@
 // dictionary) is left out of the archive. The trust roots are archived as the DER of their certificates
 // and whether the system's anchors are trusted too. `backgroundSessionDirectory` (an FWNetworking
 // addition) is archived as its absolute path; an archive whose path is not absolute does not decode. The
-// stores (`httpCookieStorage`, `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of
-// this process, not settings: they are not archived, and a decoded configuration has the defaults of
-// `.default`.
+// other FWNetworking additions are archived as their values — `httpResponseLimits` whole (so
+// `httpRefusesDeviations` too), the TLS versions, session resumption and the OCSP and SCT requests,
+// `httpPipeliningDepth`, `hostsConnectionsOnDelegateQueue` — except `tlsRevocationListFetching` and
+// `tlsCertificateTransparencyPolicy` (their documentation says so). The stores (`httpCookieStorage`,
+// `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of this process, not settings: they
+// are not archived, and a decoded configuration has the defaults of `.default`.
 
 import Foundation
 import FWTLS
@@ -48,6 +51,10 @@ extension URLSessionConfiguration: NSSecureCoding {
         static let tlsTrustRootsIncludeSystem = "tlsTrustRootsIncludeSystem"
         static let tlsSessionResumption = "tlsSessionResumption"
         static let backgroundSessionDirectory = "backgroundSessionDirectory"
+        static let httpPipeliningDepth = "httpPipeliningDepth"
+        static let hostsConnectionsOnDelegateQueue = "hostsConnectionsOnDelegateQueue"
+        static let tlsRequestsOCSPStapling = "tlsRequestsOCSPStapling"
+        static let tlsRequestsSignedCertificateTimestamps = "tlsRequestsSignedCertificateTimestamps"
     }
 
     private typealias Dictionary = [AnyHashable: Any]
@@ -64,6 +71,9 @@ extension URLSessionConfiguration: NSSecureCoding {
         (Key.httpShouldSetCookies, \.httpShouldSetCookies),
         (Key.shouldUseExtendedBackgroundIdleMode, \.shouldUseExtendedBackgroundIdleMode),
         (Key.tlsSessionResumption, \.tlsSessionResumption),
+        (Key.hostsConnectionsOnDelegateQueue, \.hostsConnectionsOnDelegateQueue),
+        (Key.tlsRequestsOCSPStapling, \.tlsRequestsOCSPStapling),
+        (Key.tlsRequestsSignedCertificateTimestamps, \.tlsRequestsSignedCertificateTimestamps),
     ] }
 
     /// The optional strings, by key.
@@ -96,6 +106,7 @@ extension URLSessionConfiguration: NSSecureCoding {
         coder.encode(timeoutIntervalForRequest, forKey: Key.timeoutIntervalForRequest)
         coder.encode(timeoutIntervalForResource, forKey: Key.timeoutIntervalForResource)
         coder.encode(httpMaximumConnectionsPerHost, forKey: Key.httpMaximumConnectionsPerHost)
+        coder.encode(httpPipeliningDepth, forKey: Key.httpPipeliningDepth)
         coder.encode(Self.limitValues(httpResponseLimits).map { NSNumber(value: $0) } as NSArray,
                      forKey: Key.httpResponseLimits)
         coder.encode(Int(tlsMinimumSupportedProtocolVersion.rawValue), forKey: Key.tlsMinimumSupportedProtocolVersion)
@@ -159,6 +170,9 @@ extension URLSessionConfiguration: NSSecureCoding {
         if coder.containsValue(forKey: Key.httpMaximumConnectionsPerHost) {
             httpMaximumConnectionsPerHost = coder.decodeInteger(forKey: Key.httpMaximumConnectionsPerHost)
         }
+        if coder.containsValue(forKey: Key.httpPipeliningDepth) {
+            httpPipeliningDepth = coder.decodeInteger(forKey: Key.httpPipeliningDepth)
+        }
         if coder.containsValue(forKey: Key.httpResponseLimits) {
             let numbers = coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: Key.httpResponseLimits)
             guard let values = (numbers as? [NSNumber])?.map(\.intValue),
@@ -198,15 +212,19 @@ extension URLSessionConfiguration: NSSecureCoding {
         return try? PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
     }
 
-    /// The limits, in a fixed order.
+    /// The limits, in a fixed order: the parser's six, then (since the collected-body and decompression limits
+    /// and the refused deviations joined them) those four.
     private static func limitValues(_ limits: HTTPLimits) -> [Int] {
         [limits.maxLineLength, limits.maxHeadSize, limits.maxHeaderCount, limits.maxChunkSizeDigits,
-         limits.maxChunkExtensionLength, limits.maxTrailerSize]
+         limits.maxChunkExtensionLength, limits.maxTrailerSize, limits.maxInterimResponses,
+         Int(limits.maxCollectedBodySize), limits.maxDecompressionRatio, Int(limits.refusedDeviations.rawValue)]
     }
 
-    /// The limits `limitValues` listed; nil for a list of another length or with a negative value.
+    /// The limits `limitValues` listed; nil for a list of another length, with a negative value or with an
+    /// unknown deviation. An archive made before the last four were archived (six values) leaves them at
+    /// their defaults.
     private static func limits(_ values: [Int]) -> HTTPLimits? {
-        guard values.count == 6, values.allSatisfy({ $0 >= 0 }) else { return nil }
+        guard values.count == 6 || values.count == 10, values.allSatisfy({ $0 >= 0 }) else { return nil }
         var limits = HTTPLimits()
         limits.maxLineLength = values[0]
         limits.maxHeadSize = values[1]
@@ -214,6 +232,13 @@ extension URLSessionConfiguration: NSSecureCoding {
         limits.maxChunkSizeDigits = values[3]
         limits.maxChunkExtensionLength = values[4]
         limits.maxTrailerSize = values[5]
+        guard values.count == 10 else { return limits }
+        guard let deviations = UInt16(exactly: values[9]).map(HTTPDeviations.init(rawValue:)),
+              HTTPDeviations.all.isSuperset(of: deviations) else { return nil }
+        limits.maxInterimResponses = values[6]
+        limits.maxCollectedBodySize = Int64(values[7])
+        limits.maxDecompressionRatio = values[8]
+        limits.refusedDeviations = deviations
         return limits
     }
 }

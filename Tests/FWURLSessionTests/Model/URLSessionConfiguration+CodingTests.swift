@@ -31,17 +31,25 @@ import TestSupport
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         configuration.httpMaximumConnectionsPerHost = 3
+        configuration.httpPipeliningDepth = 7
+        configuration.hostsConnectionsOnDelegateQueue = false
         configuration.httpAdditionalHeaders = ["X-Token": "abc", "Accept-Language": "fr"]
         configuration.shouldUseExtendedBackgroundIdleMode = true
         var limits = HTTPLimits()
         limits.maxHeaderCount = 17
         limits.maxTrailerSize = 1234
+        limits.maxInterimResponses = 3
+        limits.maxCollectedBodySize = 5_000_000
+        limits.maxDecompressionRatio = 7
+        limits.refusedDeviations = [.obsFold, .bareLF]
         configuration.httpResponseLimits = limits
         configuration.tlsMinimumSupportedProtocolVersion = .TLSv13
         configuration.tlsMaximumSupportedProtocolVersion = .TLSv13
         let root = try Certificate.certificates(pemFile: TLSFixtures.path("root-ca.pem"))
         configuration.tlsTrustRoots = .certificates(root, includingSystemRoots: true)
         configuration.tlsSessionResumption = false
+        configuration.tlsRequestsOCSPStapling = true
+        configuration.tlsRequestsSignedCertificateTimestamps = true
         configuration.backgroundSessionDirectory = URL(fileURLWithPath: "/var/tmp/fw journal/dir", isDirectory: true)
         return configuration
     }
@@ -64,10 +72,16 @@ import TestSupport
         #expect(decoded.httpShouldUsePipelining && !decoded.httpShouldSetCookies)
         #expect(decoded.httpCookieAcceptPolicy == .never)
         #expect(decoded.httpMaximumConnectionsPerHost == 3)
+        #expect(decoded.httpPipeliningDepth == 7)
+        #expect(!decoded.hostsConnectionsOnDelegateQueue)
         #expect(decoded.httpAdditionalHeaders?["X-Token"] as? String == "abc")
         #expect(decoded.httpAdditionalHeaders?["Accept-Language"] as? String == "fr")
         #expect(decoded.shouldUseExtendedBackgroundIdleMode)
         #expect(decoded.httpResponseLimits == original.httpResponseLimits)
+        #expect(decoded.httpResponseLimits.maxCollectedBodySize == 5_000_000)
+        #expect(decoded.httpResponseLimits.maxDecompressionRatio == 7)
+        #expect(decoded.httpResponseLimits.refusedDeviations == [.obsFold, .bareLF])
+        #expect(decoded.tlsRequestsOCSPStapling && decoded.tlsRequestsSignedCertificateTimestamps)
         #expect(decoded.tlsMinimumSupportedProtocolVersion == .TLSv13)
         #expect(decoded.tlsMaximumSupportedProtocolVersion == .TLSv13)
         let anchors = decoded.tlsTrustRoots.certificates.map(\.derBytes)
@@ -89,6 +103,9 @@ import TestSupport
         #expect(decoded.tlsTrustRoots.includesSystemRoots && decoded.tlsTrustRoots.certificates.isEmpty)
         #expect(decoded.tlsSessionResumption && decoded.httpShouldSetCookies)
         #expect(decoded.backgroundSessionDirectory == nil)
+        #expect(decoded.httpPipeliningDepth == fresh.httpPipeliningDepth)
+        #expect(decoded.hostsConnectionsOnDelegateQueue)
+        #expect(!decoded.tlsRequestsOCSPStapling && !decoded.tlsRequestsSignedCertificateTimestamps)
     }
 
     @Test func aDictionaryThatIsNoPropertyListIsLeftOut() throws {
@@ -102,34 +119,73 @@ import TestSupport
                       "backgroundSessionDirectory"])
     func anUnknownRawValueDecodesToNil(_ key: String) throws {
         // A configuration's archive with one value replaced by one no enum case has.
-        let forged = NSKeyedArchiver(requiringSecureCoding: true)
-        forged.setClassName("FWForgedConfiguration", for: ForgedConfiguration.self)
-        forged.encode(ForgedConfiguration(key: key), forKey: NSKeyedArchiveRootObjectKey)
-        forged.finishEncoding()
-        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: forged.encodedData)
-        unarchiver.decodingFailurePolicy = .setErrorAndReturn
-        unarchiver.setClass(URLSessionConfiguration.self, forClassName: "FWForgedConfiguration")
-        let decoded = unarchiver.decodeObject(of: URLSessionConfiguration.self, forKey: NSKeyedArchiveRootObjectKey)
-        #expect(decoded == nil)
+        #expect(try Self.unarchive(ForgedConfiguration(key: key)) == nil)
         #expect(try Self.roundTrip(.default) != nil)
+    }
+
+    /// An archive made when only the parser's six limits were archived keeps the other four at their defaults.
+    @Test func sixArchivedLimitsLeaveTheOthersAtTheirDefaults() throws {
+        let decoded = try Self.unarchive(ForgedConfiguration(key: "httpResponseLimits",
+                                                             numbers: [100, 200, 30, 4, 50, 60]))
+        let limits = try #require(decoded).httpResponseLimits
+        #expect(limits.maxLineLength == 100 && limits.maxHeaderCount == 30 && limits.maxTrailerSize == 60)
+        let defaults = HTTPLimits()
+        #expect(limits.maxCollectedBodySize == defaults.maxCollectedBodySize)
+        #expect(limits.maxDecompressionRatio == defaults.maxDecompressionRatio)
+        #expect(limits.refusedDeviations == defaults.refusedDeviations)
+    }
+
+    /// The forged archives decode when their values are usable, so those that do not fail for their values.
+    @Test func aForgedArchiveOfUsableValuesDecodes() throws {
+        #expect(try Self.unarchive(ForgedConfiguration(key: "noKeyOfAConfiguration")) != nil)
+        #expect(try Self.unarchive(ForgedConfiguration(key: "httpResponseLimits",
+                                                       numbers: [1, 2, 3, 4, 5, 6, 7, 8, 9, 1 << 6])) != nil)
+    }
+
+    @Test(arguments: [[1, 2, 3, 4, 5, 6, 7, 8, 9, 1 << 15], [1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, -6]])
+    func unusableLimitsDecodeToNil(_ numbers: [Int]) throws {
+        #expect(try Self.unarchive(ForgedConfiguration(key: "httpResponseLimits", numbers: numbers)) == nil)
+    }
+
+    /// Decodes `forged`'s archive as a configuration.
+    private static func unarchive(_ forged: ForgedConfiguration) throws -> URLSessionConfiguration? {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.encode(forged, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        unarchiver.decodingFailurePolicy = .setErrorAndReturn
+        return unarchiver.decodeObject(of: URLSessionConfiguration.self, forKey: NSKeyedArchiveRootObjectKey)
     }
 }
 
-/// Archives like a configuration, with one raw value no case has.
-final class ForgedConfiguration: NSObject, NSSecureCoding, @unchecked Sendable { // `key` is a let
+/// Archives like a configuration with one raw value no case has, or as one list of numbers alone.
+final class ForgedConfiguration: NSObject, NSSecureCoding, @unchecked Sendable { // `key`, `numbers`: lets
     static var supportsSecureCoding: Bool { true }
     let key: String
+    let numbers: [Int]?
 
-    init(key: String) {
+    init(key: String, numbers: [Int]? = nil) {
         self.key = key
+        self.numbers = numbers
     }
 
     required init?(coder: NSCoder) {
         nil
     }
 
+    /// Archived as a configuration, which the unarchiver then decodes.
+    override var classForKeyedArchiver: AnyClass? {
+        URLSessionConfiguration.self
+    }
+
+    /// A list of numbers is the archive's only value (every key a configuration's archive lacks decodes to its
+    /// default): an object encoded twice under one key does not decode.
     func encode(with coder: NSCoder) {
-        URLSessionConfiguration.default.encode(with: coder)
-        coder.encode(9_999, forKey: key)
+        if let numbers {
+            coder.encode(numbers.map { NSNumber(value: $0) } as NSArray, forKey: key)
+        } else {
+            URLSessionConfiguration.default.encode(with: coder)
+            coder.encode(9_999, forKey: key)
+        }
     }
 }
