@@ -7,7 +7,9 @@
  * (--max-conns, default CONCURRENCY). Mode `get` appends the body to a buffer grown with realloc
  * (doubling) and kept, capacity and all, for the handle's next request (what a libcurl user who wants
  * the body in memory and reuses handles writes); `stream` counts and drops it; `close` is `get` with
- * CURLOPT_FORBID_REUSE (a new TCP connection per request). --buffer-size sets CURLOPT_BUFFERSIZE (the
+ * a `Connection: close` field, as every other client of the suite sends (nginx closes first, and its
+ * lingering close is part of the row for all of them), and CURLOPT_FORBID_REUSE (a new TCP connection per
+ * request). --buffer-size sets CURLOPT_BUFFERSIZE (the
  * suite passes 64 KiB, FWNetworking's read size, on the bulk rows, so both read the socket in the same
  * slices; elsewhere libcurl's default of 16 KiB keeps its memory use lower).
  *
@@ -141,8 +143,9 @@ int main(int argc, char **argv) {
     CURLM *multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max_conns);
     curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, max_conns);
+    struct curl_slist *close_field = curl_slist_append(NULL, "Connection: close");
     struct transfer *transfers = calloc((size_t)concurrency, sizeof *transfers);
-    if (!multi || !transfers) return 1;
+    if (!multi || !transfers || !close_field) return 1;
     for (long i = 0; i < concurrency; i++) {
         struct transfer *transfer = &transfers[i];
         transfer->easy = curl_easy_init();
@@ -155,7 +158,10 @@ int main(int argc, char **argv) {
         curl_easy_setopt(transfer->easy, CURLOPT_NOSIGNAL, 1L);
         if (buffer_size > 0) curl_easy_setopt(transfer->easy, CURLOPT_BUFFERSIZE, buffer_size);
         curl_easy_setopt(transfer->easy, CURLOPT_TIMEOUT, 60L);
-        if (mode == MODE_CLOSE) curl_easy_setopt(transfer->easy, CURLOPT_FORBID_REUSE, 1L);
+        if (mode == MODE_CLOSE) {
+            curl_easy_setopt(transfer->easy, CURLOPT_HTTPHEADER, close_field);
+            curl_easy_setopt(transfer->easy, CURLOPT_FORBID_REUSE, 1L);
+        }
         if (ca_file) {
             curl_easy_setopt(transfer->easy, CURLOPT_CAINFO, ca_file);
             curl_easy_setopt(transfer->easy, CURLOPT_CAPATH, NULL);
@@ -224,6 +230,7 @@ int main(int argc, char **argv) {
         free(transfers[i].body);
     }
     free(transfers);
+    curl_slist_free_all(close_field);
     curl_multi_cleanup(multi);
     curl_global_cleanup();
     return failed ? 1 : 0;
