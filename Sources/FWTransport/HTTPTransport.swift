@@ -377,7 +377,12 @@ public final class HTTPTransport: Sendable {
             case .fail(let id, let delegate, let error):
                 delegate.transportTask(id, didReceive: .failed(error))
             case .start(let connection):
-                onLoop(of: connection) { connection.start() }
+                // As `.execute`: no closure on the connection's own loop (every new connection passes here).
+                if connection.loop.inEventLoop {
+                    connection.start()
+                } else {
+                    connection.loop.execute { connection.start() }
+                }
             case .close(let connection):
                 onLoop(of: connection) { connection.closeIfIdle() }
             case .cancel(let id, let connection, let error):
