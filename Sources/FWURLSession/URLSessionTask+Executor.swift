@@ -36,7 +36,7 @@ extension URLSessionTask: TransportTaskDelegate {
 
     /// Queues `event` for the drain.
     final func enqueue(_ event: TaskEvent) {
-        apply { $0.enqueue(CollectionOfOne(event)) }
+        apply { $0.enqueue(event) }
     }
 
     /// Holds delivery while the delegate answers a question.

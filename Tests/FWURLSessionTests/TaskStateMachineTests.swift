@@ -229,7 +229,7 @@ import Testing
         _ = successorMachine.suspend(hearsState: false)
         #expect(Self.summary(successorMachine.resume(hearsState: false)) == "pause(R9 reading v4)")
 
-        _ = machine.enqueue(CollectionOfOne(.transport(.end(trailers: HTTPHeaders()))))
+        _ = machine.enqueue(.transport(.end(trailers: HTTPHeaders())))
         let (delivery, _) = machine.nextDelivery()
         guard case .forward(.transport(.end), let to)? = delivery else {
             Issue.record("expected the end forwarded, got \(String(describing: delivery))")
@@ -307,10 +307,10 @@ import Testing
             return summary(machine.received(.head(head), from: RequestID(number)))
         case .head:
             let head = HTTPResponseHead(version: .http1_1, status: 200, reason: "OK", headers: HTTPHeaders())
-            return summary(machine.enqueue(CollectionOfOne(.transport(.head(head)))))
+            return summary(machine.enqueue(.transport(.head(head))))
         case .body(let count):
-            return summary(machine.enqueue(CollectionOfOne(.transport(.body([UInt8](repeating: 0, count: count))))))
-        case .end: return summary(machine.enqueue(CollectionOfOne(.transport(.end(trailers: HTTPHeaders())))))
+            return summary(machine.enqueue(.transport(.body([UInt8](repeating: 0, count: count)))))
+        case .end: return summary(machine.enqueue(.transport(.end(trailers: HTTPHeaders()))))
         case .hold:
             machine.hold(.awaitingDisposition)
             return "-"

@@ -178,25 +178,28 @@ struct TaskStateMachine {
     /// returned the id to the task (a fast response on another thread): the first ones make it known, so that
     /// a delegate that answers the response at once (`.becomeStream`, a cancel) finds the request.
     mutating func received(_ event: consuming TransportEvent, from id: RequestID) -> TaskActions {
-        if requestID == nil, case .running = state { requestID = id }
-        var actions = TaskActions()
-        append(.transport(event), into: &actions)
-        return actions
+        noteRequest(id)
+        return enqueue(.transport(event))
     }
 
     /// The transport's `events` for request `id`, moved out of the list (left empty, its storage kept for the
     /// connection): as `received(_:from:)` for one.
     mutating func received(_ events: inout [TransportEvent], from id: RequestID) -> TaskActions {
-        if requestID == nil, case .running = state { requestID = id }
+        noteRequest(id)
         var actions = TaskActions()
         events.takeEach { append(.transport($0), into: &actions) }
         return actions
     }
 
-    /// Queues `events` for the drain.
-    mutating func enqueue(_ events: some Sequence<TaskEvent>) -> TaskActions {
+    /// A running task's transport request is `id` from its first event on (what `cancel` names to the transport).
+    private mutating func noteRequest(_ id: RequestID) {
+        if requestID == nil, case .running = state { requestID = id }
+    }
+
+    /// Queues `event` for the drain.
+    mutating func enqueue(_ event: consuming TaskEvent) -> TaskActions {
         var actions = TaskActions()
-        for event in events { append(event, into: &actions) }
+        append(event, into: &actions)
         return actions
     }
 
