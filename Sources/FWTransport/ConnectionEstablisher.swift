@@ -4,9 +4,10 @@ import FWLoop
 
 /// Opens the TCP connection for a new `HTTP1Connection` (to the origin, or to its proxy): resolves the
 /// host off the loop (a numeric one needs no lookup), then races attempts as `HappyEyeballsStateMachine` says,
-/// within a connect timeout. Reports exactly once, on the loop, with the winning socket (still registered, see
-/// `EstablishedSocket`) or the error, plus the lookup and connect times. Loop thread only; it keeps itself
-/// alive until it has reported.
+/// within a connect timeout. Reports exactly once, on the loop, with the winning socket (still registered if its
+/// connect was waited for, see `EstablishedSocket`) or the error, plus the lookup and connect times. A connect
+/// decided within `connect` (loopback) reports before `start()` returns. Loop thread only; it keeps itself alive
+/// until it has reported.
 final class ConnectionEstablisher {
     typealias Completion = (Result<EstablishedSocket, TransportError>, TransportMetrics) -> Void
 
@@ -155,8 +156,8 @@ final class ConnectionEstablisher {
     }
 }
 
-/// One racing socket, registered for writability until its connect finishes (unless it was decided at once). Loop
-/// thread only.
+/// One racing socket, registered for writability until its connect finishes (unless it was decided at once).
+/// Loop thread only.
 private final class ConnectAttempt: IOHandler {
     private let socket: Socket
     private let id: HappyEyeballsStateMachine.AttemptID

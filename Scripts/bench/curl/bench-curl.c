@@ -9,9 +9,9 @@
  * the body in memory and reuses handles writes); `stream` counts and drops it; `close` is `get` with
  * a `Connection: close` field, as every other client of the suite sends (nginx closes first, and its
  * lingering close is part of the row for all of them), and CURLOPT_FORBID_REUSE (a new TCP connection per
- * request). --buffer-size sets CURLOPT_BUFFERSIZE (the
- * suite passes 64 KiB, FWNetworking's read size, on the bulk rows, so both read the socket in the same
- * slices; elsewhere libcurl's default of 16 KiB keeps its memory use lower).
+ * request). --buffer-size sets CURLOPT_BUFFERSIZE (the suite passes 64 KiB, FWNetworking's read size, on
+ * the bulk rows, so both read the socket in the same slices; elsewhere libcurl's default of 16 KiB keeps
+ * its memory use lower).
  *
  * HTTPS: --cacert FILE is CURLOPT_CAINFO with CURLOPT_CAPATH cleared, so the file's certificates are the
  * only trust anchors (as for the other clients). --tls-resumption off sets CURLOPT_SSL_SESSIONID_CACHE to
