@@ -1,6 +1,6 @@
-// ConnectionEstablisher: a connect decided within `connect` (loopback; connected or refused) is settled at
-// once, without waiting through the loop; one still in progress waits for writability and its connect
-// timeout. Either way it reports once and leaves no timer behind.
+// ConnectionEstablisher, connected, refused (both usually decided within `connect` on loopback, and then settled
+// without a loop iteration; `connectIsDecided` itself is SocketTests') and still in progress (it waits for
+// writability, and its connect timeout ends it): each reports once and leaves no timer behind.
 
 import FWLoop
 @testable import FWTransport
