@@ -17,22 +17,18 @@ import TestSupport
         var timerLeft: Bool?
     }
 
-    @Test func aLoopbackConnectSucceedsAndLeavesNoTimer() throws {
+    /// Connected (a listening port) and refused (a bound, not listening one).
+    @Test(arguments: [true, false])
+    func aLoopbackConnectReportsOnceAndLeavesNoTimer(_ listening: Bool) throws {
         let server = try LoopbackHTTPServer { _ in .ok("unused") }
-        defer { server.stop() }
-        let report = try establish(port: server.port, timeout: .seconds(5))
-        #expect(report.connected)
-        #expect(report.error == nil)
-        #expect(report.count == 1)
-        #expect(report.timerLeft == false)
-    }
-
-    @Test func aRefusedLoopbackConnectFailsAndLeavesNoTimer() throws {
         let refusing = try RefusingPort()
-        defer { refusing.close() }
-        let report = try establish(port: refusing.port, timeout: .seconds(5))
-        #expect(!report.connected)
-        #expect(report.error?.isCannotConnectToHost == true)
+        defer {
+            server.stop()
+            refusing.close()
+        }
+        let report = try establish(port: listening ? server.port : refusing.port, timeout: .seconds(5))
+        #expect(report.connected == listening)
+        #expect(listening ? report.error == nil : report.error?.isCannotConnectToHost == true)
         #expect(report.count == 1)
         #expect(report.timerLeft == false)
     }
