@@ -104,7 +104,7 @@ public enum ResponseFramingRules {
     }
 
     private static func isChunked(_ coding: ArraySlice<UInt8>) -> Bool {
-        coding.count == 7 && coding.elementsEqual("chunked".utf8) { ASCII.lowercased($0) == $1 }
+        coding.withUnsafeBufferPointer { ASCII.equalIgnoringCase($0, "chunked") }
     }
 
     /// True when the last non-empty transfer coding over all Transfer-Encoding fields is `chunked`.

@@ -25,13 +25,12 @@ public struct TransferCoding: Hashable, Sendable, CustomStringConvertible {
     /// The coding a Transfer-Encoding element names (any case), or nil when it is not one we decode
     /// (`chunked` included: it is framing, not a coding to undo afterwards).
     init?(element: ArraySlice<UInt8>) {
-        if Self.equalsIgnoringCase(element, "gzip") || Self.equalsIgnoringCase(element, "x-gzip") {
-            self.init(.gzip)
-        } else if Self.equalsIgnoringCase(element, "deflate") {
-            self.init(.deflate)
-        } else {
-            return nil
+        let name: Name? = element.withUnsafeBufferPointer { bytes in
+            if ASCII.equalIgnoringCase(bytes, "gzip") || ASCII.equalIgnoringCase(bytes, "x-gzip") { return .gzip }
+            return ASCII.equalIgnoringCase(bytes, "deflate") ? .deflate : nil
         }
+        guard let name else { return nil }
+        self.init(name)
     }
 
     /// The coding's name as Transfer-Encoding spells it.
@@ -40,10 +39,5 @@ public struct TransferCoding: Hashable, Sendable, CustomStringConvertible {
         case .gzip: "gzip"
         case .deflate: "deflate"
         }
-    }
-
-    static func equalsIgnoringCase(_ element: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        return element.count == expected.count && element.elementsEqual(expected) { ASCII.lowercased($0) == $1 }
     }
 }
