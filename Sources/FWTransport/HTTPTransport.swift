@@ -361,45 +361,4 @@ public final class HTTPTransport: Sendable {
         state.connections[id] = connection
         return connection
     }
-
-    // MARK: After the lock
-
-    func perform(_ work: WorkList) {
-        for item in work {
-            switch item {
-            case .execute(let request, let connection):
-                // Every request passes here: no closure (an allocation) unless it has to cross threads.
-                if connection.loop.inEventLoop {
-                    connection.execute(request)
-                } else {
-                    connection.loop.execute { connection.execute(request) }
-                }
-            case .fail(let id, let delegate, let error):
-                delegate.transportTask(id, didReceive: .failed(error))
-            case .start(let connection):
-                // As `.execute`: no closure on the connection's own loop (every new connection passes here).
-                if connection.loop.inEventLoop {
-                    connection.start()
-                } else {
-                    connection.loop.execute { connection.start() }
-                }
-            case .close(let connection):
-                onLoop(of: connection) { connection.closeIfIdle() }
-            case .cancel(let id, let connection, let error):
-                onLoop(of: connection) { connection.cancel(id, error: error) }
-            case .refreshReadingPause(let id, let connection):
-                onLoop(of: connection) { connection.refreshReadingPause(for: id) }
-            case .armWaitSweep(let deadline):
-                armWaitSweep(at: deadline)
-            }
-        }
-    }
-
-    private func onLoop(of connection: HTTP1Connection, _ body: @escaping @Sendable () -> Void) {
-        if connection.loop.inEventLoop {
-            body()
-        } else {
-            connection.loop.execute(body)
-        }
-    }
 }
