@@ -18,7 +18,7 @@
 #                                      at c=1 and c=32; prints both syscall tables with the calls per
 #                                      request, then both clients' context switches per request (perf stat,
 #                                      when perf is installed and allowed to count). ProfileClient fails if
-#                                      a completion handler ran off the session's delegate queue
+#                                      a checked completion handler (one in eight) ran off the delegate queue
 #   Scripts/profile.sh hops [N]        wall-clock time per request of ProfileClient and of libcurl multi
 #                                      (bench-curl) over N requests (default 3000) after a warm-up, and the
 #                                      round trip of two threads waking each other through semaphores
@@ -431,7 +431,8 @@ switches() {
     awk -F, -v n="$requests" '/context-switches/ { printf "%.2f", $1 / n }' "$work/perf.csv"
 }
 # Both clients in the same closed loop: C chains, each completion starting its chain's next request
-# (ProfileClient --concurrency, which fails if a completion handler ran off the delegate queue; bench-curl).
+# (ProfileClient --concurrency, which fails if a checked completion handler ran off the delegate queue;
+# bench-curl).
 for concurrency in 1 32; do
     say "strace: ProfileClient, $requests requests, c=$concurrency"
     strace -c -f -o "$work/fw.strace" "$client" "$url" "$requests" --warm-up 0 --concurrency "$concurrency" >/dev/null

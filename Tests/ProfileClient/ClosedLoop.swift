@@ -5,8 +5,10 @@ import FWNetworking
 // ProfileClient's closed loop (`--concurrency C`): C chains of requests, where each completion handler, on
 // the session's delegate queue, starts its chain's next request, as the benchmark's handler client does
 // (Scripts/bench/Sources/BenchSupport/ClosedLoop.swift). A request then costs what it costs there, without
-// the hop to the main thread that the sequential loop adds. Every completion handler checks that it runs on
-// the session's delegate queue.
+// the hop to the main thread that the sequential loop adds. One completion handler in eight checks that it
+// runs on the session's delegate queue: `OperationQueue.current` costs two system calls on Linux (`getpid`,
+// `gettid`), which checking every handler added to every request counted here (BenchSupport's
+// CallbackPlacement says more).
 
 /// The chains' shared count: requests started and completed, and completions off the delegate queue.
 final class ClosedLoopCounts: @unchecked Sendable { // guarded by `lock`
@@ -29,18 +31,23 @@ final class ClosedLoopCounts: @unchecked Sendable { // guarded by `lock`
         }
     }
 
-    /// Counts a completion; true for the last one.
-    func complete(onQueue: Bool) -> Bool {
+    /// Counts a completion: whether it was the last one, and whether its queue is to be checked (one in
+    /// eight, the first included).
+    func complete() -> (last: Bool, checks: Bool) {
         lock.withLock {
             completed += 1
-            if !onQueue { offQueue += 1 }
-            return completed == total
+            return (completed == total, completed % 8 == 1)
         }
+    }
+
+    /// Counts a checked completion that ran off the delegate queue.
+    func ranOffQueue() {
+        lock.withLock { offQueue += 1 }
     }
 }
 
 /// Sends `count` GETs of `request` in `concurrency` chains and returns when all completed; returns how many
-/// completion handlers ran off the session's delegate queue.
+/// of the checked completion handlers ran off the session's delegate queue.
 func runClosedLoop(session: URLSession, request: URLRequest, count: Int, concurrency: Int) -> Int {
     guard count > 0 else { return 0 }
     let counts = ClosedLoopCounts(total: count)
@@ -49,7 +56,9 @@ func runClosedLoop(session: URLSession, request: URLRequest, count: Int, concurr
         guard counts.claim() else { return }
         session.dataTask(with: request) { _, response, error in
             check(response, error)
-            if counts.complete(onQueue: OperationQueue.current === session.delegateQueue) {
+            let (last, checks) = counts.complete()
+            if checks, OperationQueue.current !== session.delegateQueue { counts.ranOffQueue() }
+            if last {
                 finished.signal()
             } else {
                 next()

@@ -7,8 +7,8 @@
 // The two were within noise of each other on GET 64 B at c=1 and c=32 when the suite was written. Mode
 // `stream` (whatever `--api`) uses a data delegate that counts and drops the bytes; mode `close` sends
 // `Connection: close`, so every request opens a new TCP connection. Every completion handler and delegate
-// message checks that it runs on the session's delegate queue (`CallbackPlacement`; the JSON line's
-// `off_queue_callbacks`, which must be 0).
+// message is counted, and one in eight checks that it runs on the session's delegate queue
+// (`CallbackPlacement`; the JSON line's `off_queue_callbacks`, which must be 0).
 //
 // HTTPS: `--cacert FILE` becomes the session's only trust anchors through `tlsTrustRoots` (an FWNetworking
 // addition). FoundationNetworking has no API for anchors: the suite sets SSL_CERT_FILE and CURL_CA_BUNDLE,

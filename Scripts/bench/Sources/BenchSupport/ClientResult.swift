@@ -37,9 +37,11 @@ public struct ClientResult: Codable, Equatable, Sendable {
     public var peakRSSKiB: Int
     /// The first failure, if any.
     public var firstError: String?
-    /// URLSession clients: the completion handlers and delegate messages counted, and how many of them ran
-    /// off the session's delegate queue (must be 0; see `CallbackPlacement`). Nil for other clients.
+    /// URLSession clients: the completion handlers and delegate messages counted, those whose queue was
+    /// checked (one in `CallbackPlacement.checkEvery`), and how many of those ran off the session's delegate
+    /// queue (must be 0). Nil for other clients.
     public var callbacks: Int?
+    public var checkedCallbacks: Int?
     public var offQueueCallbacks: Int?
 
     enum CodingKeys: String, CodingKey {
@@ -53,6 +55,7 @@ public struct ClientResult: Codable, Equatable, Sendable {
         case peakRSSKiB = "peak_rss_kib"
         case firstError = "first_error"
         case callbacks
+        case checkedCallbacks = "checked_callbacks"
         case offQueueCallbacks = "off_queue_callbacks"
     }
 
@@ -132,9 +135,10 @@ private func report(client: String, api: String, arguments: ClientArguments, tot
     var line = result
     if placement.callbacks > 0 {
         line.callbacks = placement.callbacks
+        line.checkedCallbacks = placement.checked
         line.offQueueCallbacks = placement.offQueue
-        FileHandle.standardError.write(Data(
-            "bench-\(client): \(placement.offQueue) of \(placement.callbacks) callbacks ran off session.delegateQueue\n".utf8))
+        FileHandle.standardError.write(Data(("bench-\(client): \(placement.offQueue) of \(placement.checked) checked "
+            + "callbacks (of \(placement.callbacks)) ran off session.delegateQueue\n").utf8))
     }
     print(line.jsonLine)
     exit(totals.failed == 0 ? 0 : 1)
