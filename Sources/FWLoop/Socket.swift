@@ -81,11 +81,16 @@ public final class Socket {
         return isConnected
     }
 
-    /// Whether a connect in progress is decided already (connected or failed: `finishConnect()` tells which),
-    /// asked without waiting. A connect to this host's own addresses usually is: the loopback handshake runs
-    /// within `connect` itself. One `poll` (curl probes the same way after its connect); false on a closed socket.
-    public func connectIsDecided() -> Bool {
-        fd >= 0 && Syscall.pollNow(fd, for: Int16(POLLOUT))
+    /// Whether a connect in progress has succeeded already, asked without waiting. A connect to this host's own
+    /// addresses usually has: the loopback handshake runs within `connect` itself. One `getpeername`, which
+    /// answers only for a connected socket (a `poll` for writability and `SO_ERROR` took two system calls); false
+    /// while the connect is in progress, once it failed (the socket then turns writable and `finishConnect()`
+    /// throws the error) and on a closed socket.
+    public func connectSucceeded() -> Bool {
+        var peer = sockaddr_storage()
+        guard fd >= 0, (try? Syscall.socketName(fd, peer: true, into: &peer)) != nil else { return false }
+        isConnected = true
+        return true
     }
 
     /// Completes a connect that was in progress once the socket is writable: throws the connect's

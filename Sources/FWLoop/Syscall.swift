@@ -110,13 +110,6 @@ package enum Syscall {
         }
     }
 
-    /// Whether `fd` reports any of `events` (or an error or hang-up) now: `poll` without waiting. An interrupted
-    /// or failed `poll` answers false, which only means "wait through the loop".
-    static func pollNow(_ fd: Int32, for events: Int16) -> Bool {
-        var entry = pollfd(fd: fd, events: events, revents: 0)
-        return Glibc.poll(&entry, 1, 0) == 1 && entry.revents != 0
-    }
-
     /// Reads an `Int32` socket option.
     static func getIntOption(_ fd: Int32, level: Int32, name: Int32) throws(IOError) -> Int32 {
         var value: Int32 = 0

@@ -6,7 +6,7 @@ import FWLoop
 /// host off the loop (a numeric one needs no lookup), then races attempts as `HappyEyeballsStateMachine` says,
 /// within a connect timeout. Reports exactly once, on the loop, with the winning socket (still registered if its
 /// connect was waited for, see `EstablishedSocket`) or the error, plus the lookup and connect times. A connect
-/// decided within `connect` (loopback) reports before `start()` returns. Loop thread only; it keeps itself alive
+/// that succeeded within `connect` (loopback) reports before `start()` returns. Loop thread only; it keeps itself alive
 /// until it has reported.
 final class ConnectionEstablisher {
     typealias Completion = (Result<EstablishedSocket, TransportError>, TransportMetrics) -> Void
@@ -89,7 +89,7 @@ final class ConnectionEstablisher {
             case .startAttempt(let id, let address):
                 startAttempt(id, to: address)
             case .scheduleDelay:
-                // An attempt may have won already, within the action before (a connect decided at once).
+                // An attempt may have won already, within the action before (a connect that succeeded at once).
                 guard completion != nil else { continue }
                 if let delayTimer { loop.cancelTimer(delayTimer) }
                 delayTimer = loop.scheduleTimer(at: loop.now() + HappyEyeballsStateMachine.attemptDelay) { [self] in
@@ -114,12 +114,10 @@ final class ConnectionEstablisher {
             let socket = try Socket(family: address.family)
             let attempt = ConnectAttempt(socket: socket, id: id, race: self)
             attempts.append((id, attempt))
-            if try socket.connect(to: address) {
+            if try socket.connect(to: address) || socket.connectSucceeded() {
+                // Connected within `connect` (loopback): settled now, so the request goes out in this call, with
+                // no registration for writability and no loop iteration first. A refusal waits for the loop.
                 perform(machine.attemptConnected(id))
-            } else if socket.connectIsDecided() {
-                // Decided within `connect` (loopback): settled now, so the request goes out in this call, with
-                // no registration for writability and no loop iteration first.
-                attempt.settle()
             } else {
                 try attempt.waitForConnect(on: loop)
             }
@@ -156,7 +154,7 @@ final class ConnectionEstablisher {
     }
 }
 
-/// One racing socket, registered for writability until its connect finishes (unless it was decided at once).
+/// One racing socket, registered for writability until its connect finishes (unless it succeeded at once).
 /// Loop thread only.
 private final class ConnectAttempt: IOHandler {
     private let socket: Socket
@@ -181,8 +179,8 @@ private final class ConnectAttempt: IOHandler {
         settle()
     }
 
-    /// The connect is decided (the socket turned writable, or `connectIsDecided`): reports whether it connected.
-    func settle() {
+    /// The connect is decided (the socket turned writable): reports whether it connected.
+    private func settle() {
         guard let race else { return }
         self.race = nil
         do throws(IOError) {

@@ -109,8 +109,8 @@ private final class Connector: IOHandler {
         let error = #expect(throws: IOError.self) {
             if try !socket.connect(to: bound.address) {
                 #expect(pollReady(socket.fd, Int16(POLLOUT)))
-                // Refused is decided too: `connectIsDecided` says so without waiting.
-                #expect(socket.connectIsDecided())
+                // Refused is no success: the caller waits for writability, and `finishConnect` says why.
+                #expect(!socket.connectSucceeded())
                 try socket.finishConnect()
             }
         }
@@ -119,25 +119,24 @@ private final class Connector: IOHandler {
         #expect(error?.call == "connect")
     }
 
-    /// A loopback connect runs its handshake within `connect`: decided without the loop (bounded, since a loaded
-    /// machine may finish it a moment later), and connected.
-    @Test func aLoopbackConnectIsDecidedWithoutTheLoop() throws {
+    /// A loopback connect runs its handshake within `connect`: its success is known without the loop (bounded,
+    /// since a loaded machine may finish it a moment later).
+    @Test func aLoopbackConnectSucceedsWithoutTheLoop() throws {
         let listener = try TestListener(family: .ipv4)
         let socket = try Socket(family: .ipv4)
         if try !socket.connect(to: listener.address) {
-            #expect(waitUntil { socket.connectIsDecided() })
-            try socket.finishConnect()
+            #expect(waitUntil { socket.connectSucceeded() })
         }
         #expect(socket.remoteAddress() == listener.address)
         close(try listener.accept())
     }
 
-    @Test func aClosedSocketIsNeverDecided() throws {
+    @Test func aClosedSocketHasNoConnectSuccess() throws {
         let listener = try TestListener(family: .ipv4)
         let socket = try Socket(family: .ipv4)
         _ = try socket.connect(to: listener.address)
         socket.close()
-        #expect(!socket.connectIsDecided())
+        #expect(!socket.connectSucceeded())
     }
 
     @Test func addressesMatchBothEnds() throws {

@@ -1,6 +1,7 @@
-// ConnectionEstablisher, connected, refused (both usually decided within `connect` on loopback, and then settled
-// without a loop iteration; `connectIsDecided` itself is SocketTests') and still in progress (it waits for
-// writability, and its connect timeout ends it): each reports once and leaves no timer behind.
+// ConnectionEstablisher, connected (usually within `connect` on loopback, and then settled without a loop
+// iteration; `connectSucceeded` itself is SocketTests'), refused (reported by the loop: the socket turns writable)
+// and still in progress (it waits for writability, and its connect timeout ends it): each reports once and leaves
+// no timer behind.
 
 import FWLoop
 @testable import FWTransport
