@@ -7,7 +7,7 @@ import FWWire
 // handshake) is made once the socket to the proxy connected — after resolving the origin's name here
 // when a socks5:// proxy (not socks5h://) must be given an address — and the machine is told. The connect
 // deadline (`establishmentDeadline`) covers the resolution, the tunnel and then TLS with the origin.
-// The proxy's bytes are read raw (`cipherBuffer`) and handed to the machine. Loop thread only.
+// The proxy's bytes are read raw (into a temporary area) and handed to the machine. Loop thread only.
 
 extension HTTP1Connection {
     /// The socket to the proxy connected: make the tunnel (maybe after resolving the origin), then start it.
@@ -58,11 +58,12 @@ extension HTTP1Connection {
         flush()
     }
 
-    /// One read while tunnelling: the proxy's bytes go to the machine.
+    /// One read while tunnelling: the proxy's bytes go to the machine. The read area is temporary and not
+    /// zeroed: the connection keeps no buffer for a phase that ends with the tunnel.
     func readFromProxy(using read: (UnsafeMutableRawBufferPointer) throws(IOError) -> Int) throws(IOError) {
-        let count = try cipherBuffer.withUnsafeMutableBytes { buffer in
-            Result { () throws(IOError) in try read(buffer) }
+        let bytes = try withUnsafeTemporaryAllocation(byteCount: ChannelCore.readSize, alignment: 1) { area in
+            Result { () throws(IOError) in Array(area[..<(try read(area))]) }
         }.get()
-        if count > 0 { run(machine.tunnelReceived(Array(cipherBuffer[..<count]))) }
+        if !bytes.isEmpty { run(machine.tunnelReceived(bytes)) }
     }
 }

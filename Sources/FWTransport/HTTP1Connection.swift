@@ -58,9 +58,6 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     /// Whether the request in flight has decoded slices still to come out (nothing else is read or parsed
     /// meanwhile: see `scheduleDecoding`).
     var decodedOutputPending: Bool { machine.hasDecodedOutputPending }
-    /// Loop thread only: the buffer a proxy's replies are read into while tunnelling (HTTPS ciphertext is
-    /// read straight into the TLS engine, plaintext straight into the parser).
-    lazy var cipherBuffer = [UInt8](repeating: 0, count: ChannelCore.readSize)
     /// Loop thread only: when this connection was resolved and connected (for its first request's metrics);
     /// its addresses are filled in on first need (`noteAddresses()`).
     var establishment = TransportMetrics()
