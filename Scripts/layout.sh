@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# What code layout buys the small-request path. Builds Tests/ProfileClient linked by lld with its relocations
+# kept, has BOLT (llvm-bolt) instrument it, trains it on the benchmark's closed loop (keep-alive and a new
+# connection each, against a loopback nginx), and lets BOLT lay it out again from that profile: hot blocks
+# together, cold blocks split out of their functions, hot functions next to each other. Then times the binary
+# as linked, the same binary laid out, and libcurl's multi interface (bench-curl) in interleaved rounds, the
+# order rotating, and prints the medians and the medians of the per-round ratios.
+#
+#   Scripts/layout.sh [N] [ROUNDS]   N requests a run (default 10000; a new connection each: N / 2),
+#                                    ROUNDS rounds of each mode (default 9)
+#
+# Only the executable is laid out: the Swift runtime and Foundation stay the shared libraries they are. An
+# app linked statically can do the same to itself (README, "Stage C, tenth cuts"). Installs bolt-15
+# (Debian's BOLT) when missing and run as root (lld is the Swift toolchain's); nginx comes from
+# `Scripts/profile.sh serve`. Builds in Scripts/.layout, leaving .build alone. Nothing but 127.0.0.1 is
+# contacted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+requests=${1:-10000}
+rounds=${2:-9}
+say() { echo "layout: $*" >&2; }
+
+if ! command -v llvm-bolt-15 >/dev/null; then
+    [ "$(id -u)" -eq 0 ] || { say "missing bolt-15; run: sudo apt-get install -y bolt-15"; exit 1; }
+    say "installing bolt-15"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bolt-15 >&2 ||
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bolt-15 >&2; }
+fi
+
+work=$(mktemp -d /tmp/fwlayout.XXXXXX)
+serve_pid=""
+cleanup() {
+    if [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null; then wait "$serve_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+Scripts/profile.sh serve >"$work/serve.out" 2>"$work/serve.log" &
+serve_pid=$!
+for _ in $(seq 600); do
+    grep -q '^http://' "$work/serve.out" 2>/dev/null && break
+    kill -0 "$serve_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
+    sleep 0.5
+done
+url=$(grep -m1 '^http://' "$work/serve.out")
+say "nginx on $url"
+
+# lld keeps the relocations BOLT needs to move functions (gold fails with --emit-relocs); no PIE, as BOLT 15
+# wants. Linked this way and not laid out, the client runs as fast as the default build (0.992×, 7 rounds).
+scratch="$root/Scripts/.layout"
+swift build -c release --product ProfileClient --scratch-path "$scratch" \
+    -Xswiftc -use-ld=lld -Xlinker --emit-relocs -Xlinker -no-pie >&2
+cp "$scratch/release/ProfileClient" "$work/linked"
+
+say "instrumenting and training"
+llvm-bolt-15 "$work/linked" -instrument -o "$work/instrumented" -instrumentation-file="$work/profile" \
+    -runtime-instrumentation-lib=llvm-15/lib/libbolt_rt_instr.a >"$work/bolt.log" 2>&1 ||
+    { tail -5 "$work/bolt.log" >&2; exit 1; }
+"$work/instrumented" "$url" 5000 --warm-up 200 --concurrency 1 && mv "$work/profile" "$work/keep-alive.fdata"
+"$work/instrumented" "$url" 2000 --warm-up 20 --concurrency 1 --close && mv "$work/profile" "$work/close.fdata"
+merge-fdata-15 "$work/keep-alive.fdata" "$work/close.fdata" >"$work/merged.fdata" 2>/dev/null
+llvm-bolt-15 "$work/linked" -o "$work/laid-out" -data="$work/merged.fdata" -reorder-blocks=ext-tsp \
+    -reorder-functions=hfsort+ -split-functions -split-all-cold -split-eh >"$work/layout.log" 2>&1 ||
+    { tail -5 "$work/layout.log" >&2; exit 1; }
+grep -E 'have non-empty execution profile|modified layout' "$work/layout.log" | sed 's/^/layout: /' >&2
+cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+
+# One line per run: round, mode, who, wall, user and system seconds.
+for mode in get close; do
+    count=$requests
+    extra=()
+    [ "$mode" = close ] && { count=$((requests / 2)); extra=(--close); }
+    say "$rounds rounds of $count requests, mode $mode"
+    for round in $(seq "$rounds"); do
+        case $((round % 3)) in
+            0) order="linked laid-out curl" ;;
+            1) order="laid-out curl linked" ;;
+            *) order="curl linked laid-out" ;;
+        esac
+        for who in $order; do
+            if [ "$who" = curl ]; then
+                command=("$work/bench-curl" "$url" 1 "$count" "$mode")
+            else
+                command=("$work/$who" "$url" "$count" --warm-up 200 --concurrency 1 "${extra[@]}")
+            fi
+            /usr/bin/time -f "$round $mode $who %e %U %S" "${command[@]}" >/dev/null 2>>"$work/times"
+        done
+    done
+done
+
+echo "## layout: ProfileClient as linked, laid out by BOLT, and libcurl multi (c=1, $rounds rounds each)"
+python3 - "$work/times" <<'PY'
+import collections, statistics, sys
+runs = collections.defaultdict(dict)
+for line in open(sys.argv[1]):
+    fields = line.split()
+    if len(fields) == 6 and fields[0].isdigit():
+        runs[(fields[1], int(fields[0]))][fields[2]] = tuple(map(float, fields[3:]))
+for mode, title in (("get", "keep-alive"), ("close", "a new connection each")):
+    done = [r for (m, _), r in runs.items() if m == mode and len(r) == 3]
+    print(f"\n### {title}\n\n| client | wall s | user s | system s | speed / libcurl |\n|---|--:|--:|--:|--:|")
+    for who in ("linked", "laid-out", "curl"):
+        wall, user, system = (statistics.median(r[who][i] for r in done) for i in range(3))
+        ratio = statistics.median(r["curl"][0] / r[who][0] for r in done)
+        print(f"| {who} | {wall:.3f} | {user:.3f} | {system:.3f} | {ratio:.3f}× |")
+    speed = statistics.median(r["linked"][0] / r["laid-out"][0] for r in done)
+    print(f"\nlaid out / as linked: {speed:.3f}× the speed (median of {len(done)} per-round ratios)")
+PY
