@@ -62,7 +62,10 @@ extension HTTP1Connection {
     /// zeroed: the connection keeps no buffer for a phase that ends with the tunnel.
     func readFromProxy(using read: (UnsafeMutableRawBufferPointer) throws(IOError) -> Int) throws(IOError) {
         let bytes = try withUnsafeTemporaryAllocation(byteCount: ChannelCore.readSize, alignment: 1) { area in
-            Result { () throws(IOError) in Array(area[..<(try read(area))]) }
+            Result { () throws(IOError) in
+                let count = try read(area)
+                return Array(area[..<count])
+            }
         }.get()
         if !bytes.isEmpty { run(machine.tunnelReceived(bytes)) }
     }
