@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # What code layout buys the small-request path. Builds Tests/ProfileClient linked by lld with its relocations
 # kept, has BOLT (llvm-bolt) instrument it, trains it on the benchmark's closed loop (keep-alive and a new
-# connection each, against a loopback nginx), and lets BOLT lay it out again from that profile: hot blocks
+# connection each, HTTPS, against a loopback nginx), and lets BOLT lay it out again from that profile: hot blocks
 # together, cold blocks split out of their functions, hot functions next to each other. Then times the binary
 # as linked, the same binary laid out, and libcurl's multi interface (bench-curl) in interleaved rounds, the
 # order rotating, and prints the medians and the medians of the per-round ratios.
 #
 #   Scripts/layout.sh [N] [ROUNDS]   N requests a run (default 10000; a new connection each: N / 2),
-#                                    ROUNDS rounds of each mode (default 9)
+#                                    ROUNDS rounds of each mode (default 9): keep-alive, a new connection
+#                                    each, HTTPS keep-alive (TLS 1.3, the ECDSA leaf of Fixtures/tls)
 #
 # Only the executable is laid out: the Swift runtime and Foundation stay the shared libraries they are. An
 # app linked statically can do the same to itself (README, "Stage C, tenth cuts"). Installs bolt-15
@@ -45,7 +46,10 @@ for _ in $(seq 600); do
     sleep 0.5
 done
 url=$(grep -m1 '^http://' "$work/serve.out")
-say "nginx on $url"
+for _ in $(seq 20); do grep -q '^https://' "$work/serve.out" && break; sleep 0.1; done
+tls_url=$(grep -m1 '^https://' "$work/serve.out")
+cacert=(--cacert "$root/Fixtures/tls/root-ca.pem")
+say "nginx on $url and $tls_url"
 
 # lld keeps the relocations BOLT needs to move functions (gold fails with --emit-relocs); no PIE, as BOLT 15
 # wants. Linked this way and not laid out, the client runs as fast as the default build (0.992×, 7 rounds).
@@ -60,7 +64,8 @@ llvm-bolt-15 "$work/linked" -instrument -o "$work/instrumented" -instrumentation
     { tail -5 "$work/bolt.log" >&2; exit 1; }
 "$work/instrumented" "$url" 5000 --warm-up 200 --concurrency 1 && mv "$work/profile" "$work/keep-alive.fdata"
 "$work/instrumented" "$url" 2000 --warm-up 20 --concurrency 1 --close && mv "$work/profile" "$work/close.fdata"
-merge-fdata-15 "$work/keep-alive.fdata" "$work/close.fdata" >"$work/merged.fdata" 2>/dev/null
+"$work/instrumented" "$tls_url" 2000 --warm-up 20 --concurrency 1 "${cacert[@]}" && mv "$work/profile" "$work/tls.fdata"
+merge-fdata-15 "$work/keep-alive.fdata" "$work/close.fdata" "$work/tls.fdata" >"$work/merged.fdata" 2>/dev/null
 llvm-bolt-15 "$work/linked" -o "$work/laid-out" -data="$work/merged.fdata" -reorder-blocks=ext-tsp \
     -reorder-functions=hfsort+ -split-functions -split-all-cold -split-eh >"$work/layout.log" 2>&1 ||
     { tail -5 "$work/layout.log" >&2; exit 1; }
@@ -68,10 +73,15 @@ grep -E 'have non-empty execution profile|modified layout' "$work/layout.log" | 
 cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
 
 # One line per run: round, mode, who, wall, user and system seconds.
-for mode in get close; do
+for mode in get close tls; do
     count=$requests
+    target=$url
     extra=()
-    [ "$mode" = close ] && { count=$((requests / 2)); extra=(--close); }
+    curl_extra=()
+    case $mode in
+        close) count=$((requests / 2)); extra=(--close) ;;
+        tls) target=$tls_url; extra=("${cacert[@]}"); curl_extra=("${cacert[@]}") ;;
+    esac
     say "$rounds rounds of $count requests, mode $mode"
     for round in $(seq "$rounds"); do
         case $((round % 3)) in
@@ -81,9 +91,9 @@ for mode in get close; do
         esac
         for who in $order; do
             if [ "$who" = curl ]; then
-                command=("$work/bench-curl" "$url" 1 "$count" "$mode")
+                command=("$work/bench-curl" "$target" 1 "$count" "${mode/tls/get}" "${curl_extra[@]}")
             else
-                command=("$work/$who" "$url" "$count" --warm-up 200 --concurrency 1 "${extra[@]}")
+                command=("$work/$who" "$target" "$count" --warm-up 200 --concurrency 1 "${extra[@]}")
             fi
             /usr/bin/time -f "$round $mode $who %e %U %S" "${command[@]}" >/dev/null 2>>"$work/times"
         done
@@ -98,7 +108,7 @@ for line in open(sys.argv[1]):
     fields = line.split()
     if len(fields) == 6 and fields[0].isdigit():
         runs[(fields[1], int(fields[0]))][fields[2]] = tuple(map(float, fields[3:]))
-for mode, title in (("get", "keep-alive"), ("close", "a new connection each")):
+for mode, title in (("get", "keep-alive"), ("close", "a new connection each"), ("tls", "HTTPS keep-alive")):
     done = [r for (m, _), r in runs.items() if m == mode and len(r) == 3]
     print(f"\n### {title}\n\n| client | wall s | user s | system s | speed / libcurl |\n|---|--:|--:|--:|--:|")
     for who in ("linked", "laid-out", "curl"):

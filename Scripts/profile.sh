@@ -33,7 +33,8 @@
 #                                      URL-cache stores, a configuration, a session, a request, and sends
 #                                      two GETs, one step at a time; 3 rounds, then one round that first
 #                                      makes the Foundation facilities those steps use
-#   Scripts/profile.sh serve           only start nginx and print its URL (stops on Ctrl-C)
+#   Scripts/profile.sh serve           only start nginx and print its URLs, HTTP then HTTPS (the ECDSA leaf
+#                                      below; trust Fixtures/tls/root-ca.pem); stops on Ctrl-C
 #
 # TLS modes (callgrind as above; nginx also serves HTTPS with the ECDSA P-256 and the RSA 2048 leaves of
 # Fixtures/tls, each with the intermediate, TLS 1.2 + 1.3, a session cache and tickets as Scripts/bench.sh
@@ -112,7 +113,7 @@ mkdir -p "$work/www" "$work/logs" "$work/temp"
 head -c 64 /dev/urandom >"$work/www/64.bin"
 chmod 644 "$work/www/64.bin"
 tls_servers=""
-if [[ "$mode" == tls-* ]]; then
+if [[ "$mode" == tls-* || "$mode" == serve ]]; then
     fixtures="$root/Fixtures/tls"
     mkdir -p "$work/tls"
     cat "$fixtures/valid-rsa.pem" "$fixtures/intermediate-ca.pem" >"$work/tls/rsa-chain.pem"
@@ -127,7 +128,7 @@ port_is_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for _ in $(seq 20); do
     port=$((20000 + RANDOM % 40000))
     port_is_taken "$port" && continue
-    if [[ "$mode" == tls-* ]]; then
+    if [[ "$mode" == tls-* || "$mode" == serve ]]; then
         port_is_taken $((port + 1)) && continue
         port_is_taken $((port + 2)) && continue
         tls_servers="
@@ -184,6 +185,7 @@ url="http://127.0.0.1:$port/64.bin"
 say "nginx on $url (pid $nginx_pid)"
 if [ "$mode" = serve ]; then
     echo "$url"
+    echo "https://127.0.0.1:$((port + 1))/64.bin"
     wait "$nginx_pid"
     exit 0
 fi
