@@ -10,8 +10,9 @@
 #                                    ROUNDS rounds of each mode (default 9): keep-alive, a new connection
 #                                    each, HTTPS keep-alive (TLS 1.3, the ECDSA leaf of Fixtures/tls)
 #
-# Only the executable is laid out: the Swift runtime and Foundation stay the shared libraries they are. An
-# app linked statically can do the same to itself (README, "Stage C, tenth cuts"). Installs bolt-15
+# Only the executable is laid out (SwiftPM links FWNetworking's modules into it): the Swift runtime and
+# Foundation stay the shared libraries they are. An app can do the same to itself (README, "Stage C, tenth
+# cuts"). Installs bolt-15
 # (Debian's BOLT) when missing and run as root (lld is the Swift toolchain's); nginx comes from
 # `Scripts/profile.sh serve`. Builds in Scripts/.layout, leaving .build alone. Nothing but 127.0.0.1 is
 # contacted.
