@@ -12,10 +12,9 @@
 #
 # Only the executable is laid out (SwiftPM links FWNetworking's modules into it): the Swift runtime and
 # Foundation stay the shared libraries they are. An app can do the same to itself (README, "Stage C, tenth
-# cuts"). Installs bolt-15
-# (Debian's BOLT) when missing and run as root (lld is the Swift toolchain's); nginx comes from
-# `Scripts/profile.sh serve`. Builds in Scripts/.layout, leaving .build alone. Nothing but 127.0.0.1 is
-# contacted.
+# cuts"). Installs bolt-15 (Debian's BOLT) when missing and run as root (lld is the Swift toolchain's); nginx
+# comes from `Scripts/profile.sh serve`. Builds in Scripts/.layout, leaving .build alone. Nothing but
+# 127.0.0.1 is contacted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -63,10 +62,17 @@ say "instrumenting and training"
 llvm-bolt-15 "$work/linked" -instrument -o "$work/instrumented" -instrumentation-file="$work/profile" \
     -runtime-instrumentation-lib=llvm-15/lib/libbolt_rt_instr.a >"$work/bolt.log" 2>&1 ||
     { tail -5 "$work/bolt.log" >&2; exit 1; }
-"$work/instrumented" "$url" 5000 --warm-up 200 --concurrency 1 && mv "$work/profile" "$work/keep-alive.fdata"
-"$work/instrumented" "$url" 2000 --warm-up 20 --concurrency 1 --close && mv "$work/profile" "$work/close.fdata"
-"$work/instrumented" "$tls_url" 2000 --warm-up 20 --concurrency 1 "${cacert[@]}" && mv "$work/profile" "$work/tls.fdata"
-merge-fdata-15 "$work/keep-alive.fdata" "$work/close.fdata" "$work/tls.fdata" >"$work/merged.fdata" 2>/dev/null
+# train NAME ARGUMENTS...: one run of the instrumented client, whose profile (written at exit) becomes NAME.fdata.
+train() {
+    local name=$1
+    shift
+    "$work/instrumented" "$@" --concurrency 1
+    mv "$work/profile" "$work/$name.fdata"
+}
+train keep-alive "$url" 5000 --warm-up 200
+train close "$url" 2000 --warm-up 20 --close
+train tls "$tls_url" 2000 --warm-up 20 "${cacert[@]}"
+merge-fdata-15 "$work/keep-alive.fdata" "$work/close.fdata" "$work/tls.fdata" >"$work/merged.fdata"
 llvm-bolt-15 "$work/linked" -o "$work/laid-out" -data="$work/merged.fdata" -reorder-blocks=ext-tsp \
     -reorder-functions=hfsort+ -split-functions -split-all-cold -split-eh >"$work/layout.log" 2>&1 ||
     { tail -5 "$work/layout.log" >&2; exit 1; }
