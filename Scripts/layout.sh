@@ -8,7 +8,8 @@
 #
 #   Scripts/layout.sh [N] [ROUNDS]   N requests a run (default 10000; a new connection each: N / 2),
 #                                    ROUNDS rounds of each mode (default 9): keep-alive, a new connection
-#                                    each, HTTPS keep-alive (TLS 1.3, the ECDSA leaf of Fixtures/tls)
+#                                    each, HTTPS keep-alive (TLS 1.3, the ECDSA leaf of Fixtures/tls), all
+#                                    one request at a time, and keep-alive with 32 in flight (5 N requests)
 #
 # Only the executable is laid out (SwiftPM links FWNetworking's modules into it): the Swift runtime and
 # Foundation stay the shared libraries they are. An app can do the same to itself (README, "Stage C, tenth
@@ -80,14 +81,16 @@ grep -E 'have non-empty execution profile|modified layout' "$work/layout.log" | 
 cc -O2 -o "$work/bench-curl" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
 
 # One line per run: round, mode, who, wall, user and system seconds.
-for mode in get close tls; do
+for mode in get close tls c32; do
     count=$requests
     target=$url
+    concurrency=1
     extra=()
     curl_extra=()
     case $mode in
         close) count=$((requests / 2)); extra=(--close) ;;
         tls) target=$tls_url; extra=("${cacert[@]}"); curl_extra=("${cacert[@]}") ;;
+        c32) count=$((requests * 5)); concurrency=32 ;;
     esac
     say "$rounds rounds of $count requests, mode $mode"
     for round in $(seq "$rounds"); do
@@ -98,16 +101,18 @@ for mode in get close tls; do
         esac
         for who in $order; do
             if [ "$who" = curl ]; then
-                command=("$work/bench-curl" "$target" 1 "$count" "${mode/tls/get}" "${curl_extra[@]}")
+                curl_mode=$mode
+                [ "$mode" = close ] || curl_mode=get
+                command=("$work/bench-curl" "$target" "$concurrency" "$count" "$curl_mode" "${curl_extra[@]}")
             else
-                command=("$work/$who" "$target" "$count" --warm-up 200 --concurrency 1 "${extra[@]}")
+                command=("$work/$who" "$target" "$count" --warm-up 200 --concurrency "$concurrency" "${extra[@]}")
             fi
             /usr/bin/time -f "$round $mode $who %e %U %S" "${command[@]}" >/dev/null 2>>"$work/times"
         done
     done
 done
 
-echo "## layout: ProfileClient as linked, laid out by BOLT, and libcurl multi (c=1, $rounds rounds each)"
+echo "## layout: ProfileClient as linked, laid out by BOLT, and libcurl multi ($rounds rounds each)"
 python3 - "$work/times" <<'PY'
 import collections, statistics, sys
 runs = collections.defaultdict(dict)
@@ -115,7 +120,8 @@ for line in open(sys.argv[1]):
     fields = line.split()
     if len(fields) == 6 and fields[0].isdigit():
         runs[(fields[1], int(fields[0]))][fields[2]] = tuple(map(float, fields[3:]))
-for mode, title in (("get", "keep-alive"), ("close", "a new connection each"), ("tls", "HTTPS keep-alive")):
+for mode, title in (("get", "keep-alive, c=1"), ("close", "a new connection each, c=1"),
+                    ("tls", "HTTPS keep-alive, c=1"), ("c32", "keep-alive, c=32")):
     done = [r for (m, _), r in runs.items() if m == mode and len(r) == 3]
     print(f"\n### {title}\n\n| client | wall s | user s | system s | speed / libcurl |\n|---|--:|--:|--:|--:|")
     for who in ("linked", "laid-out", "curl"):
