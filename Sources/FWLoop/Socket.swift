@@ -87,8 +87,7 @@ public final class Socket {
     /// while the connect is in progress, once it failed (the socket then turns writable and `finishConnect()`
     /// throws the error) and on a closed socket.
     public func connectSucceeded() -> Bool {
-        var peer = sockaddr_storage()
-        guard fd >= 0, (try? Syscall.socketName(fd, peer: true, into: &peer)) != nil else { return false }
+        guard address(peer: true) != nil else { return false }
         isConnected = true
         return true
     }
