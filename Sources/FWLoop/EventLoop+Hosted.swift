@@ -127,7 +127,7 @@ extension EventLoop {
             }
         }
         switch wake {
-        case .none: break
+        case .none, .dropped: break
         case .signal: Syscall.eventfdSignal(wakeFD)
         case .slice: host?.scheduleSlice(of: self)
         }

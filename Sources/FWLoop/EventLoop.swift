@@ -219,14 +219,16 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         precondition(inEventLoop, "not on the thread of event loop \(name)", file: file, line: line)
     }
 
-    /// Any thread. Runs `task` on the loop thread, FIFO with other tasks. After shutdown: dropped.
+    /// Any thread. Runs `task` on the loop thread, FIFO with other tasks, and returns true; after shutdown the
+    /// task is dropped and the call returns false.
     ///
     /// On a parked hosted loop, asks the host for a slice instead of signalling.
-    public func execute(_ task: @escaping @Sendable () -> Void) {
+    @discardableResult
+    public func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
         let onLoop = inEventLoop
         let wake = incoming.withLock { incoming -> Wake in
             guard !incoming.isShuttingDown else {
-                return .none
+                return .dropped
             }
             incoming.tasks.append(task)
             if incoming.slice == .parked {
@@ -242,15 +244,17 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
         }
         // After the lock: the woken loop's first step takes this lock. The fd lives as long as `self`.
         switch wake {
+        case .dropped: return false
         case .none: break
         case .signal: Syscall.eventfdSignal(wakeFD)
         case .slice: host?.scheduleSlice(of: self)
         }
+        return true
     }
 
-    /// What `execute` does after its lock to get the task run.
+    /// What `execute` does after its lock to get the task run (`dropped`: nothing, the loop is stopping).
     enum Wake {
-        case none, signal, slice
+        case none, signal, slice, dropped
     }
 
     // MARK: Time

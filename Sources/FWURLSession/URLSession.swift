@@ -24,6 +24,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let clock: SessionClock
     /// Runs the tasks' deliveries on `delegateQueue`.
     let deliveryPump: DeliveryPump
+    /// Runs Swift concurrency jobs on `delegateQueue` (`fwExecutor`).
+    let executor: URLSessionExecutor
     /// The loop `delegateQueue` hosts for this session's connections, or nil on the threaded engine.
     package var hostedLoop: EventLoop? {
         deliveryPump.hostedLoop
@@ -133,6 +135,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
             channelLoops: engine.channelLoops
         ), group: engine.group) }
         self.deliveryPump = DeliveryPump(queue: delegateQueue, hostedLoop: engine?.hostedLoop)
+        self.executor = URLSessionExecutor(queue: delegateQueue, hostedLoop: engine?.hostedLoop)
         self.proxySettings = ProxySettings(configuration: configuration)
         self.clock = SessionClock(engine?.clock ?? MonotonicClock())
         self.taskDeadlines = TaskDeadlines(loop: engine?.group.next()) { [registry] due in

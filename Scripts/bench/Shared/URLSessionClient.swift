@@ -3,7 +3,8 @@
 // (source compatibility is the point, so the two clients share this file through symlinks).
 //
 // `--api handler` (the default): completion-handler data tasks; each handler, running on the session's
-// serial delegate queue, resumes the next task. `--api async`: N Swift tasks each awaiting `data(for:)`.
+// serial delegate queue, resumes the next task. `--api async`: N Swift tasks each awaiting `data(for:)`;
+// `--api async-executor` (bench-fw only): the same with the session's `fwExecutor` preferred.
 // The two were within noise of each other on GET 64 B at c=1 and c=32 when the suite was written. Mode
 // `stream` (whatever `--api`) uses a data delegate that counts and drops the bytes; mode `close` sends
 // `Connection: close`, so every request opens a new TCP connection. Every completion handler and delegate
@@ -98,6 +99,25 @@ case (.get, "async"), (.close, "async"):
             }
         }
     }
+#if !FOUNDATION_NETWORKING
+case (.get, "async-executor"), (.close, "async-executor"):
+    // `async` with the session's executor preferred (`fwExecutor`, an FWNetworking addition): every task
+    // resumes where the completion handlers run. One resumption in eight checks it is the delegate queue.
+    let session = URLSession(configuration: configuration)
+    await measure(client: client, api: "async-executor", arguments: arguments) {
+        await withTaskExecutorPreference(session.fwExecutor) {
+            await loop.runAsync {
+                do {
+                    let (data, response) = try await session.data(for: request)
+                    CallbackPlacement.shared.record(onQueue: session.delegateQueue)
+                    return outcome(data.count, response, nil)
+                } catch {
+                    return .failure("\(error)")
+                }
+            }
+        }
+    }
+#endif
 case (.download, _), (.upload, _):
     let file = URL(fileURLWithPath: arguments.file ?? "")
     let delegate = FileDelegate(destination: file)
@@ -113,7 +133,7 @@ case (.download, _), (.upload, _):
         }
     }
 default:
-    fail("bench-\(client)", "unknown --api \(arguments.api ?? ""); use handler or async")
+    fail("bench-\(client)", "unknown --api \(arguments.api ?? ""); use handler, async or async-executor")
 }
 
 /// A response with an accepted status (200; uploads: any 2xx) and this many body bytes, or the failure.
