@@ -11,8 +11,9 @@
 #   Scripts/bench.sh --rows https    a subset: row ids and the groups http, https, files (comma-separated)
 #   --rounds N, --seconds S          rounds per row, seconds per timed client run
 #   --api CLIENT=API                 a Swift client's other API (repeatable): fw=async (N tasks awaiting
-#                                    `data(for:)`), ahc=async (`execute(_:timeout:)`), foundation=async;
-#                                    such a run is partial too (its report is not results.md)
+#                                    `data(for:)`), fw=async-executor (the same with the session's
+#                                    `fwExecutor` preferred), ahc=async (`execute(_:timeout:)`),
+#                                    foundation=async; such a run is partial too (its report is not results.md)
 #   --out FILE                       where the report goes. Runs with --quick, --rows or fewer than 5
 #                                    rounds default to Scripts/bench/.build/results-partial.md, so only a
 #                                    full run replaces results.md

@@ -29,7 +29,8 @@ private struct Placement: Equatable {
     }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(1))) struct SessionExecutorTests {
+// A dropped job would leave its test waiting forever: the time limit turns that into a failure.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SessionExecutorTests {
     @Test func requestsOneAfterAnotherResumeInTheSliceThatReadTheirResponses() async throws {
         let server = try PythonHTTPServer.sleeper()
         defer { server.stop() }
