@@ -23,6 +23,8 @@ cleanup() {
 }
 trap cleanup EXIT
 say() { echo "bench-ab: $*" >&2; }
+# shellcheck source=lib/bench-common.sh
+. "$root/Scripts/lib/bench-common.sh"
 
 # MARK: The two clients and the reference
 
@@ -36,47 +38,15 @@ sed -i "s|path: \"../..\"|path: \"$work/old\"|" "$work/bench/Package.swift"
 grep -rq "var urlCache" "$work/old/Sources/FWURLSession" ||
     sed -i 's/^configuration.urlCache = nil$//' "$work/bench/Sources/bench-fw/main.swift"
 nice -n 5 swift build -c release --package-path "$work/bench" --product bench-fw >&2
-# The bench package depends on this checkout by path; SwiftPM does not plan again when the checkout gains a
-# source file, so an earlier build of the package would compile without it. Its plan goes first. Nor does it
-# always recompile a module when a module it imports changed a type's stored properties: the old layout stays
-# in the binary, which then misbehaves (a client whose every callback ran off the delegate queue, seen here).
-# This checkout's own modules are built afresh every time; the bench's dependencies stay built.
-rm -f "$root/Scripts/bench/.build/release.yaml"
-for target in "$root"/Sources/*/ bench_fw; do
-    rm -rf "$root/Scripts/bench/.build/release/$(basename "$target").build"
-done
-nice -n 5 swift build -c release --package-path "$root/Scripts/bench" --product bench-fw >&2
+new=$(build_bench_fw "$root")
 old="$(swift build -c release --package-path "$work/bench" --show-bin-path)/bench-fw"
-new="$(swift build -c release --package-path "$root/Scripts/bench" --show-bin-path)/bench-fw"
 curl_client="$work/bench-curl"
-cc -O2 -o "$curl_client" "$root/Scripts/bench/curl/bench-curl.c" -lcurl
+build_bench_curl "$curl_client"
 
 # MARK: nginx
 
-mkdir -p "$work/www" "$work/nginx"
-head -c 64 /dev/urandom >"$work/www/64.bin"
-head -c $((1 << 20)) /dev/urandom >"$work/www/1m.bin"
-chmod 755 "$work" "$work/www" && chmod 644 "$work/www/"*
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 100000;
-    keepalive_timeout 300s;
-    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-    server { listen 127.0.0.1:$port backlog=4096; root $work/www; }
-}
-EOF
-nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
-nginx_pid=$!
-for _ in $(seq 50); do [ -s "$work/nginx/nginx.pid" ] && break; sleep 0.1; done
-[ -s "$work/nginx/nginx.pid" ] || { say "nginx did not start"; exit 1; }
+start_loopback_nginx "$work" || exit 1
+port=$nginx_port
 
 # MARK: Rounds
 
