@@ -36,7 +36,9 @@ final class TaskDelegateReportingSink: ResponseSink {
 
     func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
         try collector.receive(bytes, for: task)
-        DelegateRouter.didReceive(data: Data(bytes), collectingTask: task.asTask(URLSessionDataTask.self))
+        let dataTask = task.asTask(URLSessionDataTask.self)
+        DelegateRouter.dataDelegate(ofCollecting: dataTask)?.urlSession(task.session, dataTask: dataTask,
+                                                                       didReceive: Data(bytes))
     }
 
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {
@@ -52,13 +54,14 @@ final class TaskDelegateReportingSink: ResponseSink {
         collector.willCache(proposal, for: task, decide: decide)
     }
 
-    /// `didReceive response` to the task's own data delegate, with delivery held for its disposition.
+    /// `didReceive response` to the task's own data delegate, with delivery held for its disposition; nothing
+    /// when the task has none.
     private func report(_ response: URLResponse, for task: URLSessionTask) {
         let dataTask = task.asTask(URLSessionDataTask.self)
+        guard let delegate = DelegateRouter.dataDelegate(ofCollecting: dataTask) else { return }
         task.hold(.awaitingDisposition)
-        let asked = DelegateRouter.didReceive(response: response, collectingTask: dataTask) { disposition in
-            dataTask.answer([.becomeDownload, .becomeStream].contains(disposition) ? .allow : disposition)
+        delegate.urlSession(task.session, dataTask: dataTask, didReceive: response) { disposition in
+            dataTask.answer(disposition == .becomeDownload || disposition == .becomeStream ? .allow : disposition)
         }
-        if !asked { task.release(.awaitingDisposition) }
     }
 }

@@ -44,18 +44,10 @@ extension DelegateRouter {
 
     // MARK: Data messages of tasks that collect their body
 
-    /// The response of a task that collects its body, with the disposition it answers, to the task's own
-    /// data delegate; false when it has none.
-    static func didReceive(response: URLResponse, collectingTask task: URLSessionDataTask,
-                           answer: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) -> Bool {
-        guard let delegate = task.delegate as? any URLSessionDataDelegate else { return false }
-        delegate.urlSession(task.session, dataTask: task, didReceive: response, completionHandler: answer)
-        return true
-    }
-
-    /// A body piece of a task that collects its body, to the task's own data delegate.
-    static func didReceive(data: Data, collectingTask task: URLSessionDataTask) {
-        (task.delegate as? any URLSessionDataDelegate)?.urlSession(task.session, dataTask: task, didReceive: data)
+    /// Who hears the data messages of a task that collects its body: the task's own data delegate, or nobody
+    /// (asked first, so that a call without one holds nothing and copies no body piece into `Data`).
+    static func dataDelegate(ofCollecting task: URLSessionDataTask) -> (any URLSessionDataDelegate)? {
+        task.delegate as? any URLSessionDataDelegate
     }
 
     /// For a data-message default running on `delegate`: the session's delegate to hand the message to, but

@@ -64,7 +64,7 @@ enum CachedDelivery {
 /// A task's undelivered events and what holds them.
 struct DeliveryQueue {
     /// Why delivery waits.
-    enum Hold: Hashable {
+    enum Hold: UInt8 {
         case suspended
         case awaitingDisposition
         case awaitingRedirectDecision
@@ -72,10 +72,26 @@ struct DeliveryQueue {
         case awaitingCacheDecision
     }
 
+    /// The holds in place, a bit each: a `Set` allocated and hashed on a task's first hold, and every async
+    /// `data(for:)` holds once (its response's disposition).
+    struct Holds {
+        private var bits: UInt8 = 0
+
+        var isEmpty: Bool { bits == 0 }
+
+        mutating func insert(_ hold: Hold) {
+            bits |= 1 << hold.rawValue
+        }
+
+        mutating func remove(_ hold: Hold) {
+            bits &= ~(1 << hold.rawValue)
+        }
+    }
+
     static let highWater = 2 * 1024 * 1024
     static let lowWater = 512 * 1024
 
-    var holds: Set<Hold> = []
+    var holds = Holds()
     /// State messages not delivered yet (never held).
     private var stateMessages: [TaskEvent] = []
     private var events: [TaskEvent] = []
