@@ -9,7 +9,8 @@ import FWTransport
 //     await withTaskExecutorPreference(session.fwExecutor) { ... try await session.data(for: request) ... }
 //
 // is resumed, and starts its next request, on the thread that read the response: no hop to the cooperative
-// pool and back (design/small-request-path.md counts two cross-thread wake-ups per async request without it).
+// pool and back (without it, an async request makes two cross-thread wake-ups; README, "Async callers on the
+// loop").
 //
 // Where a job runs:
 //   - a session that hosts its connections' loop on its delegate queue (SessionDelegateQueue.swift): inside
@@ -18,8 +19,8 @@ import FWTransport
 //     deliveries that resumed it, never inside one of them; from another thread it is a loop task (a parked
 //     loop asks its queue for a slice);
 //   - any other session (a caller's delegate queue): as an operation of `delegateQueue`;
-//   - once the hosted loop has stopped (the session was invalidated and its tasks ended), as an operation of
-//     `delegateQueue` too: a job is never dropped.
+//   - once the hosted loop is gone (released with its session) or stopped, as an operation of `delegateQueue`
+//     too: a job is never dropped.
 // Either way `OperationQueue.current` is the session's delegate queue while a job runs, as in its callbacks,
 // and the same rule holds: code that blocks there holds up the session's deliveries (and, hosted, its I/O).
 
@@ -30,7 +31,8 @@ import FWTransport
 /// of `data(for:)` then resumes on the thread that read the response and the next request is written from
 /// there, as a completion handler's would be, instead of hopping to Swift's cooperative pool and back.
 /// Jobs run one at a time when the delegate queue is serial (the session's own queue is), so do not block in
-/// them: a job that waits for another request of the same session waits forever.
+/// them: on a session that makes its own queue, a job that blocks until another request of that session ends
+/// waits forever, since that request is read by the queue the job holds.
 public final class URLSessionExecutor: TaskExecutor {
     /// Where jobs run when the session's loop is not hosted, or no longer runs.
     private let queue: OperationQueue

@@ -65,7 +65,8 @@ private struct Placement: Equatable {
                 for _ in 0..<32 {
                     group.addTask {
                         guard let (data, _) = try? await session.data(from: url) else { return nil }
-                        return (String(decoding: data, as: UTF8.self), Placement.here(queue: session.delegateQueue, loop: loop))
+                        let placement = Placement.here(queue: session.delegateQueue, loop: loop)
+                        return (String(decoding: data, as: UTF8.self), placement)
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
