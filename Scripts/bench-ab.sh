@@ -15,16 +15,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 BASE [ROUNDS] [SECONDS]" >&2; exit 2; }
 base=$1 rounds=${2:-5} seconds=${3:-2}
-work=$(mktemp -d)
-nginx_pid=""
-cleanup() {
-    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 say() { echo "bench-ab: $*" >&2; }
 # shellcheck source=lib/bench-common.sh
 . "$root/Scripts/lib/bench-common.sh"
+make_work_dir
 
 # MARK: The two clients and the reference
 
@@ -80,20 +74,8 @@ done
 
 # MARK: Report
 
-python3 - "$results" "$base" "$(git -C "$root" rev-parse --short HEAD)" "$rounds" "$seconds" <<'EOF'
-import statistics, sys
-path, base, head, rounds, seconds = sys.argv[1:]
-rows = {}
-for line in open(path):
-    title, *values = line.strip().split("|")
-    rows.setdefault(title, []).append([float(v) for v in values])
-print(f"Before ({base}) and after (working tree at {head}) in one run: {rounds} rounds of {seconds} s, "
-      "medians of per-round ratios; speed is req/s (MB/s for 1 MiB), CPU is µs per request")
-print()
-print("| Row | new/old speed | new/curl speed | old/curl speed | new/old CPU | new/curl CPU | old/curl CPU |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-ratio = lambda samples, a, b: f"{statistics.median(s[a] / s[b] for s in samples):.2f}×"
-for title, samples in rows.items():
-    print(f"| {title} | {ratio(samples, 0, 1)} | {ratio(samples, 0, 2)} | {ratio(samples, 1, 2)} | "
-          f"{ratio(samples, 3, 4)} | {ratio(samples, 3, 5)} | {ratio(samples, 4, 5)} |")
-EOF
+echo "Before ($base) and after (working tree at $(git -C "$root" rev-parse --short HEAD)) in one run: $rounds rounds" \
+    "of $seconds s, medians of per-round ratios; speed is req/s (MB/s for 1 MiB), CPU is µs per request"
+echo
+python3 "$root/Scripts/lib/ratios.py" "$results" 2 "new/old speed=0/1" "new/curl speed=0/2" "old/curl speed=1/2" \
+    "new/old CPU=3/4" "new/curl CPU=3/5" "old/curl CPU=4/5"

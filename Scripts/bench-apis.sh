@@ -13,16 +13,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rounds=${1:-7} seconds=${2:-2}
-work=$(mktemp -d)
-nginx_pid=""
-cleanup() {
-    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 say() { echo "bench-apis: $*" >&2; }
 # shellcheck source=lib/bench-common.sh
 . "$root/Scripts/lib/bench-common.sh"
+make_work_dir
 
 say "building bench-fw at the working tree (release) and bench-curl"
 client=$(build_bench_fw "$root")
@@ -58,20 +52,8 @@ print(r["requests_per_second"])' "$json")
     done
 done
 
-python3 - "$results" "$(git -C "$root" rev-parse --short HEAD)" "$rounds" "$seconds" <<'EOF'
-import statistics, sys
-path, head, rounds, seconds = sys.argv[1:]
-rows = {}
-for line in open(path):
-    title, *values = line.strip().split("|")
-    rows.setdefault(title, []).append([float(v) for v in values])
-print(f"FWNetworking's APIs (working tree at {head}) against libcurl in one run: {rounds} rounds of {seconds} s, "
-      "medians of per-round ratios of requests per second")
-print()
-print("| Row | handler/curl | async/curl | async + fwExecutor/curl | fwExecutor/async | fwExecutor/handler |")
-print("| --- | ---: | ---: | ---: | ---: | ---: |")
-ratio = lambda samples, a, b: f"{statistics.median(s[a] / s[b] for s in samples):.3f}×"
-for title, samples in rows.items():
-    print(f"| {title} | {ratio(samples, 0, 3)} | {ratio(samples, 1, 3)} | {ratio(samples, 2, 3)} | "
-          f"{ratio(samples, 2, 1)} | {ratio(samples, 2, 0)} |")
-EOF
+echo "FWNetworking's APIs (working tree at $(git -C "$root" rev-parse --short HEAD)) against libcurl in one run:" \
+    "$rounds rounds of $seconds s, medians of per-round ratios of requests per second"
+echo
+python3 "$root/Scripts/lib/ratios.py" "$results" 3 "handler/curl=0/3" "async/curl=1/3" \
+    "async + fwExecutor/curl=2/3" "fwExecutor/async=2/1" "fwExecutor/handler=2/0"

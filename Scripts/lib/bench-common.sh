@@ -1,6 +1,8 @@
 # Sourced by Scripts/bench-ab.sh and Scripts/bench-apis.sh: the working tree's benchmark client, libcurl's, and
 # a loopback nginx serving a 64 B and a 1 MiB file.
 #
+#   make_work_dir               sets `work` to a new temporary directory, removed on exit with the nginx
+#                               started below
 #   build_bench_fw ROOT         builds Scripts/bench's bench-fw against the checkout at ROOT (release), its
 #                               modules afresh, and prints the binary's path
 #   build_bench_curl OUT        compiles Scripts/bench/curl/bench-curl.c (libcurl's multi interface) to OUT
@@ -8,6 +10,17 @@
 #                               (one worker, keep-alive for 100000 requests, no access log) on a free port of
 #                               127.0.0.1 and waits for it; sets `nginx_port` and `nginx_pid` (the caller's
 #                               EXIT trap kills it). Nothing but 127.0.0.1 is contacted.
+make_work_dir() {
+    work=$(mktemp -d)
+    nginx_pid=""
+    trap remove_work_dir EXIT
+}
+
+remove_work_dir() {
+    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+
 start_loopback_nginx() {
     local dir=$1
     mkdir -p "$dir/www" "$dir/nginx"

@@ -18,6 +18,24 @@ private func hostedSession() -> URLSession {
     return URLSession(configuration: configuration)
 }
 
+/// A sleeper server, its "/" URL and a hosted session.
+private struct HostedFixture {
+    let server: PythonHTTPServer
+    let url: URL
+    let session: URLSession
+
+    init() throws {
+        server = try PythonHTTPServer.sleeper()
+        url = URL(string: server.baseURL + "/")!
+        session = hostedSession() // made once the server runs: nothing to invalidate when it cannot start
+    }
+
+    func stop() {
+        session.finishTasksAndInvalidate()
+        server.stop()
+    }
+}
+
 /// Where a job ran: on a queue (`OperationQueue.current`), and inside a loop's slice.
 private struct Placement: Equatable {
     var onQueue: Bool
@@ -32,12 +50,10 @@ private struct Placement: Equatable {
 // A dropped job would leave its test waiting forever: the time limit turns that into a failure.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct SessionExecutorTests {
     @Test func requestsOneAfterAnotherResumeInTheSliceThatReadTheirResponses() async throws {
-        let server = try PythonHTTPServer.sleeper()
-        defer { server.stop() }
-        let session = hostedSession()
-        defer { session.finishTasksAndInvalidate() }
+        let fixture = try HostedFixture()
+        defer { fixture.stop() }
+        let (session, url) = (fixture.session, fixture.url)
         let loop = try #require(session.hostedLoop)
-        let url = try #require(URL(string: server.baseURL + "/"))
         let placements = try await withTaskExecutorPreference(session.fwExecutor) {
             // The first job came from the test's thread: a loop task, run by a slice the parked loop asked for.
             var placements = [Placement.here(queue: session.delegateQueue, loop: loop)]
@@ -54,12 +70,10 @@ private struct Placement: Equatable {
     }
 
     @Test func thirtyTwoTasksInFlightAllResumeOnTheDelegateQueue() async throws {
-        let server = try PythonHTTPServer.sleeper()
-        defer { server.stop() }
-        let session = hostedSession()
-        defer { session.finishTasksAndInvalidate() }
+        let fixture = try HostedFixture()
+        defer { fixture.stop() }
+        let (session, url) = (fixture.session, fixture.url)
         let loop = try #require(session.hostedLoop)
-        let url = try #require(URL(string: server.baseURL + "/"))
         let results = await withTaskExecutorPreference(session.fwExecutor) {
             await withTaskGroup(of: (body: String, placement: Placement)?.self) { group in
                 for _ in 0..<32 {
