@@ -99,7 +99,7 @@ case (.get, "async"), (.close, "async"):
             }
         }
     }
-#if !FOUNDATION_NETWORKING
+#if !FOUNDATION_NETWORKING // async-executor (Scripts/bench-ab.sh drops this block for commits before fwExecutor)
 case (.get, "async-executor"), (.close, "async-executor"):
     // `async` with the session's executor preferred (`fwExecutor`, an FWNetworking addition): every task
     // resumes where the completion handlers run. One resumption in eight checks it is the delegate queue.
