@@ -47,10 +47,11 @@ private struct Placement: Equatable {
     }
 }
 
-// A dropped job would leave its test waiting forever: the time limit turns that into a failure. The request
-// counts are small: in the whole suite (2 cores, 12 tests at a time) the sleeper answered 50 sequential requests
-// in up to 131 s.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct SessionExecutorTests {
+// A dropped job would leave its test waiting forever: the time limit turns that into a failure. It is generous:
+// in the whole suite (2 cores, 12 tests at a time) the first test here took up to 131 s, 20 requests as long as
+// 50, waiting for a thread of Swift's cooperative pool (to start, and to come back from the executor) while the
+// synchronous tests kept the pool's threads busy.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SessionExecutorTests {
     @Test func requestsOneAfterAnotherResumeInTheSliceThatReadTheirResponses() async throws {
         let fixture = try HostedFixture()
         defer { fixture.stop() }
