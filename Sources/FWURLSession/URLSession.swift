@@ -31,10 +31,10 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         deliveryPump.hostedLoop
     }
 
-    /// Runs `work` inside an operation of `delegateQueue`: on a hosted session as a task of its loop, whose
-    /// slices are that queue's operations (no operation of its own, no thread hand-off), else as an operation.
+    /// Runs `work` inside an operation of `delegateQueue` (`URLSessionExecutor.run`: on a hosted session as a
+    /// task of its loop, else as an operation).
     final func onDelegateQueue(_ work: @escaping @Sendable () -> Void) {
-        if let loop = hostedLoop { loop.execute(work) } else { delegateQueue.addOperation(work) }
+        executor.run(work)
     }
     /// The proxies of the session's requests (from the configuration, else the environment at creation).
     let proxySettings: ProxySettings

@@ -47,13 +47,18 @@ public final class URLSessionExecutor: TaskExecutor {
     /// Runs `job` on the session's delegate queue (the file's header says where exactly).
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        if let loop = hostedLoop {
-            if loop.inEventLoop {
-                return loop.atEndOfIteration { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-            }
-            if loop.execute({ job.runSynchronously(on: self.asUnownedTaskExecutor()) }) { return }
+        if let loop = hostedLoop, loop.inEventLoop {
+            return loop.atEndOfIteration { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
-        queue.addOperation { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        run { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// Runs `work` inside an operation of the delegate queue: as a task of the hosted loop, whose slices are that
+    /// queue's operations (no operation of its own, no thread hand-off), else — no hosted loop, or one gone or
+    /// stopped — as an operation.
+    func run(_ work: @escaping @Sendable () -> Void) {
+        if let loop = hostedLoop, loop.execute(work) { return }
+        queue.addOperation(work)
     }
 }
 
