@@ -25,6 +25,7 @@ build_bench_curl "$curl_client"
 start_loopback_nginx "$work" || exit 1
 
 apis=(handler async async-executor curl)
+url="http://127.0.0.1:$nginx_port/64.bin"
 results="$work/results.txt"
 for row in "GET 64 B, keep-alive, c=1|1|get" "GET 64 B, keep-alive, c=32|32|get" \
            "GET 64 B, new connection each, c=1|1|close"; do
@@ -34,7 +35,6 @@ for row in "GET 64 B, keep-alive, c=1|1|get" "GET 64 B, keep-alive, c=32|32|get"
         declare -A speed=()
         for i in 0 1 2 3; do
             api=${apis[$(((round + i) % 4))]}
-            url="http://127.0.0.1:$nginx_port/64.bin"
             if [ "$api" = curl ]; then
                 json=$("$curl_client" "$url" "$concurrency" "${seconds}s" "$mode" --max-conns "$concurrency" | tail -1)
             else
