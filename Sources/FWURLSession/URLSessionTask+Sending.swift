@@ -95,43 +95,51 @@ extension URLSessionTask {
             core.transfer.usedOriginalBodyStream = true
             return (core.properties.hearers, core.properties.priority, upload, originalRequest?.httpBodyStream)
         }
-        let tracing = hearers.includes(.trace)
-        // Built, changed and handed over in one scope: bound out of an optional or a `do` first, the request
-        // (some 230 bytes) was copied and released whole once more. One copy into `execute` remains: this
-        // compiler refuses `consume` of a `var` declared in a `do` body with a `catch`.
-        do {
-            var transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
+        // Built by throwing calls bound to `let`s, then changed and moved into `execute` by a function that
+        // takes it `consuming`: changed in a `do` body with a `catch` (or a throwing function), where this
+        // compiler refuses `consume` of a `var`, the request (some 230 bytes) was copied into `execute` and
+        // released whole once more.
+        do throws(URLError) {
+            let tracing = hearers.includes(.trace)
+            let transportRequest = try TransportRequest(request, configuration: session.sessionConfiguration,
                                                         proxies: session.proxySettings, priority: priority,
                                                         tracing: tracing,
                                                         webSocket: try sink.webSocketUpgrade(for: request, task: self),
                                                         template: session.requestTemplate)
-            if let body = try uploadBody(upload, originalStream: originalStream, for: request) {
-                transportRequest.body = body
-            }
-            transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
-            // Metrics are made only for a delegate that hears them (`finish`).
-            transportRequest.reportsMetrics = hearers.includes(.task)
-            let proxy = transportRequest.key.proxy
-            // Written by the closure rather than returned as a tuple of optionals, whose destruction went
-            // through the optionals' generic value witnesses.
-            var answer: String?
-            var reason: Hop.Reason?
-            withCore { core in
-                core.transfer.hop.proxy = proxy
-                core.transfer.trace.startHop(traced: tracing)
-                core.machine.transmitting()
-                // Read only where they count: read whole, the policies' state and the hop were copied.
-                if proxy != nil {
-                    answer = ProxyAuthenticationHopPolicy.authorization(for: proxy, core.transfer.policies)
-                }
-                if tracing { reason = core.transfer.hop.reason }
-            }
-            if let answer { transportRequest.key.proxy?.authorization = answer }
-            if let reason { traceRequest(request, reason: reason) }
-            accepted(transport.execute(transportRequest, delegate: self))
+            let body = try uploadBody(upload, originalStream: originalStream, for: request)
+            transmit(transportRequest, of: request, body: body, hearers: hearers, to: transport)
         } catch {
             enqueue(.fail(error))
         }
+    }
+
+    /// Gives `transport` `transportRequest`, made from `request`, with its upload body, what the task's hearers
+    /// need reported and the kept answer to its proxy's challenge; traced when traced.
+    private func transmit(_ transportRequest: consuming TransportRequest, of request: URLRequest,
+                          body: TransportRequestBody?, hearers: DelegateRouter.Hearers, to transport: HTTPTransport) {
+        let tracing = hearers.includes(.trace)
+        if let body { transportRequest.body = body }
+        transportRequest.reportsChunks = tracing && DelegateRouter.tracesChunks(task: self)
+        // Metrics are made only for a delegate that hears them (`finish`).
+        transportRequest.reportsMetrics = hearers.includes(.task)
+        let proxy = transportRequest.key.proxy
+        // Written by the closure rather than returned as a tuple of optionals, whose destruction went
+        // through the optionals' generic value witnesses.
+        var answer: String?
+        var reason: Hop.Reason?
+        withCore { core in
+            core.transfer.hop.proxy = proxy
+            core.transfer.trace.startHop(traced: tracing)
+            core.machine.transmitting()
+            // Read only where they count: read whole, the policies' state and the hop were copied.
+            if proxy != nil {
+                answer = ProxyAuthenticationHopPolicy.authorization(for: proxy, core.transfer.policies)
+            }
+            if tracing { reason = core.transfer.hop.reason }
+        }
+        if let answer { transportRequest.key.proxy?.authorization = answer }
+        if let reason { traceRequest(request, reason: reason) }
+        accepted(transport.execute(transportRequest, delegate: self))
     }
 
     // MARK: Upload bodies
