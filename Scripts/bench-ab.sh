@@ -25,6 +25,8 @@ make_work_dir
 say "building bench-fw at $base and at the working tree (release)"
 mkdir -p "$work/old" "$work/bench"
 git -C "$root" archive "$base" | tar -x -C "$work/old"
+# The old build takes the bench package's resolved versions (resolved here on a machine that never built it).
+[ -f "$root/Scripts/bench/Package.resolved" ] || swift package --package-path "$root/Scripts/bench" resolve >&2
 cp "$root/Scripts/bench/Package.swift" "$root/Scripts/bench/Package.resolved" "$work/bench/"
 cp -rL "$root/Scripts/bench/Sources" "$root/Scripts/bench/Tests" "$work/bench/"
 sed -i "s|path: \"../..\"|path: \"$work/old\"|" "$work/bench/Package.swift"
