@@ -8,7 +8,8 @@
 #
 #   Scripts/bench-ab.sh BASE [ROUNDS] [SECONDS]    BASE: a commit (default rounds 5, 2 s per client run)
 #
-# Rows: GET 64 B keep-alive c=1 and c=32, GET 64 B on a new connection each (c=1), GET 1 MiB c=4. Needs
+# Rows: GET 64 B keep-alive c=1 and c=32, GET 64 B on a new connection each (c=1), GET 1 MiB c=4, GET 100 MiB
+# streamed to a data delegate that drops the bytes (c=1). Needs
 # nginx, cc and libcurl's headers (Scripts/bench.sh installs them) and the bench package's dependencies
 # (resolved once by Scripts/bench.sh). Nothing but 127.0.0.1 is contacted.
 set -euo pipefail
@@ -57,7 +58,8 @@ run() { # run PROGRAM PATH CONCURRENCY MODE
 print(r["requests_per_second"], r["mb_per_second"], r["cpu_us_per_request"])' "$line"
 }
 rows=("GET 64 B, keep-alive, c=1|64.bin|1|get|0" "GET 64 B, keep-alive, c=32|64.bin|32|get|0"
-      "GET 64 B, new connection each, c=1|64.bin|1|close|0" "GET 1 MiB, keep-alive, c=4|1m.bin|4|get|1")
+      "GET 64 B, new connection each, c=1|64.bin|1|close|0" "GET 1 MiB, keep-alive, c=4|1m.bin|4|get|1"
+      "GET 100 MiB, streamed, c=1|100m.bin|1|stream|1")
 results="$work/results.txt"
 for row in "${rows[@]}"; do
     IFS='|' read -r title path concurrency mode column <<<"$row"
@@ -80,7 +82,7 @@ done
 # MARK: Report
 
 echo "Before ($base) and after (working tree at $(git -C "$root" rev-parse --short HEAD)) in one run: $rounds rounds" \
-    "of $seconds s, medians of per-round ratios; speed is req/s (MB/s for 1 MiB), CPU is µs per request"
+    "of $seconds s, medians of per-round ratios; speed is req/s (MB/s for 1 MiB and 100 MiB), CPU is µs per request"
 echo
 python3 "$root/Scripts/lib/ratios.py" "$results" 2 "new/old speed=0/1" "new/curl speed=0/2" "old/curl speed=1/2" \
     "new/old CPU=3/4" "new/curl CPU=3/5" "old/curl CPU=4/5"

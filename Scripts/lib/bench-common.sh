@@ -1,12 +1,12 @@
 # Sourced by Scripts/bench-ab.sh and Scripts/bench-apis.sh: the working tree's benchmark client, libcurl's, and
-# a loopback nginx serving a 64 B and a 1 MiB file.
+# a loopback nginx serving a 64 B, a 1 MiB and a 100 MiB file.
 #
 #   make_work_dir               sets `work` to a new temporary directory, removed on exit with the nginx
 #                               started below
 #   build_bench_fw ROOT         builds Scripts/bench's bench-fw against the checkout at ROOT (release), its
 #                               modules afresh, and prints the binary's path
 #   build_bench_curl OUT        compiles Scripts/bench/curl/bench-curl.c (libcurl's multi interface) to OUT
-#   start_loopback_nginx DIR    writes DIR/www/64.bin, DIR/www/1m.bin and DIR/nginx/nginx.conf, starts nginx
+#   start_loopback_nginx DIR    writes DIR/www/64.bin, 1m.bin, 100m.bin and DIR/nginx/nginx.conf, starts nginx
 #                               (one worker, keep-alive for 100000 requests, no access log) on a free port of
 #                               127.0.0.1 and waits for it; sets `nginx_port` and `nginx_pid` (the caller's
 #                               EXIT trap kills it). Nothing but 127.0.0.1 is contacted.
@@ -26,6 +26,7 @@ start_loopback_nginx() {
     mkdir -p "$dir/www" "$dir/nginx"
     head -c 64 /dev/urandom >"$dir/www/64.bin"
     head -c $((1 << 20)) /dev/urandom >"$dir/www/1m.bin"
+    head -c $((100 << 20)) /dev/urandom >"$dir/www/100m.bin"
     chmod 755 "$dir" "$dir/www" && chmod 644 "$dir/www/"*
     nginx_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     cat >"$dir/nginx/nginx.conf" <<CONF

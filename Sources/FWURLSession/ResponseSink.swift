@@ -26,7 +26,7 @@ protocol ResponseSink: AnyObject, Sendable {
     /// the task.
     func receive(nonHTTP response: URLResponse, for task: URLSessionTask) throws(URLError)
     /// A piece of the body (decoded). A thrown error ends the task.
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError)
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError)
     /// The task is completing with `error` (nil: success), before its metrics go out: the sink may settle
     /// the error it completes with (resume data) and hand over what must precede the metrics.
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError?
@@ -126,9 +126,9 @@ final class DataDelegateSink: ResponseSink {
         if !asked { task.release(.awaitingDisposition) }
     }
 
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {
         try task.collect(bytes)
-        DelegateRouter.didReceive(data: Data(bytes), dataTask: task.asTask(URLSessionDataTask.self))
+        DelegateRouter.didReceive(data: Data(adopting: bytes), dataTask: task.asTask(URLSessionDataTask.self))
     }
 
     /// A task that succeeded hands its collected body over (before its metrics); the task keeps none of it.
@@ -189,7 +189,7 @@ final class CollectingSink: ResponseSink {
         }.get()
     }
 
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {
         try task.collect(bytes)
     }
 

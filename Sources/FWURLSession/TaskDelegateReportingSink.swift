@@ -34,11 +34,11 @@ final class TaskDelegateReportingSink: ResponseSink {
         report(response, for: task)
     }
 
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
-        try collector.receive(bytes, for: task)
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {
+        try collector.receive(copy bytes, for: task)
         let dataTask = task.asTask(URLSessionDataTask.self)
         DelegateRouter.dataDelegate(ofCollecting: dataTask)?.urlSession(task.session, dataTask: dataTask,
-                                                                       didReceive: Data(bytes))
+                                                                       didReceive: Data(adopting: bytes))
     }
 
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {

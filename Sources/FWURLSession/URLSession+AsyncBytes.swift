@@ -122,7 +122,7 @@ final class AsyncBytesFeed: ResponseSink, @unchecked Sendable { // `machine`: Lo
         receive(response)
     }
 
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {
         append(bytes)
     }
 

@@ -15,12 +15,15 @@ extension URLSessionTask {
     /// Handles `event`; `ending`: the task was cancelled or completed, so only its completion goes out;
     /// `following`: the current hop is being replaced, so the rest of its response is not delivered;
     /// `traced`: the current hop is traced (read by the drain under the lock it takes anyway).
-    func handle(_ event: TaskEvent, ending: Bool, following: Bool, traced: Bool) {
+    ///
+    /// The event is consumed, so that a body piece reaches the sink as the only reference to its bytes
+    /// (`Data(adopting:)` then hands them to the delegate without a copy).
+    func handle(_ event: consuming TaskEvent, ending: Bool, following: Bool, traced: Bool) {
         if following, case .transport(let transportEvent) = event, transportEvent.isTerminal {
             endReplacedHop(transportEvent)
             return
         }
-        switch event {
+        switch consume event {
         case .fail(let error):
             finish(error: error)
         case .cached(.end):
@@ -39,30 +42,34 @@ extension URLSessionTask {
             DelegateRouter.didResume(task: self)
         case .suspended:
             DelegateRouter.didSuspend(task: self)
-        case .transport(.end), .transport(.failed):
-            handleTransport(event, traced: traced)
-        case .transport(.upgraded(let channel)):
-            // A task cancelled meanwhile drops the WebSocket it asked for.
-            if ending { channel.abort(.cancelled) } else { sink.upgraded(channel, for: self) }
+        case .transport(let event):
+            handleTransport(event, ending: ending, following: following, traced: traced)
         case .webSocket(let event):
             sink.webSocket(event, for: self)
         case .stream(let event):
             sink.stream(event, for: self)
         case .trace(let traced):
             if !ending { DelegateRouter.didEmitTraceEvent(task: self, traced) }
-        case .transport(.head), .transport(.body), .transport(.encodedBodyBytes), .transport(.informational):
-            // After cancel() (or the completion) nothing but the completion is delivered; the rest of a
-            // redirect being followed is not delivered at all.
-            if !ending && !following { handleTransport(event, traced: traced) }
-        case .transport:
-            if !ending { handleTransport(event, traced: traced) }
         }
     }
 
-    private func handleTransport(_ event: TaskEvent, traced: Bool) {
-        guard case .transport(let event) = event else { return }
-        traceTransport(event, traced: traced)
+    /// After cancel() (or the completion) nothing but the completion is delivered; the rest of a redirect
+    /// being followed is not delivered at all.
+    private func handleTransport(_ event: consuming TransportEvent, ending: Bool, following: Bool, traced: Bool) {
         switch event {
+        case .end, .failed:
+            break
+        case .upgraded(let channel):
+            // A task cancelled meanwhile drops the WebSocket it asked for.
+            if ending { channel.abort(.cancelled) } else { sink.upgraded(channel, for: self) }
+            return
+        case .head, .body, .encodedBodyBytes, .informational:
+            guard !ending && !following else { return }
+        default:
+            guard !ending else { return }
+        }
+        traceTransport(event, traced: traced)
+        switch consume event {
         case .connected(let info):
             DelegateRouter.didUseConnection(task: self, to: info.remoteAddress, reused: info.isReused)
         case .headSent(let bytes):
@@ -96,9 +103,7 @@ extension URLSessionTask {
             finishCachedOrStored()
         case .failed(let error):
             hopFailed(error)
-        case .upgraded(let channel):
-            sink.upgraded(channel, for: self)
-        case .chunk, .retrying, .tlsMessage:
+        case .chunk, .retrying, .tlsMessage, .upgraded:
             break // only traced (traceTransport above)
         }
     }
@@ -124,7 +129,7 @@ extension URLSessionTask {
 
     /// A piece of the body, from the network or the cache: counted, checked against the decoded-size limit,
     /// then handed to the sink.
-    func deliverBody(_ bytes: [UInt8]) {
+    func deliverBody(_ bytes: consuming [UInt8]) {
         // countOfBytesReceived counts bytes as received: for an encoded body, `encodedBodyBytes` did.
         let (encoded, progress) = update { machine in
             (machine.counts.bodyArrived(bytes.count), machine.counts.progressUpdate)

@@ -85,7 +85,7 @@ final class DownloadSink: ResponseSink {
         }
     }
 
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {
         let (file, journal, expected) = task.withDownload { ($0.file, $0.journal, $0.expectedTotalBytes) }
         guard let file else { return }
         try file.append(bytes)

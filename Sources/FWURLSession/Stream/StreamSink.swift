@@ -111,7 +111,7 @@ final class StreamSink: ResponseSink {
 
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {}
 
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {}
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {}
 
     func stream(_ event: StreamTaskEvent, for task: URLSessionTask) {
         let streamTask = task.asTask(URLSessionStreamTask.self)

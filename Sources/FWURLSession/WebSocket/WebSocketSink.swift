@@ -126,7 +126,7 @@ final class WebSocketSink: ResponseSink {
     func receive(_ response: HTTPURLResponse, for task: URLSessionTask) throws(URLError) {}
 
     /// A response other than 101 may have a body: it is not the task's business.
-    func receive(_ bytes: [UInt8], for task: URLSessionTask) throws(URLError) {}
+    func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {}
 
     func upgraded(_ channel: WebSocketChannel, for task: URLSessionTask) {
         run(input { $0.upgraded(channel) }, task: task)
