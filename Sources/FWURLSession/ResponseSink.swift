@@ -114,7 +114,8 @@ final class DataDelegateSink: ResponseSink {
         let dataTask = task.asTask(URLSessionDataTask.self)
         if DelegateRouter.bodyCollectingDelegate(of: dataTask) != nil {
             var collector = BodyCollector(.handOver, limits: task.session.sessionConfiguration.httpResponseLimits,
-                                          url: task.currentRequest?.url)
+                                          url: task.currentRequest?.url,
+                                          buffers: task.session.bodyBuffers(for: response))
             try collector.expect(length: response.expectedContentLength, method: task.currentRequest?.httpMethod,
                                  status: (response as? HTTPURLResponse)?.statusCode)
             task.withSink { $0.collector = collector }
@@ -178,11 +179,12 @@ final class CollectingSink: ResponseSink {
         let limits = task.session.sessionConfiguration.httpResponseLimits
         let length = response.expectedContentLength
         let status = response.statusCode
+        let buffers = task.session.bodyBuffers(for: response)
         // The request read and the collector kept under one lock.
         try task.withCore { core in
             Result { () throws(URLError) in
                 let request = core.transfer.currentRequest
-                var collector = BodyCollector(.handOver, limits: limits, url: request?.url)
+                var collector = BodyCollector(.handOver, limits: limits, url: request?.url, buffers: buffers)
                 try collector.expect(length: length, method: request?.httpMethod, status: status)
                 core.sink.collector = collector
             }

@@ -22,6 +22,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
     let taskDeadlines: TaskDeadlines
     /// The session's time line: its loops' clock, and the date its reported dates derive from.
     let clock: SessionClock
+    /// The buffers of large collected bodies, reused from response to response (`BodyBufferPool`).
+    let bodyBuffers: BodyBufferPool
     /// Runs the tasks' deliveries on `delegateQueue`.
     let deliveryPump: DeliveryPump
     /// Runs Swift concurrency jobs on `delegateQueue` (`fwExecutor`).
@@ -138,6 +140,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.executor = URLSessionExecutor(queue: delegateQueue, hostedLoop: engine?.hostedLoop)
         self.proxySettings = ProxySettings(configuration: configuration)
         self.clock = SessionClock(engine?.clock ?? MonotonicClock())
+        self.bodyBuffers = BodyBufferPool(loop: engine?.group.next(), clock: clock.clock)
         self.taskDeadlines = TaskDeadlines(loop: engine?.group.next()) { [registry] due in
             let tasks = registry.withLock { registry in // `self` does not exist yet: the box's own door
                 due.compactMap { due in registry.tasks[TaskKey(due.id)].map { (due.kind, $0) } }
@@ -346,6 +349,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     private func completeInvalidation() {
         transport?.shutdown()
+        bodyBuffers.close()
         durable?.journal?.unlock() // another session (or process) may take the identifier now
         delegateQueue.addOperation { [self] in
             withRegistry { $0.completeInvalidation() }?.urlSession(self, didBecomeInvalidWithError: nil)

@@ -21,6 +21,12 @@ import FWTransport
 // a decoded body ≤ `maxDecompressionRatio` × its encoded bytes + `HTTPLimits.decompressionAllowance`, is
 // `checkDecodedGrowth`: the task applies it to every body, collected or streamed, before any sink sees it.
 //
+// A `handOver` collector given the session's `BodyBufferPool` writes a body of a known, large length into a
+// pooled buffer instead (the pool's bounds say which lengths), and the body it hands over is the one `Data` that
+// owns that buffer: made when the last announced byte arrives, so that every later read of the body gets that
+// same `Data`; read before (a body cut short), it is a copy. A body that outgrows its buffer (a decoded body
+// longer than the encoded length announced) moves into a `Data` of its own and grows there.
+//
 // A value: its owner guards it (a sink's or a load's `LockedBox`). The session manager does not collect:
 // it is a `URLSessionDataCollectingDelegate`, and its tasks collect for it with this type.
 
@@ -42,23 +48,34 @@ struct BodyCollector: Sendable {
     private let limits: HTTPLimits
     /// The URL the errors name.
     private let url: URL?
-    /// The body so far (empty once dropped or taken).
+    /// The body so far (empty once dropped or taken; while `pooled` is being written, empty too).
     private(set) var body = Data()
+    /// Where the session's pool lends buffers for large bodies; nil: the body is collected in `body` only.
+    private let buffers: BodyBufferPool?
+    /// The pooled buffer the body is written into until it is whole (then it becomes `body`).
+    private var pooled: PooledBody?
     /// True once a `store` body outgrew its ceiling, or a `handOver` body its limit.
     private(set) var isDropped = false
     /// The room the first piece allocates: the announced length, capped (0: grow as pieces come).
     private var reservation = 0
 
     /// A collector with the session's `limits` (read once, when the response arrives); its errors name `url`.
-    init(_ purpose: Purpose, limits: HTTPLimits, url: URL?) {
+    /// With `buffers`, a `handOver` body of a known length the pool takes is written into a pooled buffer.
+    init(_ purpose: Purpose, limits: HTTPLimits, url: URL?, buffers: BodyBufferPool? = nil) {
         self.purpose = purpose
         self.limits = limits
         self.url = url
+        self.buffers = purpose == .handOver ? buffers : nil
     }
 
     /// The body to hand over or store; nil once it was dropped.
     var collected: Data? {
-        isDropped ? nil : body
+        isDropped ? nil : pooled?.copy() ?? body
+    }
+
+    /// The bytes collected so far.
+    private var collectedCount: Int {
+        pooled?.count ?? body.count
     }
 
     // MARK: The response
@@ -76,16 +93,25 @@ struct BodyCollector: Sendable {
         }
         // A body of announced length is allocated once instead of regrown (which peaks at twice the body).
         reservation = Int(min(length, Self.maximumReservation))
+        pooled = buffers?.take(length: reservation)
     }
 
     /// A piece of the (decoded) body arrived: kept while the body stays within the limit.
     mutating func append(_ bytes: some Collection<UInt8>) throws(URLError) {
         guard !isDropped else { return }
-        guard Int64(body.count) + Int64(bytes.count) <= ceiling else {
+        guard Int64(collectedCount) + Int64(bytes.count) <= ceiling else {
             drop()
             guard purpose == .handOver else { return }
             throw tooLarge("the response body is larger than httpResponseLimits.maxCollectedBodySize "
                 + "(\(limits.maxCollectedBodySize) bytes)")
+        }
+        if let pooled {
+            if pooled.append(bytes) {
+                if pooled.count == reservation { seal() }
+                return
+            }
+            body = pooled.copy() // it outgrew the announced length: on in a `Data` of its own
+            self.pooled = nil
         }
         guard body.isEmpty else {
             body.append(contentsOf: bytes)
@@ -101,8 +127,18 @@ struct BodyCollector: Sendable {
 
     /// The body, which the collector lets go of (a finished task keeps none).
     mutating func take() -> Data? {
-        defer { body = Data() }
+        defer {
+            body = Data()
+            pooled = nil
+        }
         return collected
+    }
+
+    /// The pooled body is whole: it becomes `body`, the one `Data` that owns the buffer.
+    private mutating func seal() {
+        guard let pooled else { return }
+        body = pooled.seal()
+        self.pooled = nil
     }
 
     // MARK: Decoding
@@ -132,6 +168,7 @@ struct BodyCollector: Sendable {
 
     private mutating func drop() {
         body = Data()
+        pooled = nil
         isDropped = true
     }
 

@@ -1,0 +1,218 @@
+import Foundation
+import FWTransport
+
+// MARK: - BodyBufferPool
+//
+// The memory of large collected bodies, reused from response to response within a session. A body handed over
+// whole (a completion handler, `data(for:)`, a collecting delegate) with a known length of `minimumLength` to
+// `maximumLength` bytes is written into a buffer of this pool, and the `Data` handed over owns that buffer: when
+// the `Data`'s storage dies, the buffer comes back here instead of going back to malloc. Without it, glibc hands
+// the pages of a freed megabyte back to the kernel (`madvise`, its heap trimming) and the next body faults every
+// page in again: two faults in three pages of a 1 MiB body at c=4 on the benchmark machine.
+//
+// A buffer's life:
+//
+//   taken (`take`: a kept buffer that fits, or a new one) ──the collector writes the body──▶ handed over (a `Data`)
+//   handed over / let go (a failed or cancelled task's collector) ──`giveBack`──▶ kept, with the time it came back
+//                                                                            or freed, when the pool is full or closed
+//   kept ──`take` of a body it fits──▶ taken;   kept ──unused for the idle interval (`idleNanoseconds`) (the sweep)──▶ freed
+//   every kept buffer ──`close` (the session ended)──▶ freed; a buffer given back after that is freed at once
+//
+// A buffer fits a body of `length` bytes when its capacity is at least `length` and at most twice it (a small body
+// does not hold a large buffer that a large body could use). Kept buffers are bounded by `maximumKept` buffers and
+// `maximumKeptBytes`: a burst of large bodies leaves at most that much memory behind, and only for the idle interval.
+// The sweep is one timer on the session's loop, on its clock (`SessionEngine`: a manual clock in tests), armed
+// while the pool keeps anything. The state is a value under one lock; memory is freed after the lock.
+
+/// Buffers for large collected bodies, kept between responses for a while (one per session).
+final class BodyBufferPool: Sendable {
+    /// Bodies at least this long are collected into a pooled buffer (below it, malloc's own free lists reuse
+    /// the memory without faults).
+    static let minimumLength = 256 << 10
+    /// Bodies longer than this are not pooled: kept, one such buffer would take the pool's whole room.
+    static let maximumLength = 8 << 20
+    /// The most buffers kept unused.
+    static let maximumKept = 8
+    /// The most bytes kept unused.
+    static let maximumKeptBytes = 16 << 20
+    /// A kept buffer unused this long (nanoseconds, 5 s) is freed.
+    static let idleNanoseconds: UInt64 = 5_000_000_000
+    /// Capacities are multiples of this (bodies of nearly the same length share buffers).
+    static let granule = 64 << 10
+
+    /// A kept buffer and when it came back.
+    struct Kept {
+        let base: UnsafeMutableRawPointer
+        let capacity: Int
+        /// When it came back.
+        let since: Deadline
+
+        /// When the sweep frees it.
+        var expiry: Deadline {
+            let (sum, overflow) = since.uptimeNanoseconds.addingReportingOverflow(BodyBufferPool.idleNanoseconds)
+            return Deadline(uptimeNanoseconds: overflow ? .max : sum)
+        }
+    }
+
+    /// What the pool holds, behind `state`.
+    struct State: @unchecked Sendable { // the pointers are owned by the pool and touched only under its lock
+        var kept: [Kept] = []
+        var keptBytes = 0
+        var isSweepArmed = false
+        var isClosed = false
+        /// Buffers taken from those kept rather than allocated (for tests and benchmarks).
+        var reused = 0
+    }
+
+    private let state = LockedBox(State())
+    /// The loop the sweep timer runs on; nil without loops (nothing is then kept).
+    private let loop: EventLoop?
+    private let clock: any EventLoopClock
+
+    /// A pool whose sweep runs on `loop`, reading `clock`.
+    init(loop: EventLoop?, clock: any EventLoopClock) {
+        self.loop = loop
+        self.clock = clock
+    }
+
+    deinit {
+        state.withLock { $0.kept }.forEach { $0.base.deallocate() }
+    }
+
+    // MARK: Inputs (any thread)
+
+    /// A buffer for a body of `length` bytes, or nil when bodies of that length are not pooled.
+    func take(length: Int) -> PooledBody? {
+        guard (Self.minimumLength...Self.maximumLength).contains(length) else { return nil }
+        let capacity = (length + Self.granule - 1) / Self.granule * Self.granule
+        let reused = state.withLock { state -> Kept? in
+            let fitting = state.kept.indices.filter { (length...2 * length).contains(state.kept[$0].capacity) }
+            guard let index = fitting.min(by: { state.kept[$0].capacity < state.kept[$1].capacity }) else { return nil }
+            let kept = state.kept.remove(at: index)
+            state.keptBytes -= kept.capacity
+            state.reused += 1
+            return kept
+        }
+        if let reused { return PooledBody(base: reused.base, capacity: reused.capacity, pool: self) }
+        let base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        return PooledBody(base: base, capacity: capacity, pool: self)
+    }
+
+    /// A buffer is no longer used: kept for a later body, or freed.
+    func giveBack(_ base: UnsafeMutableRawPointer, capacity: Int) {
+        let now = clock.now()
+        let (keptIt, sweepAt) = state.withLock { state -> (Bool, Deadline?) in
+            guard loop != nil, !state.isClosed, state.kept.count < Self.maximumKept,
+                  state.keptBytes + capacity <= Self.maximumKeptBytes else { return (false, nil) }
+            let kept = Kept(base: base, capacity: capacity, since: now)
+            state.kept.append(kept)
+            state.keptBytes += capacity
+            defer { state.isSweepArmed = true }
+            return (true, state.isSweepArmed ? nil : kept.expiry)
+        }
+        if !keptIt { base.deallocate() }
+        if let sweepAt { armSweepTimer(at: sweepAt) }
+    }
+
+    /// The session ended: every kept buffer is freed, and any given back later is freed at once.
+    func close() {
+        let freed = state.withLock { state -> [Kept] in
+            state.isClosed = true
+            state.keptBytes = 0
+            defer { state.kept = [] }
+            return state.kept
+        }
+        freed.forEach { $0.base.deallocate() }
+    }
+
+    // MARK: Reading (tests)
+
+    /// How many buffers are kept, with their bytes, and how many takes reused one.
+    var counts: (kept: Int, keptBytes: Int, reused: Int) {
+        state.withLock { ($0.kept.count, $0.keptBytes, $0.reused) }
+    }
+
+    // MARK: The sweep (loop thread)
+
+    private func armSweepTimer(at deadline: Deadline) {
+        guard let loop else { return }
+        _ = loop.execute { [self] in
+            loop.scheduleTimer(at: deadline) { [self] in sweep() }
+        }
+    }
+
+    /// Frees the buffers unused for the idle interval; re-arms for the oldest one left.
+    private func sweep() {
+        let now = clock.now()
+        let (freed, next) = state.withLock { state -> ([Kept], Deadline?) in
+            let due = state.kept.filter { $0.expiry <= now }
+            state.kept.removeAll { $0.expiry <= now }
+            state.keptBytes = state.kept.reduce(0) { $0 + $1.capacity }
+            let next = state.kept.map(\.expiry).min()
+            state.isSweepArmed = next != nil
+            return (due, next)
+        }
+        freed.forEach { $0.base.deallocate() }
+        if let next { armSweepTimer(at: next) }
+    }
+}
+
+// MARK: - PooledBody
+
+/// A pool's buffer while one body is written into it, then while the `Data` it became lives; it goes back to
+/// the pool when this object dies. Written by one collector at a time (under its owner's lock); `seal` makes the
+/// one `Data` that owns it.
+final class PooledBody: @unchecked Sendable { // written only by its collector's owner, under that owner's lock
+    private let base: UnsafeMutableRawPointer
+    private let capacity: Int
+    private let pool: BodyBufferPool
+    /// Bytes written so far.
+    private(set) var count = 0
+    private var isSealed = false
+
+    fileprivate init(base: UnsafeMutableRawPointer, capacity: Int, pool: BodyBufferPool) {
+        self.base = base
+        self.capacity = capacity
+        self.pool = pool
+    }
+
+    deinit {
+        pool.giveBack(base, capacity: capacity)
+    }
+
+    /// Appends `bytes`; false (nothing written) when they do not fit or the body was sealed.
+    func append(_ bytes: some Collection<UInt8>) -> Bool {
+        guard !isSealed, bytes.count <= capacity - count else { return false }
+        let target = UnsafeMutableRawBufferPointer(start: base + count, count: bytes.count)
+        if bytes.withContiguousStorageIfAvailable({ target.copyMemory(from: UnsafeRawBufferPointer($0)) }) == nil {
+            _ = target.initializeMemory(as: UInt8.self, from: bytes)
+        }
+        count += bytes.count
+        return true
+    }
+
+    /// The body as the one `Data` that owns the buffer (it comes back to the pool when that `Data`'s storage
+    /// dies). Once only: nothing is written afterwards.
+    func seal() -> Data {
+        precondition(!isSealed, "PooledBody.seal() twice")
+        isSealed = true
+        return Data(bytesNoCopy: base, count: count, deallocator: .custom { [self] _, _ in
+            withExtendedLifetime(self) {}
+        })
+    }
+
+    /// A copy of the bytes written so far (the buffer stays this object's).
+    func copy() -> Data {
+        Data(bytes: base, count: count)
+    }
+}
+
+extension URLSession {
+    /// The pool a body collected whole for `response` may be written into: the session's, unless the body is
+    /// content-coded (its decoded length is not the length announced).
+    func bodyBuffers(for response: URLResponse) -> BodyBufferPool? {
+        let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
+        guard coding == nil || coding?.lowercased() == "identity" else { return nil }
+        return bodyBuffers
+    }
+}
