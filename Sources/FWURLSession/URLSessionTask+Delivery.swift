@@ -103,8 +103,10 @@ extension URLSessionTask {
             finishCachedOrStored()
         case .failed(let error):
             hopFailed(error)
-        case .chunk, .retrying, .tlsMessage, .upgraded:
+        case .chunk, .retrying, .tlsMessage:
             break // only traced (traceTransport above)
+        case .upgraded:
+            break // handed to the sink above, untraced
         }
     }
 

@@ -208,9 +208,12 @@ final class PooledBody: @unchecked Sendable { // written only by its collector's
 }
 
 extension URLSession {
-    /// The pool a body collected whole for `response` may be written into: the session's, unless the body is
-    /// content-coded (its decoded length is not the length announced).
+    /// The pool a body collected whole for `response` may be written into: the session's, for an announced
+    /// length the pool lends buffers for, unless the body is content-coded (its decoded length is not the length
+    /// announced). A small response costs one comparison, no field lookup.
     func bodyBuffers(for response: URLResponse) -> BodyBufferPool? {
+        let length = response.expectedContentLength
+        guard length >= BodyBufferPool.minimumLength, length <= BodyBufferPool.maximumLength else { return nil }
         let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
         guard coding == nil || coding?.lowercased() == "identity" else { return nil }
         return bodyBuffers

@@ -56,7 +56,19 @@ import TestSupport
     func onlyABodyWithoutAContentCodingIsPooled(coding: String?, pooled: Bool) throws {
         let session = Self.session()
         defer { session.invalidateAndCancel() }
-        let fields = coding.map { ["Content-Encoding": $0] } ?? [:]
+        var fields = ["Content-Length": "\(1 << 20)"]
+        fields["Content-Encoding"] = coding
+        let response = try #require(HTTPURLResponse(url: URL(string: "http://example.test/")!, statusCode: 200,
+                                                    httpVersion: "HTTP/1.1", headerFields: fields))
+        #expect((session.bodyBuffers(for: response) != nil) == pooled)
+    }
+
+    @Test(arguments: [(nil, false), ("1000", false), ("\(BodyBufferPool.minimumLength)", true),
+                      ("\(BodyBufferPool.maximumLength + 1)", false)] as [(String?, Bool)])
+    func onlyABodyOfAPooledLengthIsPooled(length: String?, pooled: Bool) throws {
+        let session = Self.session()
+        defer { session.invalidateAndCancel() }
+        let fields = length.map { ["Content-Length": $0] } ?? [:]
         let response = try #require(HTTPURLResponse(url: URL(string: "http://example.test/")!, statusCode: 200,
                                                     httpVersion: "HTTP/1.1", headerFields: fields))
         #expect((session.bodyBuffers(for: response) != nil) == pooled)
