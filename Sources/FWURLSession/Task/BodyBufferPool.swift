@@ -12,11 +12,13 @@ import FWTransport
 //
 // A buffer's life:
 //
-//   taken (`take`: a kept buffer that fits, or a new one) ──the collector writes the body──▶ handed over (a `Data`)
-//   handed over / let go (a failed or cancelled task's collector) ──`giveBack`──▶ kept, with the time it came back
-//                                                                            or freed, when the pool is full or closed
-//   kept ──`take` of a body it fits──▶ taken;   kept ──unused for the idle interval (`idleNanoseconds`) (the sweep)──▶ freed
-//   every kept buffer ──`close` (the session ended)──▶ freed; a buffer given back after that is freed at once
+//   taken ──the collector writes the body──▶ handed over (the one `Data` that owns it)
+//     (`take`: a kept buffer that fits, or a new one)
+//   handed over, or let go (a failed or cancelled task's collector) ──`giveBack`──▶ kept, stamped with
+//     the time; or freed, when the pool is full or closed
+//   kept ──`take` of a body it fits──▶ taken
+//   kept ──unused for the idle interval (`idleNanoseconds`; the sweep)──▶ freed
+//   every kept buffer ──`close` (the session ended)──▶ freed; one given back after that is freed at once
 //
 // A buffer fits a body of `length` bytes when its capacity is at least `length` and at most twice it (a small body
 // does not hold a large buffer that a large body could use). Kept buffers are bounded by `maximumKept` buffers and
