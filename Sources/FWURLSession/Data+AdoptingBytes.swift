@@ -4,8 +4,9 @@ import Foundation
 //
 // A large body piece reaches the session as the `[UInt8]` the socket was read into (FWWire hands a read that
 // is a whole body event on without copying it). `Data(bytes)` copied it once more for every `didReceive data`:
-// on a streamed 100 MiB body that second copy was most of the client's own user time. `Data(adopting:)` makes
-// the `Data` share the array's storage instead, as a custom-deallocator `Data` that keeps the array alive.
+// on a streamed 100 MiB body about 5 % of the client's CPU samples (`perf record`), 0.4 % after this change.
+// `Data(adopting:)` makes the `Data` share the array's storage instead, as a custom-deallocator `Data` that keeps
+// the array alive.
 //
 // Why this keeps both value semantics intact: the storage is made unique first (`withUnsafeMutableBytes` copies
 // it when any other array still refers to it), so afterwards the `Data` is the storage's only owner. A `Data`
