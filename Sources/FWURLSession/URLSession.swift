@@ -140,7 +140,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
         self.executor = URLSessionExecutor(queue: delegateQueue, hostedLoop: engine?.hostedLoop)
         self.proxySettings = ProxySettings(configuration: configuration)
         self.clock = SessionClock(engine?.clock ?? MonotonicClock())
-        self.bodyBuffers = BodyBufferPool(loop: engine?.group.next(), clock: clock.clock)
+        self.bodyBuffers = BodyBufferPool(loop: engine?.group.next(), clock: clock)
         self.taskDeadlines = TaskDeadlines(loop: engine?.group.next()) { [registry] due in
             let tasks = registry.withLock { registry in // `self` does not exist yet: the box's own door
                 due.compactMap { due in registry.tasks[TaskKey(due.id)].map { (due.kind, $0) } }

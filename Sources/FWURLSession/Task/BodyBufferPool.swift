@@ -17,13 +17,13 @@ import FWTransport
 //   handed over, or let go (a failed or cancelled task's collector) ──`giveBack`──▶ kept, stamped with
 //     the time; or freed, when the pool is full or closed
 //   kept ──`take` of a body it fits──▶ taken
-//   kept ──unused for the idle interval (`idleNanoseconds`; the sweep)──▶ freed
+//   kept ──unused for `idleInterval` (the sweep)──▶ freed
 //   every kept buffer ──`close` (the session ended)──▶ freed; one given back after that is freed at once
 //
 // A buffer fits a body of `length` bytes when its capacity is at least `length` and at most twice it (a small body
 // does not hold a large buffer that a large body could use). Kept buffers are bounded by `maximumKept` buffers and
-// `maximumKeptBytes`: a burst of large bodies leaves at most that much memory behind, and only for the idle interval.
-// The sweep is one timer on the session's loop, on its clock (`SessionEngine`: a manual clock in tests), armed
+// `maximumKeptBytes`: a burst of large bodies leaves at most that much memory behind, and only for `idleInterval`.
+// The sweep is one timer on the session's loop, on its time line (`SessionClock`: a manual clock in tests), armed
 // while the pool keeps anything. The state is a value under one lock; memory is freed after the lock.
 
 /// Buffers for large collected bodies, kept between responses for a while (one per session).
@@ -37,42 +37,39 @@ final class BodyBufferPool: Sendable {
     static let maximumKept = 8
     /// The most bytes kept unused.
     static let maximumKeptBytes = 16 << 20
-    /// A kept buffer unused this long (nanoseconds, 5 s) is freed.
-    static let idleNanoseconds: UInt64 = 5_000_000_000
+    /// A kept buffer unused this long (seconds) is freed.
+    static let idleInterval: TimeInterval = 5
     /// Capacities are multiples of this (bodies of nearly the same length share buffers).
     static let granule = 64 << 10
 
-    /// A kept buffer and when it came back.
+    /// A kept buffer and when the sweep frees it (`idleInterval` after it came back).
     struct Kept {
         let base: UnsafeMutableRawPointer
         let capacity: Int
-        /// When it came back.
-        let since: Deadline
-
-        /// When the sweep frees it.
-        var expiry: Deadline {
-            let (sum, overflow) = since.uptimeNanoseconds.addingReportingOverflow(BodyBufferPool.idleNanoseconds)
-            return Deadline(uptimeNanoseconds: overflow ? .max : sum)
-        }
+        let expiry: Deadline
     }
 
     /// What the pool holds, behind `state`.
     struct State: @unchecked Sendable { // the pointers are owned by the pool and touched only under its lock
         var kept: [Kept] = []
-        var keptBytes = 0
         var isSweepArmed = false
         var isClosed = false
         /// Buffers taken from those kept rather than allocated (for tests and benchmarks).
         var reused = 0
+
+        /// The bytes kept (at most `maximumKept` buffers to add up).
+        var keptBytes: Int {
+            kept.reduce(0) { $0 + $1.capacity }
+        }
     }
 
     private let state = LockedBox(State())
     /// The loop the sweep timer runs on; nil without loops (nothing is then kept).
     private let loop: EventLoop?
-    private let clock: any EventLoopClock
+    private let clock: SessionClock
 
-    /// A pool whose sweep runs on `loop`, reading `clock`.
-    init(loop: EventLoop?, clock: any EventLoopClock) {
+    /// A pool whose sweep runs on `loop`, on the time line of `clock` (the session's).
+    init(loop: EventLoop?, clock: SessionClock) {
         self.loop = loop
         self.clock = clock
     }
@@ -90,10 +87,8 @@ final class BodyBufferPool: Sendable {
         let reused = state.withLock { state -> Kept? in
             let fitting = state.kept.indices.filter { (length...2 * length).contains(state.kept[$0].capacity) }
             guard let index = fitting.min(by: { state.kept[$0].capacity < state.kept[$1].capacity }) else { return nil }
-            let kept = state.kept.remove(at: index)
-            state.keptBytes -= kept.capacity
             state.reused += 1
-            return kept
+            return state.kept.remove(at: index)
         }
         if let reused { return PooledBody(base: reused.base, capacity: reused.capacity, pool: self) }
         let base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -102,15 +97,13 @@ final class BodyBufferPool: Sendable {
 
     /// A buffer is no longer used: kept for a later body, or freed.
     func giveBack(_ base: UnsafeMutableRawPointer, capacity: Int) {
-        let now = clock.now()
+        let expiry = clock.deadline(after: Self.idleInterval)
         let (keptIt, sweepAt) = state.withLock { state -> (Bool, Deadline?) in
             guard loop != nil, !state.isClosed, state.kept.count < Self.maximumKept,
                   state.keptBytes + capacity <= Self.maximumKeptBytes else { return (false, nil) }
-            let kept = Kept(base: base, capacity: capacity, since: now)
-            state.kept.append(kept)
-            state.keptBytes += capacity
+            state.kept.append(Kept(base: base, capacity: capacity, expiry: expiry))
             defer { state.isSweepArmed = true }
-            return (true, state.isSweepArmed ? nil : kept.expiry)
+            return (true, state.isSweepArmed ? nil : expiry)
         }
         if !keptIt { base.deallocate() }
         if let sweepAt { armSweepTimer(at: sweepAt) }
@@ -120,7 +113,6 @@ final class BodyBufferPool: Sendable {
     func close() {
         let freed = state.withLock { state -> [Kept] in
             state.isClosed = true
-            state.keptBytes = 0
             defer { state.kept = [] }
             return state.kept
         }
@@ -143,13 +135,12 @@ final class BodyBufferPool: Sendable {
         }
     }
 
-    /// Frees the buffers unused for the idle interval; re-arms for the oldest one left.
+    /// Frees the buffers unused for `idleInterval`; re-arms for the oldest one left.
     private func sweep() {
         let now = clock.now()
         let (freed, next) = state.withLock { state -> ([Kept], Deadline?) in
             let due = state.kept.filter { $0.expiry <= now }
             state.kept.removeAll { $0.expiry <= now }
-            state.keptBytes = state.kept.reduce(0) { $0 + $1.capacity }
             let next = state.kept.map(\.expiry).min()
             state.isSweepArmed = next != nil
             return (due, next)

@@ -16,7 +16,7 @@ import TestSupport
 
         init() throws {
             loops = try ManualEventLoopGroup()
-            pool = BodyBufferPool(loop: loops.loop, clock: loops.group.clock)
+            pool = BodyBufferPool(loop: loops.loop, clock: SessionClock(loops.group.clock))
         }
 
         deinit { loops.shutdown() }
@@ -84,7 +84,7 @@ import TestSupport
         try harness.loops.advanceTime(by: .seconds(2))
         _ = harness.pool.take(length: 2 * Self.mebibyte) // a second one, 2 s later
         #expect(harness.kept == 2)
-        try harness.loops.advanceTime(by: .nanoseconds(Int64(BodyBufferPool.idleNanoseconds) - 2_000_000_001))
+        try harness.loops.advanceTime(by: .seconds(BodyBufferPool.idleInterval) - .seconds(2) - .nanoseconds(1))
         #expect(harness.kept == 2)
         try harness.loops.advanceTime(by: .nanoseconds(1))
         #expect(harness.kept == 1)
