@@ -8,6 +8,8 @@
 #   Scripts/alloc-budget.sh --suggest    print the measured counts and budget lines with ~10% headroom
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/own-modules.sh
+. Scripts/lib/own-modules.sh
 
 configurations=(debug release)
 extra=()
@@ -19,6 +21,6 @@ for argument in "$@"; do
     esac
 done
 for configuration in "${configurations[@]}"; do
-    swift build -c "$configuration" --product AllocationBudget >&2
-    "$(swift build -c "$configuration" --show-bin-path)/AllocationBudget" "${extra[@]}"
+    budget=$(build_own_product "$configuration" AllocationBudget)
+    "$budget" "${extra[@]}"
 done

@@ -34,6 +34,9 @@ sed -i "s|path: \"../..\"|path: \"$work/old\"|" "$work/bench/Package.swift"
 # The client switches the URL cache off; commits from before the cache (issue 14) have none to switch off.
 grep -rq "var urlCache" "$work/old/Sources/FWURLSession" ||
     sed -i 's/^configuration.urlCache = nil$//' "$work/bench/Sources/bench-fw/main.swift"
+# Nor, in commits before it, the busy-poll window (whose default the new build keeps).
+grep -rq "var busyPollInterval" "$work/old/Sources/FWURLSession" ||
+    sed -i '/configuration.busyPollInterval = seconds/d' "$work/bench/Sources/bench-fw/main.swift"
 # Nor, in commits before it, `fwExecutor`, which the client's async-executor API prefers.
 grep -rq "var fwExecutor" "$work/old/Sources/FWURLSession" ||
     sed -i '/^#if !FOUNDATION_NETWORKING \/\/ async-executor/,/^#endif$/d' "$work/bench/Sources/bench-fw/main.swift"

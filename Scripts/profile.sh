@@ -192,8 +192,9 @@ fi
 
 # MARK: The client
 
-swift build -c release --product ProfileClient >&2
-client="$(swift build -c release --show-bin-path)/ProfileClient"
+# shellcheck source=lib/own-modules.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/own-modules.sh"
+client=$(build_own_product release ProfileClient)
 
 # MARK: callgrind
 

@@ -20,6 +20,9 @@
 //   - yields when the host asked (`requestYield`: its queue has other work): scheduled, and a new slice is
 //     asked for, which the host runs behind that work;
 //   - goes on at once while tasks are queued, a timer is due or shutdown was asked;
+//   - polls (epoll_wait without waiting, a few microseconds apart) while the busy-poll window since the
+//     last work is open (BusyPollWindow.swift: a fast peer's response is caught without a sleep and a
+//     wake-up; the window adapts to how fast work comes, and closes for slow peers);
 //   - waits in epoll_wait while something happened within `linger` (a response is likely on its way);
 //   - else parks: arms the timerfd for the earliest timer and the doorbell (one shot), then, under the lock,
 //     parks unless a task came meanwhile. An event that came meanwhile leaves the epoll descriptor readable,
@@ -39,9 +42,11 @@ extension EventLoop {
     ///
     /// The loop starts parked. Throws when a descriptor cannot be made or the doorbell thread cannot start.
     /// It reads the real monotonic clock (its parked timers are a timerfd on that clock).
+    /// `busyPoll` is the widest busy-poll window (see EventLoop+Hosted.swift's header); `.zero` never polls.
     public convenience init(name: String, hostedBy host: any EventLoopHost,
-                            linger: Duration = .milliseconds(1)) throws(IOError) {
+                            linger: Duration = .milliseconds(1), busyPoll: Duration = .zero) throws(IOError) {
         try self.init(name: name, clock: MonotonicClock(), host: host, linger: linger)
+        busyPollWindow = BusyPollWindow(limit: busyPoll, cpus: Self.availableCPUs)
         incoming.withLock { $0.slice = .parked }
         LoopDoorbell.enroll(self, as: doorbellID)
     }
@@ -50,6 +55,8 @@ extension EventLoop {
     private enum SliceStep {
         /// Another iteration, after waiting up to this many milliseconds (-1: until something happens).
         case wait(Int32)
+        /// Another iteration that does not wait, after a pause of `BusyPollWindow.pollGap`.
+        case poll
         case yield
         case parked
     }
@@ -74,10 +81,16 @@ extension EventLoop {
                 return stopSlice()
             }
             if iterate(harvested, inputFirst: true) {
-                lastWork = .now()
+                let now = Deadline.now()
+                busyPollWindow.noteWork(afterQuiet: now.uptimeNanoseconds &- lastWork.uptimeNanoseconds)
+                lastWork = now
             }
             switch nextStep(lastWork: lastWork) {
             case .wait(let milliseconds): timeout = milliseconds
+            case .poll:
+                busyPolls &+= 1
+                Self.pause(nanoseconds: BusyPollWindow.pollGap)
+                timeout = 0
             case .yield: return host.scheduleSlice(of: self)
             case .parked: return
             }
@@ -147,7 +160,8 @@ extension EventLoop {
         let lingerLeft: Int32 = quiet < lingerNanoseconds
             ? Int32(clamping: (lingerNanoseconds - quiet + 999_999) / 1_000_000) : 0
         // Arming costs system calls: outside the lock, and only when the slice is about to park.
-        let armed = lingerLeft == 0 && timerTimeout != 0 && armForParking()
+        let polls = busyPollWindow.polls(quiet: quiet)
+        let armed = lingerLeft == 0 && timerTimeout != 0 && !polls && armForParking()
         return incoming.withLock { incoming -> SliceStep in
             if incoming.yieldRequested {
                 incoming.yieldRequested = false
@@ -158,6 +172,8 @@ extension EventLoop {
             guard incoming.tasks.isEmpty, !incoming.isShuttingDown, timerTimeout != 0 else {
                 return .wait(0)
             }
+            // The eventfd stays marked as pending while polling: the slice will look without being woken.
+            if polls { return .poll }
             guard armed else {
                 // Lingering (or the doorbell is out of reach): block until an event, a task or the deadline.
                 incoming.wakeupPending = false
@@ -169,6 +185,15 @@ extension EventLoop {
             return .parked
         }
     }
+
+    /// Spins for about `nanoseconds` without a system call or a lock (the busy-poll window's gap between polls).
+    private static func pause(nanoseconds: UInt64) {
+        let end = Deadline.now().uptimeNanoseconds &+ nanoseconds
+        while Deadline.now().uptimeNanoseconds < end { fw_cpu_relax() }
+    }
+
+    /// The CPUs this process may run on, read once.
+    package static let availableCPUs = Int(fw_available_cpus())
 
     /// Arms the timerfd for the earliest timer (disarms it when there is none) and the doorbell; false when
     /// the doorbell cannot watch the loop.

@@ -30,7 +30,7 @@
 // Time comes from the `EventLoopClock` given at init (see EventLoopClock.swift): the real monotonic
 // clock by default, a clock moved by hand in tests.
 //
-// A hosted loop (`init(name:hostedBy:linger:)`) has no thread: its host runs it in slices, with the
+// A hosted loop (`init(name:hostedBy:linger:busyPoll:)`) has no thread: its host runs it in slices, with the
 // same iteration but I/O first (EventLoop+Hosted.swift has its states).
 
 import CFWShims
@@ -104,6 +104,13 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     let timerFD: Int32
     /// Immutable: how long a hosted slice goes on waiting after the last thing it handled, in nanoseconds.
     let lingerNanoseconds: UInt64
+    /// Loop thread only (hosted): how long a slice polls after its last work (BusyPollWindow.swift); closed on
+    /// a loop with its own thread.
+    @exclusivity(unchecked) var busyPollWindow = BusyPollWindow(limit: .zero, cpus: 1)
+    /// Loop thread only (hosted): the polls the slices made instead of blocking (tests read it on the loop).
+    package internal(set) var busyPolls = 0
+    /// Loop thread only: the widest busy-poll window in nanoseconds; 0 when the loop never polls.
+    package var busyPollLimitNanoseconds: UInt64 { busyPollWindow.limit }
     /// Immutable: a hosted loop's entry in the doorbell, else 0.
     let doorbellID: UInt64
     /// Loop thread only (hosted): the events buffer the slices share.

@@ -90,7 +90,8 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
                              delegateQueue queue: OperationQueue?, isShared: Bool) {
         let hostingQueue = queue == nil ? SessionDelegateQueue() : queue as? SessionDelegateQueue
         let hosted = hostingQueue.flatMap { hostingQueue in
-            configuration.hostsConnectionsOnDelegateQueue ? SessionEngine.hosted(by: hostingQueue) : nil
+            configuration.hostsConnectionsOnDelegateQueue
+                ? SessionEngine.hosted(by: hostingQueue, busyPoll: configuration.busyPollInterval) : nil
         }
         self.init(configuration: configuration, delegate: delegate, delegateQueue: queue ?? hostingQueue,
                   isShared: isShared, engine: hosted ?? SessionEngine.shared)

@@ -4,7 +4,7 @@
 // it under callgrind, perf or strace against a loopback nginx.
 //
 //   ProfileClient URL COUNT [--warm-up N] [--gate] [--time] [--stream] [--close] [--cacert FILE]
-//                 [--no-resumption] [--concurrency C]
+//                 [--no-resumption] [--concurrency C] [--busy-poll SECONDS]
 //   ProfileClient --memory-steps URL [--foundation-first]   (MemorySteps.swift: resident growth per step and library)
 //     --warm-up N       send N requests first (the connection, caches and lazy initialisation)
 //     --gate            after the warm-up, print "warmed-up" and wait for a line on standard input before
@@ -20,6 +20,7 @@
 //                       chain's next request on the delegate queue (ClosedLoop.swift), as the benchmark
 //                       does; exits with status 1 if a checked completion handler (one in eight) ran
 //                       off the delegate queue
+//     --busy-poll S     the session's `busyPollInterval` (default: the configuration's, 100 µs; 0 never polls)
 
 import Dispatch
 import Foundation
@@ -36,7 +37,7 @@ if arguments.count >= 2, arguments[0] == "--memory-steps", let url = URL(string:
 }
 guard arguments.count >= 2, let url = URL(string: arguments[0]), let count = Int(arguments[1]) else {
     exitFailing("usage: ProfileClient URL COUNT [--warm-up N] [--gate] [--time] [--stream] [--close] "
-                + "[--cacert FILE] [--no-resumption] [--concurrency C]")
+                + "[--cacert FILE] [--no-resumption] [--concurrency C] [--busy-poll SECONDS]")
 }
 func value(after flag: String) -> String? {
     arguments.firstIndex(of: flag).flatMap { index in index + 1 < arguments.count ? arguments[index + 1] : nil }
@@ -53,6 +54,7 @@ if let path = value(after: "--cacert") {
     }
 }
 if arguments.contains("--no-resumption") { configuration.tlsSessionResumption = false }
+if let seconds = value(after: "--busy-poll").flatMap({ Double($0) }) { configuration.busyPollInterval = seconds }
 // A closed loop of C chains gets C connections, as the benchmark's clients do (bench-curl's default too).
 let chains = value(after: "--concurrency").flatMap { Int($0) }
 if let chains { configuration.httpMaximumConnectionsPerHost = max(chains, 1) }

@@ -50,6 +50,7 @@ if arguments.url.scheme == "https" {
 }
 #else
 if arguments.tlsResumption == false { configuration.tlsSessionResumption = false }
+if let seconds = arguments.busyPoll { configuration.busyPollInterval = seconds }
 if let path = arguments.caCertificates {
     do {
         configuration.tlsTrustRoots = try TrustRoots.pemFile(path)

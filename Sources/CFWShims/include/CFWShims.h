@@ -53,4 +53,16 @@ int fw_socket_stream(int family);
 /// Names the calling thread (truncated to the kernel's 15 bytes). Returns 0 or an error number.
 int fw_pthread_setname(const char *name);
 
+/// The CPUs the calling thread may run on (`sched_getaffinity`'s count); 1 when it cannot be read.
+int fw_available_cpus(void);
+
+/// A hint to the CPU that the caller spin-waits (x86 `pause`, arm64 `yield`; nothing elsewhere).
+static inline void fw_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif

@@ -10,7 +10,7 @@
 // addition) is archived as its absolute path; an archive whose path is not absolute does not decode. The
 // other FWNetworking additions are archived as their values — `httpResponseLimits` whole (so
 // `httpRefusesDeviations` too), the TLS versions, session resumption and the OCSP and SCT requests,
-// `httpPipeliningDepth`, `hostsConnectionsOnDelegateQueue` — except `tlsRevocationListFetching` and
+// `httpPipeliningDepth`, `hostsConnectionsOnDelegateQueue`, `busyPollInterval` — except `tlsRevocationListFetching` and
 // `tlsCertificateTransparencyPolicy` (their documentation says so). The stores (`httpCookieStorage`,
 // `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of this process, not settings: they
 // are not archived, and a decoded configuration has the defaults of `.default`.
@@ -53,6 +53,7 @@ extension URLSessionConfiguration: NSSecureCoding {
         static let backgroundSessionDirectory = "backgroundSessionDirectory"
         static let httpPipeliningDepth = "httpPipeliningDepth"
         static let hostsConnectionsOnDelegateQueue = "hostsConnectionsOnDelegateQueue"
+        static let busyPollInterval = "busyPollInterval"
         static let tlsRequestsOCSPStapling = "tlsRequestsOCSPStapling"
         static let tlsRequestsSignedCertificateTimestamps = "tlsRequestsSignedCertificateTimestamps"
     }
@@ -107,6 +108,7 @@ extension URLSessionConfiguration: NSSecureCoding {
         coder.encode(timeoutIntervalForResource, forKey: Key.timeoutIntervalForResource)
         coder.encode(httpMaximumConnectionsPerHost, forKey: Key.httpMaximumConnectionsPerHost)
         coder.encode(httpPipeliningDepth, forKey: Key.httpPipeliningDepth)
+        coder.encode(busyPollInterval, forKey: Key.busyPollInterval)
         coder.encode(Self.limitValues(httpResponseLimits).map { NSNumber(value: $0) } as NSArray,
                      forKey: Key.httpResponseLimits)
         coder.encode(Int(tlsMinimumSupportedProtocolVersion.rawValue), forKey: Key.tlsMinimumSupportedProtocolVersion)
@@ -172,6 +174,9 @@ extension URLSessionConfiguration: NSSecureCoding {
         }
         if coder.containsValue(forKey: Key.httpPipeliningDepth) {
             httpPipeliningDepth = coder.decodeInteger(forKey: Key.httpPipeliningDepth)
+        }
+        if coder.containsValue(forKey: Key.busyPollInterval) {
+            busyPollInterval = coder.decodeDouble(forKey: Key.busyPollInterval)
         }
         if coder.containsValue(forKey: Key.httpResponseLimits) {
             let numbers = coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: Key.httpResponseLimits)

@@ -226,6 +226,18 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
         set { write { $0.hostsConnectionsOnDelegateQueue = newValue } }
     }
 
+    /// FWNetworking addition: how long, at most, a session that runs its connections in its delegate queue's
+    /// operations (`hostsConnectionsOnDelegateQueue`) polls its sockets after its last work before it sleeps;
+    /// 100 µs by default, 0 never polls. A response from a peer on the same host or network then arrives
+    /// while the session is awake, without the sleep and wake-up that cost more than the request's own work
+    /// (on a virtual machine, most of a small request's time at one request at a time). The window adapts:
+    /// it closes after a few responses that take longer than this (a distant server costs nothing), and it
+    /// never opens when the process may use one CPU only. FWNetworking's DocC article "Threads and queues".
+    open var busyPollInterval: TimeInterval {
+        get { read { $0.busyPollInterval } }
+        set { write { $0.busyPollInterval = newValue } }
+    }
+
     /// Whether the session sends and stores cookies; `true` by default.
     open var httpShouldSetCookies: Bool {
         get { read { $0.httpShouldSetCookies } }

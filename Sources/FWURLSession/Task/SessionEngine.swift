@@ -44,10 +44,18 @@ struct SessionEngine: Sendable {
 
     /// A loop hosted by `queue` (its channels on the process-wide loops); nil when the process cannot make
     /// one (no descriptors left, or no doorbell or shared loops): the session then takes the threaded engine.
-    static func hosted(by queue: SessionDelegateQueue) -> SessionEngine? {
+    /// `busyPoll` seconds at most (`URLSessionConfiguration.busyPollInterval`) it polls after its last work.
+    static func hosted(by queue: SessionDelegateQueue, busyPoll: Double) -> SessionEngine? {
         guard let channelLoops = HTTPTransport.sharedLoops,
-              let loop = try? EventLoop(name: "fw-session", hostedBy: queue) else { return nil }
+              let loop = try? EventLoop(name: "fw-session", hostedBy: queue,
+                                        busyPoll: .nanoseconds(Self.nanoseconds(busyPoll))) else { return nil }
         queue.host(loop)
         return SessionEngine(group: EventLoopGroup(loops: [loop]), hostedLoop: loop, channelLoops: channelLoops)
+    }
+
+    /// `seconds` in whole nanoseconds, 0 for a negative or NaN value, at most 1 s.
+    private static func nanoseconds(_ seconds: Double) -> Int64 {
+        guard seconds > 0 else { return 0 }
+        return Int64(min(seconds, 1) * 1_000_000_000)
     }
 }

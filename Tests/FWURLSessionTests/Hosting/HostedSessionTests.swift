@@ -1,5 +1,6 @@
 import Foundation
 @testable import FWURLSession
+import FWLoop
 import FWTransport
 import Synchronization
 import Testing
@@ -62,6 +63,24 @@ private func ownQueueSession(_ configure: (URLSessionConfiguration) -> Void = { 
             #expect(waitUntil(timeout: 10) { onQueue.withLock { $0 != nil } })
             #expect(onQueue.withLock { $0 } == true)
         }
+    }
+
+    @Test func theBusyPollWindowFollowsTheConfiguration() throws {
+        #expect(URLSessionConfiguration.default.busyPollInterval == 0.000_1)
+        let polling = ownQueueSession()
+        let quiet = ownQueueSession { $0.busyPollInterval = 0 }
+        let long = ownQueueSession { $0.busyPollInterval = 60 }
+        defer {
+            for session in [polling, quiet, long] { session.finishTasksAndInvalidate() }
+        }
+        let pollingLoop = try #require(polling.hostedLoop)
+        let quietLoop = try #require(quiet.hostedLoop)
+        let longLoop = try #require(long.hostedLoop)
+        let polls = EventLoop.availableCPUs > 1
+        #expect(try onLoop(pollingLoop) { pollingLoop.busyPollLimitNanoseconds } == (polls ? 100_000 : 0))
+        #expect(try onLoop(quietLoop) { quietLoop.busyPollLimitNanoseconds } == 0)
+        // At most a second: a longer window would be a spinning thread, not a poll.
+        #expect(try onLoop(longLoop) { longLoop.busyPollLimitNanoseconds } == (polls ? 1_000_000_000 : 0))
     }
 
     @Test func anOperationAddedDuringA500MillisecondRequestRunsBeforeItsResponseIsDelivered() throws {

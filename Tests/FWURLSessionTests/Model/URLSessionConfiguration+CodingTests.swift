@@ -33,6 +33,7 @@ import TestSupport
         configuration.httpMaximumConnectionsPerHost = 3
         configuration.httpPipeliningDepth = 7
         configuration.hostsConnectionsOnDelegateQueue = false
+        configuration.busyPollInterval = 0.000_25
         configuration.httpAdditionalHeaders = ["X-Token": "abc", "Accept-Language": "fr"]
         configuration.shouldUseExtendedBackgroundIdleMode = true
         var limits = HTTPLimits()
@@ -74,6 +75,7 @@ import TestSupport
         #expect(decoded.httpMaximumConnectionsPerHost == 3)
         #expect(decoded.httpPipeliningDepth == 7)
         #expect(!decoded.hostsConnectionsOnDelegateQueue)
+        #expect(decoded.busyPollInterval == 0.000_25)
         #expect(decoded.httpAdditionalHeaders?["X-Token"] as? String == "abc")
         #expect(decoded.httpAdditionalHeaders?["Accept-Language"] as? String == "fr")
         #expect(decoded.shouldUseExtendedBackgroundIdleMode)
@@ -105,6 +107,7 @@ import TestSupport
         #expect(decoded.backgroundSessionDirectory == nil)
         #expect(decoded.httpPipeliningDepth == fresh.httpPipeliningDepth)
         #expect(decoded.hostsConnectionsOnDelegateQueue)
+        #expect(decoded.busyPollInterval == fresh.busyPollInterval)
         #expect(!decoded.tlsRequestsOCSPStapling && !decoded.tlsRequestsSignedCertificateTimestamps)
     }
 

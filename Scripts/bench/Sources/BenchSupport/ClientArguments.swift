@@ -63,7 +63,7 @@ public struct Mode: Hashable, Sendable, CustomStringConvertible {
 
 /// The command line every client takes:
 /// `URL CONCURRENCY AMOUNT MODE [--max-conns N] [--api NAME] [--cacert FILE] [--tls-resumption on|off]
-/// [--file PATH]`.
+/// [--file PATH] [--busy-poll SECONDS]`.
 public struct ClientArguments: Equatable, Sendable {
     /// The URL every request fetches: `http` or `https`, always 127.0.0.1.
     public var url: URL
@@ -85,11 +85,14 @@ public struct ClientArguments: Equatable, Sendable {
     public var tlsResumption: Bool?
     /// Mode `download`: where the body ends up; mode `upload`: the file sent.
     public var file: String?
+    /// bench-fw only: the session's `busyPollInterval` in seconds (nil: the configuration's default; 0: the
+    /// session never polls, it sleeps as soon as it has nothing to do). The other clients ignore it.
+    public var busyPoll: Double?
 
     /// The usage line for `client`.
     public static func usage(_ client: String) -> String {
         "usage: \(client) URL CONCURRENCY (REQUESTS | SECONDSs) (get|stream|close|download|upload) [--max-conns N] "
-            + "[--api NAME] [--cacert FILE] [--tls-resumption on|off] [--file PATH]"
+            + "[--api NAME] [--cacert FILE] [--tls-resumption on|off] [--file PATH] [--busy-poll SECONDS]"
     }
 
     /// Parses the arguments after the program name; the error says which one is wrong.
@@ -138,13 +141,17 @@ public struct ClientArguments: Equatable, Sendable {
         case let value?: throw UsageError("--tls-resumption takes on or off, not \(value)")
         }
         self.file = options["--file"]
+        if let value = options["--busy-poll"] {
+            guard let seconds = Double(value), seconds >= 0 else { throw UsageError("bad --busy-poll \(value)") }
+            busyPoll = seconds
+        }
         guard mode.usesFile == (file != nil) else {
             throw UsageError(mode.usesFile ? "mode \(mode) needs --file" : "--file is only for download and upload")
         }
     }
 
     /// The options that take a value.
-    private static let options: Set<String> = ["--max-conns", "--api", "--cacert", "--tls-resumption", "--file"]
+    private static let options: Set<String> = ["--max-conns", "--api", "--cacert", "--tls-resumption", "--file", "--busy-poll"]
 
     /// Parses the process's arguments, or prints the problem and the usage line and exits with status 2.
     public static func parseOrExit(client: String) -> ClientArguments {

@@ -33,6 +33,13 @@ func amountRejects(text: String) {
     #expect(arguments.caCertificates == nil)
     #expect(arguments.tlsResumption == nil)
     #expect(arguments.file == nil)
+    #expect(arguments.busyPoll == nil)
+}
+
+@Test(arguments: [("0", 0.0), ("0.0001", 0.000_1)])
+func busyPollTakesSeconds(value: String, seconds: Double) throws {
+    let arguments = try ClientArguments(["http://127.0.0.1:1/64.bin", "1", "2s", "get", "--busy-poll", value])
+    #expect(arguments.busyPoll == seconds)
 }
 
 @Test(arguments: [("on", true), ("off", false)])
@@ -79,6 +86,8 @@ func fileModesTakeTheirFile(mode: Mode) throws {
     ["http://127.0.0.1:1/", "1", "1", "download"],
     ["http://127.0.0.1:1/", "1", "1", "upload", "--file"],
     ["http://127.0.0.1:1/", "1", "1", "get", "--file", "/tmp/x"],
+    ["http://127.0.0.1:1/", "1", "1", "get", "--busy-poll", "-1"],
+    ["http://127.0.0.1:1/", "1", "1", "get", "--busy-poll", "soon"],
 ])
 func argumentsRejected(arguments: [String]) {
     #expect(throws: UsageError.self) { try ClientArguments(arguments) }
