@@ -9,8 +9,8 @@
 // work came (polled for or slept through, `noteWork(afterQuiet:)`):
 //   - within `limit`: the peer answers fast and polling pays (or would have): the window opens to `limit`;
 //   - longer: polling could not have caught it: the window halves, and under `floor` closes (0), so that a
-//     peer that never answers within the limit stops costing after a few requests (100 + 50 + 25 + 12.5 +
-//     6.25 µs once, then nothing) until work comes fast again;
+//     peer that never answers within the limit stops costing after a few requests (the limit, then half of
+//     it, and so on: about twice the limit once, then nothing) until work comes fast again;
 //   - a limit of 0, or a process that can run on one CPU only (polling would keep the peer it waits for from
 //     running), never polls.
 // A spell that ends in a wake-up is measured with the wake-up's latency in it, which is why the limit sits

@@ -20,7 +20,7 @@
 //                       chain's next request on the delegate queue (ClosedLoop.swift), as the benchmark
 //                       does; exits with status 1 if a checked completion handler (one in eight) ran
 //                       off the delegate queue
-//     --busy-poll S     the session's `busyPollInterval` (default: the configuration's, 100 µs; 0 never polls)
+//     --busy-poll S     the session's `busyPollInterval` (default: the configuration's, 200 µs; 0 never polls)
 
 import Dispatch
 import Foundation

@@ -27,7 +27,7 @@ extension URLSessionConfiguration {
         var httpShouldUsePipelining = false
         var httpPipeliningDepth = 4
         var hostsConnectionsOnDelegateQueue = true
-        var busyPollInterval: TimeInterval = 0.000_1
+        var busyPollInterval: TimeInterval = 0.000_2
         var httpShouldSetCookies = true
         var httpMaximumConnectionsPerHost = 6
         var httpAdditionalHeaders: [AnyHashable: Any]?
