@@ -20,9 +20,11 @@
 //   - yields when the host asked (`requestYield`: its queue has other work): scheduled, and a new slice is
 //     asked for, which the host runs behind that work;
 //   - goes on at once while tasks are queued, a timer is due or shutdown was asked;
-//   - polls (epoll_wait without waiting, a few microseconds apart) while the busy-poll window since the
-//     last work is open (BusyPollWindow.swift: a fast peer's response is caught without a sleep and a
-//     wake-up; the window adapts to how fast work comes, and closes for slow peers);
+//   - polls (epoll_wait without waiting, a few microseconds apart) while a channel awaits its peer's answer
+//     (`expectAnswer`: a request written, a connection being made) and the busy-poll window since the last
+//     work is open (BusyPollWindow.swift: a fast peer's response is caught without a sleep and a wake-up;
+//     the window adapts to how fast work comes, and closes for slow peers). A body on its way is not
+//     polled for: the slice would spin beside the sender it waits for, for pieces that come anyway;
 //   - waits in epoll_wait while something happened within `linger` (a response is likely on its way);
 //   - else parks: arms the timerfd for the earliest timer and the doorbell (one shot), then, under the lock,
 //     parks unless a task came meanwhile. An event that came meanwhile leaves the epoll descriptor readable,
@@ -160,7 +162,7 @@ extension EventLoop {
         let lingerLeft: Int32 = quiet < lingerNanoseconds
             ? Int32(clamping: (lingerNanoseconds - quiet + 999_999) / 1_000_000) : 0
         // Arming costs system calls: outside the lock, and only when the slice is about to park.
-        let polls = busyPollWindow.polls(quiet: quiet)
+        let polls = awaitingAnswers > 0 && busyPollWindow.polls(quiet: quiet)
         let armed = lingerLeft == 0 && timerTimeout != 0 && !polls && armForParking()
         return incoming.withLock { incoming -> SliceStep in
             if incoming.yieldRequested {

@@ -107,10 +107,22 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// Loop thread only (hosted): how long a slice polls after its last work (BusyPollWindow.swift); closed on
     /// a loop with its own thread.
     @exclusivity(unchecked) var busyPollWindow = BusyPollWindow(limit: .zero, cpus: 1)
+    /// Loop thread only: how many of the loop's channels wait for their peer's answer (a request written or
+    /// a connection being made, its response not yet begun); a hosted slice polls only while some do
+    /// (`expectAnswer(_:)`).
+    package private(set) var awaitingAnswers = 0
     /// Loop thread only (hosted): the polls the slices made instead of blocking (tests read it on the loop).
     package internal(set) var busyPolls = 0
     /// Loop thread only: the widest busy-poll window in nanoseconds; 0 when the loop never polls.
     package var busyPollLimitNanoseconds: UInt64 { busyPollWindow.limit }
+
+    /// Loop thread only: a channel starts (`true`) or stops (`false`) waiting for its peer's answer, which a
+    /// hosted slice polls for while its busy-poll window is open (EventLoop+Hosted.swift). Each `true` is
+    /// matched by one `false`: the channel keeps a flag and calls this only when the flag changes.
+    public func expectAnswer(_ expecting: Bool) {
+        awaitingAnswers += expecting ? 1 : -1
+        assert(awaitingAnswers >= 0, "an answer stopped being awaited more often than it was")
+    }
     /// Immutable: a hosted loop's entry in the doorbell, else 0.
     let doorbellID: UInt64
     /// Loop thread only (hosted): the events buffer the slices share.

@@ -54,6 +54,9 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     var establishmentDeadline = Deadline.distantFuture
     /// Loop thread only: the next decoded slice is scheduled (`scheduleDecoding`).
     var decodingScheduled = false
+    /// Loop thread only: the connection waits for its peer's answer — it is being made, or a request went out
+    /// and its response has not begun — which a hosted loop polls for (`EventLoop.expectAnswer`).
+    private var awaitsAnswer = false
 
     /// Whether the request in flight has decoded slices still to come out (nothing else is read or parsed
     /// meanwhile: see `scheduleDecoding`).
@@ -104,6 +107,7 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     /// Resolves the host and connects (racing addresses), then reports to the pool.
     func start() {
         loop.preconditionInEventLoop()
+        awaitAnswer(true)
         establishmentDeadline = loop.now() + connectTimeout
         let establisher = ConnectionEstablisher(key: key, loop: loop, timeout: connectTimeout) { [self] result, times in
             switch result {
@@ -169,7 +173,27 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     // MARK: Actions
 
     /// Runs what the machine decided.
+    /// Tells the loop when the connection starts or stops waiting for its peer's answer (once per change).
+    private func awaitAnswer(_ awaiting: Bool) {
+        guard awaiting != awaitsAnswer else { return }
+        awaitsAnswer = awaiting
+        loop.expectAnswer(awaiting)
+    }
+
+    /// Whether `action` leaves the connection waiting for its peer: a request goes out (or waits behind
+    /// another, pipelined); a response began, a request ended or left, or the connection ends: no longer.
+    /// Anything else leaves the wait as it was.
+    private static func awaitsAnswer(after action: HTTP1ConnectionStateMachine.Action) -> Bool? {
+        switch action {
+        case .startWriting, .writeFollower: true
+        case .deliverHead, .completeRequest, .failRequest, .handOver, .bounceRequest, .closeIdle,
+             .reportConnectFailed: false
+        default: nil
+        }
+    }
+
     func run(_ action: consuming HTTP1ConnectionStateMachine.Action) {
+        if let awaiting = Self.awaitsAnswer(after: action) { awaitAnswer(awaiting) }
         switch consume action {
         case .none:
             break
@@ -371,6 +395,7 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     /// Closes the socket: gracefully, announcing the end of a TLS stream; or, while request bytes still wait
     /// to be written, with RST.
     func closeSocket() {
+        awaitAnswer(false)
         core.close()
     }
 }

@@ -1,6 +1,7 @@
 // BusyPollWindow (BusyPollWindow.swift): the adaptive window a hosted slice polls in before it blocks, as a
-// value (no loop, no clock); and a hosted loop that polls: work that comes within the window is handled
-// without a wake-up, tasks and yields from other threads still get through, a window of zero never polls.
+// value (no loop, no clock); and a hosted loop that polls while a channel awaits its peer's answer: input
+// that comes within the window is handled by a polling slice, tasks and yields from other threads still get
+// through, and neither a window of zero nor a loop that awaits no answer polls.
 
 import CFWShims
 import Dispatch
@@ -89,19 +90,23 @@ private func withPollingLoop<T>(linger: Duration, busyPoll: Duration,
         try withPollingLoop(linger: .seconds(30), busyPoll: .seconds(5)) { loop, _ in
             let received = LockedBox<[UInt8]>([])
             try watchInput(of: left, on: loop, into: received)
-            // The registration was work: the slice now polls for up to 5 s rather than blocking.
+            // A request went out: the slice now polls for up to 5 s rather than blocking.
+            try onLoop(loop) { loop.expectAnswer(true) }
             try writeAll(right, "ping")
             #expect(waitUntil(timeout: .seconds(10)) { received.withLock { $0.count == 4 } })
             let polls = try onLoop(loop) { loop.busyPolls }
             #expect(polls > 0)
-            try onLoop(loop) { close(left) }
+            try onLoop(loop) {
+                loop.expectAnswer(false)
+                close(left)
+            }
         }
     }
 
     @Test(.enabled(if: fw_available_cpus() > 1))
     func tasksAndYieldsFromOtherThreadsGetThroughWhileTheSlicePolls() throws {
         try withPollingLoop(linger: .seconds(30), busyPoll: .seconds(5)) { loop, host in
-            try onLoop(loop) {}
+            try onLoop(loop) { loop.expectAnswer(true) }
             // Polling, the slice marked no wake-up as needed: a task must still run, without the eventfd.
             let ran = LockedBox(false)
             loop.execute { ran.withLock { $0 = true } }
@@ -111,6 +116,21 @@ private func withPollingLoop<T>(linger: Duration, busyPoll: Duration,
             loop.requestYield()
             #expect(waitUntil(timeout: .seconds(10)) { ranOther.withLock { $0 } })
             #expect(try onLoop(loop) { loop.busyPolls } > 0)
+            try onLoop(loop) { loop.expectAnswer(false) }
+        }
+    }
+
+    @Test func aLoopThatAwaitsNoAnswerDoesNotPoll() throws {
+        let (left, right) = try makeSocketPair()
+        defer { close(right) }
+        try withPollingLoop(linger: .seconds(30), busyPoll: .seconds(5)) { loop, _ in
+            let received = LockedBox<[UInt8]>([])
+            try watchInput(of: left, on: loop, into: received)
+            // A body on its way, say: bytes come, but no channel waits for an answer.
+            try writeAll(right, "ping")
+            #expect(waitUntil(timeout: .seconds(10)) { received.withLock { $0.count == 4 } })
+            #expect(try onLoop(loop) { loop.busyPolls } == 0)
+            try onLoop(loop) { close(left) }
         }
     }
 
@@ -120,10 +140,14 @@ private func withPollingLoop<T>(linger: Duration, busyPoll: Duration,
         try withPollingLoop(linger: .seconds(30), busyPoll: .zero) { loop, _ in
             let received = LockedBox<[UInt8]>([])
             try watchInput(of: left, on: loop, into: received)
+            try onLoop(loop) { loop.expectAnswer(true) }
             try writeAll(right, "ping")
             #expect(waitUntil(timeout: .seconds(10)) { received.withLock { $0.count == 4 } })
             #expect(try onLoop(loop) { loop.busyPolls } == 0)
-            try onLoop(loop) { close(left) }
+            try onLoop(loop) {
+                loop.expectAnswer(false)
+                close(left)
+            }
         }
     }
 }

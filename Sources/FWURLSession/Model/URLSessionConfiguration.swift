@@ -227,7 +227,8 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     }
 
     /// FWNetworking addition: how long, at most, a session that runs its connections in its delegate queue's
-    /// operations (`hostsConnectionsOnDelegateQueue`) polls its sockets after its last work before it sleeps;
+    /// operations (`hostsConnectionsOnDelegateQueue`) polls its sockets after its last work before it sleeps,
+    /// while a connection waits for the server's answer (not while a body streams in);
     /// 200 µs by default, 0 never polls. A response from a peer on the same host or network then arrives
     /// while the session is awake, without the sleep and wake-up that cost more than the request's own work
     /// (on a virtual machine, most of a small request's time at one request at a time). The window adapts:

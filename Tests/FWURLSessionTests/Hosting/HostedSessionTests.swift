@@ -83,6 +83,28 @@ private func ownQueueSession(_ configure: (URLSessionConfiguration) -> Void = { 
         #expect(try onLoop(longLoop) { longLoop.busyPollLimitNanoseconds } == (polls ? 1_000_000_000 : 0))
     }
 
+    @Test func noConnectionIsLeftAwaitingAnAnswerAfterResponsesRefusalsAndCancels() throws {
+        let server = try PythonHTTPServer.sleeper()
+        defer { server.stop() }
+        let session = ownQueueSession()
+        defer { session.finishTasksAndInvalidate() }
+        let loop = try #require(session.hostedLoop)
+        let refused = try SpawnedProcess.freePort() // nothing listens there
+        let ended = LockedBox<[Int]>([])
+        let urls = [server.baseURL + "/", "http://127.0.0.1:\(refused)/", server.baseURL + "/sleep?ms=2000"]
+        var tasks: [URLSessionDataTask] = []
+        for (index, url) in urls.enumerated() {
+            let task = session.dataTask(with: URL(string: url)!) { _, _, _ in ended.withLock { $0.append(index) } }
+            tasks.append(task)
+            task.resume()
+        }
+        usleep(200_000)
+        tasks[2].cancel()
+        #expect(waitUntil(timeout: 10) { ended.withLock { $0.count == 3 } })
+        // Each connection said when it stopped waiting: the loop polls for none of them any more.
+        #expect(waitUntil(timeout: 10) { (try? onLoop(loop) { loop.awaitingAnswers }) == 0 })
+    }
+
     @Test func anOperationAddedDuringA500MillisecondRequestRunsBeforeItsResponseIsDelivered() throws {
         let server = try PythonHTTPServer.sleeper()
         defer { server.stop() }
