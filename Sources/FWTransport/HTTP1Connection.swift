@@ -172,7 +172,6 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
 
     // MARK: Actions
 
-    /// Runs what the machine decided.
     /// Tells the loop when the connection starts or stops waiting for its peer's answer (once per change).
     private func awaitAnswer(_ awaiting: Bool) {
         guard awaiting != awaitsAnswer else { return }
@@ -192,6 +191,7 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
         }
     }
 
+    /// Runs what the machine decided.
     func run(_ action: consuming HTTP1ConnectionStateMachine.Action) {
         if let awaiting = Self.awaitsAnswer(after: action) { awaitAnswer(awaiting) }
         switch consume action {
