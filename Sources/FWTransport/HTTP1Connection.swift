@@ -55,8 +55,8 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     /// Loop thread only: the next decoded slice is scheduled (`scheduleDecoding`).
     var decodingScheduled = false
     /// Loop thread only: the connection waits for its peer's answer — it is being made, or a request went out
-    /// and its response has not begun — which a hosted loop polls for (`EventLoop.expectAnswer`).
-    private var awaitsAnswer = false
+    /// and its response has not begun — which a hosted loop polls for (HTTP1Connection+AnswerWait.swift).
+    var awaitsAnswer = false
 
     /// Whether the request in flight has decoded slices still to come out (nothing else is read or parsed
     /// meanwhile: see `scheduleDecoding`).
@@ -171,25 +171,6 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
     }
 
     // MARK: Actions
-
-    /// Tells the loop when the connection starts or stops waiting for its peer's answer (once per change).
-    private func awaitAnswer(_ awaiting: Bool) {
-        guard awaiting != awaitsAnswer else { return }
-        awaitsAnswer = awaiting
-        loop.expectAnswer(awaiting)
-    }
-
-    /// Whether `action` leaves the connection waiting for its peer: a request goes out (or waits behind
-    /// another, pipelined); a response began, a request ended or left, or the connection ends: no longer.
-    /// Anything else leaves the wait as it was.
-    private static func awaitsAnswer(after action: HTTP1ConnectionStateMachine.Action) -> Bool? {
-        switch action {
-        case .startWriting, .writeFollower: true
-        case .deliverHead, .completeRequest, .failRequest, .handOver, .bounceRequest, .closeIdle,
-             .reportConnectFailed: false
-        default: nil
-        }
-    }
 
     /// Runs what the machine decided.
     func run(_ action: consuming HTTP1ConnectionStateMachine.Action) {
