@@ -45,7 +45,8 @@ extension EventLoop {
     }
 
     /// One iteration's work on the harvested `events`: timers due, the queued tasks and the events (the
-    /// events first when `inputFirst`), then the end-of-iteration work. Returns whether anything ran.
+    /// events first when `inputFirst`), then the end-of-iteration work, then the descriptors closed meanwhile
+    /// (EventLoop+Closing.swift). Returns whether anything ran.
     @discardableResult
     ///
     /// `harvested` (what `reportedInput(for:)` reads) holds the events until they are dispatched: after that
@@ -59,6 +60,7 @@ extension EventLoop {
         if !inputFirst { dispatchHarvested() }
         worked = !endOfIteration.isEmpty || !events.isEmpty || worked
         runEndOfIteration()
+        closeDescriptorsClosedThisIteration()
         return worked
     }
 
@@ -75,6 +77,7 @@ extension EventLoop {
         runEndOfIteration()
         timers.removeAll()
         registrations.removeAll()
+        closeDescriptorsClosedThisIteration()
     }
 
     /// The epoll_wait timeout: 0 with queued tasks or a due timer, the next timer rounded up to ms, or

@@ -11,7 +11,9 @@
 //   4. runs the tasks queued so far, FIFO (tasks queued meanwhile wait for the next iteration, which
 //      then does not block);
 //   5. dispatches the harvested IO events to their handlers, dropping events whose registration is
-//      gone (deregistered this iteration, or an old registration of a reused descriptor).
+//      gone (deregistered this iteration, or an old registration of a reused descriptor);
+//   6. runs the end-of-iteration work (`atEndOfIteration`: deliveries, flushes), then closes the
+//      descriptors closed during the iteration (`closeAfterIteration`, EventLoop+Closing.swift).
 // `shutdown` (another thread) marks the loop shutting down and wakes it; the thread runs the tasks
 // accepted before that, drops timers and registrations (releasing handlers on the loop thread) and
 // exits; `shutdown` joins it and closes the epoll fd; `deinit` closes the eventfd.
@@ -150,6 +152,9 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     /// `incoming.tasks` are taken, so that a busy loop does not allocate a new list every iteration.
     @exclusivity(unchecked) var spareEndOfIteration: [EndOfIterationItem] = []
     var spareTasks: [@Sendable () -> Void] = []
+    /// Loop thread only: descriptors to close once the current iteration's work is done
+    /// (EventLoop+Closing.swift).
+    var closingAfterIteration: [Int32] = []
     /// A spare list that held more than this many items is let go (a burst does not pin its memory).
     static let keptListCapacity = 256
 

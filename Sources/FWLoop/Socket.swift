@@ -45,15 +45,30 @@ public final class Socket {
         guard fd >= 0 else {
             return
         }
-        if reset {
-            do {
-                try Syscall.setOption(fd, level: SOL_SOCKET, name: SO_LINGER, value: linger(l_onoff: 1, l_linger: 0))
-            } catch {
-                // Without the option the close is graceful instead: still a close.
-            }
-        }
+        if reset { setLingerZero() }
         Syscall.close(fd)
         fd = -1
+    }
+
+    /// Closes as `close(reset:)` does, but leaves the close(2) to `loop`, which makes it at the end of its
+    /// current iteration (`EventLoop.closeAfterIteration(_:)`); to this socket it is closed at once. On
+    /// `loop`'s thread, with the descriptor deregistered from it.
+    public func close(reset: Bool = false, after loop: EventLoop) {
+        guard fd >= 0 else {
+            return
+        }
+        if reset { setLingerZero() }
+        loop.closeAfterIteration(fd)
+        fd = -1
+    }
+
+    /// SO_LINGER 0: the close sends RST.
+    private func setLingerZero() {
+        do {
+            try Syscall.setOption(fd, level: SOL_SOCKET, name: SO_LINGER, value: linger(l_onoff: 1, l_linger: 0))
+        } catch {
+            // Without the option the close is graceful instead: still a close.
+        }
     }
 
     /// Sends FIN: the peer reads end of stream, this side can still read. Errors (not connected,

@@ -1,4 +1,4 @@
-// Socket: non-blocking connect, reads and writes, EOF, reset, addresses, close.
+// Socket: non-blocking connect, reads and writes, EOF, reset, addresses, close (now, or left to the loop).
 
 #if canImport(Glibc)
 import Glibc
@@ -281,6 +281,63 @@ private final class Connector: IOHandler {
         var byte: UInt8 = 0
         #expect(Glibc.read(server, &byte, 1) == -1)
         #expect(errno == ECONNRESET)
+    }
+
+    @Test func aCloseLeftToTheLoopHappensAfterTheIterationsEndOfIterationWork() throws {
+        try withLoop { loop in
+            let openAtEndOfIteration = LockedBox<Bool?>(nil)
+            let server = try onLoop(loop) { () throws -> Int32 in
+                let (client, server, _) = try connectedPair(.ipv4)
+                client.close(after: loop)
+                #expect(client.fd == -1)
+                loop.atEndOfIteration {
+                    var entry = pollfd(fd: server, events: Int16(POLLIN), revents: 0)
+                    openAtEndOfIteration.withLock { $0 = poll(&entry, 1, 0) == 0 }
+                }
+                return server
+            }
+            defer {
+                close(server)
+            }
+            #expect(pollReady(server, Int16(POLLIN)))
+            var byte: UInt8 = 0
+            #expect(Glibc.read(server, &byte, 1) == 0)
+            #expect(openAtEndOfIteration.withLock { $0 } == true)
+        }
+    }
+
+    @Test func aResetLeftToTheLoopSendsReset() throws {
+        try withLoop { loop in
+            let server = try onLoop(loop) { () throws -> Int32 in
+                let (client, server, _) = try connectedPair(.ipv4)
+                client.close(reset: true, after: loop)
+                return server
+            }
+            defer {
+                close(server)
+            }
+            #expect(pollReady(server, Int16(POLLIN)))
+            var byte: UInt8 = 0
+            #expect(Glibc.read(server, &byte, 1) == -1)
+            #expect(errno == ECONNRESET)
+        }
+    }
+
+    @Test func aStoppingLoopClosesWhatItWasLeftToClose() throws {
+        let (client, server, _) = try connectedPair(.ipv4)
+        defer {
+            close(server)
+        }
+        let loop = try EventLoop(name: "fw-test")
+        nonisolated(unsafe) let handed = client
+        loop.execute {
+            handed.close(after: loop)
+        }
+        loop.shutdown()
+        #expect(client.fd == -1)
+        #expect(pollReady(server, Int16(POLLIN)))
+        var byte: UInt8 = 0
+        #expect(Glibc.read(server, &byte, 1) == 0)
     }
 
     @Test func newSocketsAreNonBlockingCloseOnExecWithNoDelay() throws {

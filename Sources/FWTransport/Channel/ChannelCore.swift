@@ -223,12 +223,12 @@ struct ChannelCore {
     // MARK: Ending
 
     /// Closes the socket (once): gracefully, announcing the end of a TLS stream when `announcingEnd`; or,
-    /// while bytes still wait to be written, with RST (see `Socket.close(announcingEndOf:abandoningWrites:)`).
+    /// while bytes still wait to be written, with RST (see `Socket.close(announcingEndOf:abandoningWrites:on:)`).
     mutating func close(announcingEnd: Bool = true) {
         guard phase == .open || phase == .unconnected else { return }
         phase = .closed
         stopWatching(closing: socket != nil)
-        socket?.close(announcingEndOf: announcingEnd ? tls : nil, abandoningWrites: !writes.isEmpty)
+        socket?.close(announcingEndOf: announcingEnd ? tls : nil, abandoningWrites: !writes.isEmpty, on: loop)
         socket = nil
         tls = nil
         writes.removeAll()
