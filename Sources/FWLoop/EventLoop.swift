@@ -153,8 +153,8 @@ public final class EventLoop: @unchecked Sendable { // each stored property says
     @exclusivity(unchecked) var spareEndOfIteration: [EndOfIterationItem] = []
     var spareTasks: [@Sendable () -> Void] = []
     /// Loop thread only: descriptors to close once the current iteration's work is done
-    /// (EventLoop+Closing.swift).
-    var closingAfterIteration: [Int32] = []
+    /// (EventLoop+Closing.swift). Read every iteration.
+    @exclusivity(unchecked) var closingAfterIteration: [Int32] = []
     /// A spare list that held more than this many items is let go (a burst does not pin its memory).
     static let keptListCapacity = 256
 
