@@ -96,7 +96,9 @@ final class HTTP1Connection: ChannelDriver, EndOfIterationWork, @unchecked Senda
         self.connectTimeout = connectTimeout
         self.idleConnectionTimeout = idleConnectionTimeout
         self.limits = limits
-        self.parser = HTTPResponseParser(limits: limits)
+        var parser = HTTPResponseParser(limits: limits)
+        parser.pieceSupply = transport.bodyPieces
+        self.parser = parser
         self.machine = HTTP1ConnectionStateMachine(maxRequests: maxRequests, pipeliningDepth: pipeliningDepth)
         self.lastActivity = loop.now()
         self.core = ChannelCore(loop: loop, hangUp: .endsChannel)

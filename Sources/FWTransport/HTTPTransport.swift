@@ -124,6 +124,8 @@ public final class HTTPTransport: Sendable {
     let tlsContextBox = LockedBox<Result<TLSContext, TLSError>?>(nil)
     /// The pool, the request table and the connection table.
     let state: LockedBox<State>
+    /// Read pieces given back by the consumers of large body reads, for the connections' next large reads.
+    public let bodyPieces = BodyPieceRecycler()
     /// The requests' numbers (`execute` prepares a request, which needs its number, before it takes the lock).
     private let requestNumbers = AtomicCounter(startingAt: 1)
 

@@ -1,4 +1,5 @@
 import Foundation
+import FWTransport
 
 // MARK: - A body piece handed to the delegate without a copy
 //
@@ -21,8 +22,9 @@ extension Data {
     static let adoptionMinimum = 4096
 
     /// A `Data` holding `bytes`, sharing their storage when the piece is large (no copy) and copying it when
-    /// small. `bytes` is consumed: a caller that hands its only reference over gives away the copy too.
-    init(adopting bytes: consuming [UInt8]) {
+    /// small. `bytes` is consumed: a caller that hands its only reference over gives away the copy too. When the
+    /// `Data`'s storage dies, an adopted array goes back to `recycler` (if any) for a later read to land in.
+    init(adopting bytes: consuming [UInt8], recycling recycler: BodyPieceRecycler? = nil) {
         guard bytes.count >= Self.adoptionMinimum else {
             self.init(bytes)
             return
@@ -36,7 +38,11 @@ extension Data {
         }
         let kept = consume owner
         self.init(bytesNoCopy: base, count: count, deallocator: .custom { _, _ in
-            withExtendedLifetime(kept) {}
+            if let recycler {
+                recycler.giveBack(kept)
+            } else {
+                withExtendedLifetime(kept) {}
+            }
         })
     }
 }

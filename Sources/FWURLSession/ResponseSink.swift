@@ -129,7 +129,7 @@ final class DataDelegateSink: ResponseSink {
 
     func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {
         try task.collect(bytes)
-        DelegateRouter.didReceive(data: Data(adopting: bytes), dataTask: task.asTask(URLSessionDataTask.self))
+        DelegateRouter.didReceive(data: Data(adopting: bytes, recycling: task.session.transport?.bodyPieces), dataTask: task.asTask(URLSessionDataTask.self))
     }
 
     /// A task that succeeded hands its collected body over (before its metrics); the task keeps none of it.

@@ -38,7 +38,7 @@ final class TaskDelegateReportingSink: ResponseSink {
         try collector.receive(copy bytes, for: task)
         let dataTask = task.asTask(URLSessionDataTask.self)
         DelegateRouter.dataDelegate(ofCollecting: dataTask)?.urlSession(task.session, dataTask: dataTask,
-                                                                       didReceive: Data(adopting: bytes))
+                                                                       didReceive: Data(adopting: bytes, recycling: task.session.transport?.bodyPieces))
     }
 
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {

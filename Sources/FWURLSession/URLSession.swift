@@ -350,6 +350,7 @@ open class URLSession: NSObject, @unchecked Sendable { // mutable state: `regist
 
     private func completeInvalidation() {
         transport?.shutdown()
+        transport?.bodyPieces.close()
         bodyBuffers.close()
         durable?.journal?.unlock() // another session (or process) may take the identifier now
         delegateQueue.addOperation { [self] in

@@ -48,13 +48,13 @@ extension HTTPResponseParser {
         }
         let unread = accepting ? bufferedByteCount : 0
         guard unread <= Self.zeroCopyMinimum else {
-            let bytes = try Self.filledArray(prefix: UnsafeRawBufferPointer(start: nil, count: 0), room: maxCount, read)
+            let bytes = try filledPiece(prefix: UnsafeRawBufferPointer(start: nil, count: 0), room: maxCount, read)
             bytes.withUnsafeBytes { append($0) }
             return bytes.count
         }
         let start = buffer.count - unread
         let filled = try buffer.withBytes { (bytes) throws(Failure) in
-            try Self.filledArray(prefix: bytes.suffix(from: start), room: maxCount, read)
+            try filledPiece(prefix: bytes.suffix(from: start), room: maxCount, read)
         }
         if accepting {
             buffer = filled
@@ -73,6 +73,31 @@ extension HTTPResponseParser {
     ) throws(HTTPParseError) -> Value {
         let start = readIndex
         return try buffer.withBytes { (bytes) throws(HTTPParseError) in try body(bytes.suffix(from: start)) }
+    }
+
+    /// An array holding `prefix`, then what `read` wrote into the `room` bytes after it: one from `pieceSupply`,
+    /// written over and shortened to what it holds (its capacity kept), or a fresh one.
+    func filledPiece<Failure: Error>(
+        prefix: UnsafeRawBufferPointer,
+        room: Int,
+        _ read: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+    ) throws(Failure) -> [UInt8] {
+        let needed = prefix.count + room
+        guard var piece = pieceSupply?.takePiece(count: needed), piece.count >= needed else {
+            return try Self.filledArray(prefix: prefix, room: room, read)
+        }
+        let count: Int
+        do {
+            count = try piece.withUnsafeMutableBytes { raw in
+                UnsafeMutableRawBufferPointer(rebasing: raw[..<prefix.count]).copyMemory(from: prefix)
+                return Self.checked(try read(UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count..<needed])),
+                                    room: room)
+            }
+        } catch {
+            throw Self.typed(error, as: Failure.self)
+        }
+        piece.removeLast(piece.count - prefix.count - count)
+        return piece
     }
 
     /// A fresh array holding `prefix`, then what `read` wrote into the `room` bytes after it.

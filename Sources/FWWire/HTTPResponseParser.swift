@@ -74,6 +74,8 @@ public struct HTTPResponseParser: Sendable {
     @usableFromInline var readIndex = 0
     /// Where a head or a small body is read before it is appended to `buffer` (`feed(upTo:using:)`).
     var readArea: [UInt8] = []
+    /// Where large reads may land (arrays given back by earlier consumers); nil: a fresh array each.
+    public var pieceSupply: (any BodyPieceSupply)?
     /// True once the peer closed its sending side.
     private var endOfStream = false
     /// The named deviations the response in progress (or the last one) needed so far, interim heads included.

@@ -294,3 +294,56 @@ func bytesAfterConnectAreTakenWhole() throws {
     #expect(parser.bufferedByteCount == 0)
     #expect(parser.takeBufferedBytes() == [])
 }
+
+// MARK: - Reading into pieces given back
+
+/// Hands out the arrays it was given, counting the takes.
+private final class RecordingSupply: BodyPieceSupply, @unchecked Sendable { // used by one test's thread only
+    var pieces: [[UInt8]]
+    var takes = 0
+
+    init(_ pieces: [[UInt8]]) {
+        self.pieces = pieces
+    }
+
+    func takePiece(count: Int) -> [UInt8]? {
+        takes += 1
+        guard let last = pieces.last, last.count >= count else { return nil }
+        return pieces.removeLast()
+    }
+}
+
+@Test("a large read lands in a piece the supply gives back, written over and shortened to what it holds")
+func largeReadIntoSuppliedPiece() throws {
+    var old = [UInt8](repeating: 0xEE, count: 70_000)
+    let address = old.withUnsafeMutableBytes { UnsafeRawPointer($0.baseAddress) }
+    let supply = RecordingSupply([])
+    supply.pieces = [consume old]
+    var parser = HTTPResponseParser()
+    parser.pieceSupply = supply
+    parser.expectResponse(requestMethod: "GET")
+    parser.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"))
+    #expect(try pull(&parser).count == 1, "the head")
+    let content = payload(1000, seed: 5)
+    let count = parser.feed(upTo: 65536) { room in
+        content.withUnsafeBytes { room.copyMemory(from: $0) }
+        return content.count
+    }
+    #expect(count == 1000)
+    let events = try pull(&parser)
+    guard case .body(let piece)? = events.first else { Issue.record("no body event: \(events)"); return }
+    #expect(piece == content, "only what the read wrote, none of the old bytes")
+    #expect(piece.withUnsafeBytes { $0.baseAddress } == address, "the piece given back, not a fresh array")
+    #expect(supply.takes == 1)
+
+    // A supply with nothing large enough: a fresh array, the same bytes.
+    supply.pieces = [[UInt8](repeating: 0, count: 100)]
+    let more = payload(5000, seed: 6)
+    _ = parser.feed(upTo: 65536) { room in
+        more.withUnsafeBytes { room.copyMemory(from: $0) }
+        return more.count
+    }
+    guard case .body(let second)? = try pull(&parser).first else { Issue.record("no second body event"); return }
+    #expect(second == more)
+    #expect(supply.takes == 2)
+}

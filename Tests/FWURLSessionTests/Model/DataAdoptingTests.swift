@@ -1,4 +1,5 @@
 import Foundation
+import FWTransport
 @testable import FWURLSession
 import Testing
 
@@ -19,6 +20,21 @@ import Testing
         #expect(data.withUnsafeBytes { $0.baseAddress } == address)
         #expect(data.count == expected.count)
         #expect(data.elementsEqual(expected))
+    }
+
+    @Test func anAdoptedPieceGoesBackToItsRecyclerOnlyWhenItsDataDies() {
+        let recycler = BodyPieceRecycler()
+        var bytes = Self.piece(64 * 1024)
+        let expected = bytes
+        let address = bytes.withUnsafeMutableBytes { UnsafeRawPointer($0.baseAddress) }
+        var data: Data? = Data(adopting: consume bytes, recycling: recycler)
+        let copy = data
+        data = nil
+        #expect(recycler.keptCount == 0, "another Data still shares the storage")
+        #expect(copy?.elementsEqual(expected) == true)
+        _ = consume copy
+        #expect(recycler.keptCount == 1)
+        #expect(recycler.takePiece(count: 64 * 1024)?.withUnsafeBytes { $0.baseAddress } == address)
     }
 
     @Test func aSharedPieceIsCopiedSoTheOtherArrayNeverSeesAChange() {
