@@ -42,24 +42,25 @@ public final class Socket {
 
     /// Closes the fd once (idempotent). With `reset: true` sets SO_LINGER 0 first (sends RST).
     public func close(reset: Bool = false) {
-        guard fd >= 0 else {
-            return
-        }
-        if reset { setLingerZero() }
-        Syscall.close(fd)
-        fd = -1
+        if let fd = release(reset: reset) { Syscall.close(fd) }
     }
 
     /// Closes as `close(reset:)` does, but leaves the close(2) to `loop`, which makes it at the end of its
     /// current iteration (`EventLoop.closeAfterIteration(_:)`); to this socket it is closed at once. On
     /// `loop`'s thread, with the descriptor deregistered from it.
     public func close(reset: Bool = false, after loop: EventLoop) {
+        if let fd = release(reset: reset) { loop.closeAfterIteration(fd) }
+    }
+
+    /// The descriptor this socket gives up (nil when already closed), SO_LINGER 0 set first for a reset; the
+    /// socket reads -1 from now on.
+    private func release(reset: Bool) -> Int32? {
         guard fd >= 0 else {
-            return
+            return nil
         }
         if reset { setLingerZero() }
-        loop.closeAfterIteration(fd)
-        fd = -1
+        defer { fd = -1 }
+        return fd
     }
 
     /// SO_LINGER 0: the close sends RST.
