@@ -125,7 +125,7 @@ public final class HTTPTransport: Sendable {
     /// The pool, the request table and the connection table.
     let state: LockedBox<State>
     /// Read pieces given back by the consumers of large body reads, for the connections' next large reads.
-    public let bodyPieces = BodyPieceRecycler()
+    public let bodyPieces: BodyPieceRecycler
     /// The requests' numbers (`execute` prepares a request, which needs its number, before it takes the lock).
     private let requestNumbers = AtomicCounter(startingAt: 1)
 
@@ -134,6 +134,7 @@ public final class HTTPTransport: Sendable {
         self.group = group
         self.configuration = configuration
         self.sweepLoop = group.next()
+        self.bodyPieces = BodyPieceRecycler(loop: sweepLoop)
         self.state = LockedBox(State(pool: ConnectionPoolStateMachine(
             maxConnectionsPerHost: configuration.maxConnectionsPerHost,
             maxIdleConnectionsPerHost: configuration.maxIdleConnectionsPerHost,

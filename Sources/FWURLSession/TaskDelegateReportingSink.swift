@@ -35,10 +35,10 @@ final class TaskDelegateReportingSink: ResponseSink {
     }
 
     func receive(_ bytes: consuming [UInt8], for task: URLSessionTask) throws(URLError) {
-        try collector.receive(copy bytes, for: task)
+        try task.collect(bytes) // as `collector` does, but the piece goes on to the delegate
         let dataTask = task.asTask(URLSessionDataTask.self)
-        DelegateRouter.dataDelegate(ofCollecting: dataTask)?.urlSession(task.session, dataTask: dataTask,
-                                                                       didReceive: Data(adopting: bytes, recycling: task.session.transport?.bodyPieces))
+        DelegateRouter.dataDelegate(ofCollecting: dataTask)?.urlSession(
+            task.session, dataTask: dataTask, didReceive: Data(adopting: bytes, recycling: task.bodyPieces))
     }
 
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {

@@ -2,7 +2,8 @@
 //
 // A large body read lands in a fresh array that the parser hands on whole as a body event (no copy; see
 // HTTPResponseParser+Buffer.swift). Its consumer may hand the array back once it let go of it (FWTransport's
-// `BodyPieceRecycler`, fed by the `Data` a streamed piece became): the next read then writes over its old bytes
+// `BodyPieceRecycler`, fed by the `Data` a streamed piece became, and by the sinks that copied a piece into a
+// collected body or wrote it to a file): the next read then writes over its old bytes
 // instead of allocating, and glibc never trims the freed chunk off the heap only for the next read to fault its
 // pages in again.
 

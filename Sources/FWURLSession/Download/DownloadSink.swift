@@ -92,6 +92,7 @@ final class DownloadSink: ResponseSink {
         try journal?.wrote(file, task: task)
         DelegateRouter.didWriteData(task: task.asTask(URLSessionDownloadTask.self), Int64(bytes.count),
                                     total: file.length, expected: expected)
+        task.bodyPieces?.giveBack(bytes) // written out: its pages serve a later read
     }
 
     func settle(_ error: URLError?, response: URLResponse?, for task: URLSessionTask) -> URLError? {

@@ -2,6 +2,7 @@ import Foundation
 import FWTransport
 @testable import FWURLSession
 import Testing
+import TestSupport
 
 // `Data(adopting:)`: a large body piece becomes the delegate's `Data` without a copy, and neither value can see
 // the other's changes afterwards.
@@ -22,8 +23,10 @@ import Testing
         #expect(data.elementsEqual(expected))
     }
 
-    @Test func anAdoptedPieceGoesBackToItsRecyclerOnlyWhenItsDataDies() {
-        let recycler = BodyPieceRecycler()
+    @Test func anAdoptedPieceGoesBackToItsRecyclerOnlyWhenItsDataDies() throws {
+        let loops = try ManualEventLoopGroup()
+        defer { loops.shutdown() }
+        let recycler = BodyPieceRecycler(loop: loops.loop)
         var bytes = Self.piece(64 * 1024)
         let expected = bytes
         let address = bytes.withUnsafeMutableBytes { UnsafeRawPointer($0.baseAddress) }

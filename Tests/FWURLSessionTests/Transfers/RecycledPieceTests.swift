@@ -4,9 +4,9 @@ import FWLoop
 import Testing
 import TestSupport
 
-// Streamed body pieces through the transport's `BodyPieceRecycler`, against a loopback nginx: a data delegate that
-// keeps some pieces and lets the others go receives every byte, and a piece it keeps is never written over by a
-// later read that landed in a piece given back.
+// Body pieces through the transport's `BodyPieceRecycler`, against a loopback nginx: a data delegate that keeps
+// some streamed pieces and lets the others go receives every byte, and a piece it keeps is never written over by
+// a later read that landed in a piece given back; the pieces of a collected body and of a download come back too.
 @Suite struct RecycledPieceTests {
     static let body = patternBytes((1 << 20) + 7, seed: 31)
 
@@ -57,6 +57,30 @@ import TestSupport
         #expect(state.pieces > 3)
         for (index, kept) in state.kept.enumerated() {
             #expect(kept.piece == kept.atArrival, "kept piece \(index) changed after it arrived")
+        }
+    }
+
+    @Test func aCollectedBodysPiecesAndADownloadsPiecesComeBack() throws {
+        let server = try NginxServer(files: ["big.bin": Self.body])
+        let url = URL(string: server.baseURL + "/big.bin")!
+        for download in [false, true] {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            let session = URLSession(configuration: configuration)
+            defer { session.invalidateAndCancel() }
+            let outcome = LockedBox<(body: Data?, error: (any Error)?)?>(nil)
+            if download {
+                session.downloadTask(with: url) { file, _, error in
+                    outcome.withLock { $0 = (file.flatMap { try? Data(contentsOf: $0) }, error) }
+                }.resume()
+            } else {
+                session.dataTask(with: url) { data, _, error in outcome.withLock { $0 = (data, error) } }.resume()
+            }
+            #expect(waitUntil(timeout: 10) { outcome.withLock { $0 } != nil })
+            let result = outcome.withLock { $0 }
+            #expect(result?.error == nil, "download: \(download)")
+            #expect(result?.body == Data(Self.body), "download: \(download)")
+            #expect((session.transport?.bodyPieces.keptCount ?? 0) > 0, "download: \(download): no piece came back")
         }
     }
 }
