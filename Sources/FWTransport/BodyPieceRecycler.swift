@@ -16,7 +16,7 @@
 //
 // Bounds: `maximumKept` pieces with room for one or two reads each (one to two megabytes at most per session),
 // and only while large bodies keep arriving: the sweep is one timer on the transport's sweep loop, armed while
-// anything is kept. Sixteen, not four: four connections reading 1 MiB bodies (the benchmark's c=4 row) have more
+// anything is kept (FWLoop's `IdleStock` holds the pieces and the sweep's state, as it does the session's buffers). Sixteen, not four: four connections reading 1 MiB bodies (the benchmark's c=4 row) have more
 // than four pieces on their way at once, and each refused piece went back to malloc, whose trimming made a later
 // read fault its pages in again. Any thread: a piece comes back wherever its consumer let it go.
 
@@ -31,17 +31,10 @@ public final class BodyPieceRecycler: BodyPieceSupply {
     /// How long a kept piece may stay unused before the sweep frees it.
     public static let idleInterval = Duration.seconds(5)
 
-    private struct Kept {
-        var piece: [UInt8]
-        /// When the sweep frees it.
-        var expiry: Deadline
-    }
-
     private struct State {
-        /// In the order they came back: the oldest first.
-        var kept: [Kept] = []
+        /// The kept pieces, each until `idleInterval` after it came back, and the sweep's state.
+        var kept = IdleStock<[UInt8]>()
         var isClosed = false
-        var isSweepArmed = false
     }
 
     private let state = LockedBox(State())
@@ -58,8 +51,8 @@ public final class BodyPieceRecycler: BodyPieceSupply {
     public func takePiece(count: Int) -> [UInt8]? {
         // Bound straight from the lock's answer: a second reference would make the append below copy the piece.
         guard var piece = state.withLock({ state -> [UInt8]? in
-            guard let last = state.kept.last, last.piece.capacity >= count else { return nil }
-            return state.kept.removeLast().piece
+            guard let room = state.kept.items.last?.capacity, room >= count else { return nil }
+            return state.kept.takeLast()
         }) else { return nil }
         // A short read's piece: its count is made up with zeros, in the room it already has (a Swift array
         // cannot be given a count without writing its elements).
@@ -76,20 +69,16 @@ public final class BodyPieceRecycler: BodyPieceSupply {
         var offered: [UInt8]? = consume piece
         let sweepAt = state.withLock { state -> Deadline? in
             guard !state.isClosed, state.kept.count < Self.maximumKept else { return nil }
-            state.kept.append(Kept(piece: offered.take()!, expiry: expiry))
-            guard !state.isSweepArmed else { return nil }
-            state.isSweepArmed = true
-            return expiry
+            return state.kept.keep(offered.take()!, until: expiry)
         }
         if let sweepAt { armSweep(at: sweepAt) }
     }
 
     /// Frees what is kept and keeps nothing from now on (the session ended).
     public func close() {
-        let kept = state.withLock { state -> [Kept] in
+        let kept = state.withLock { state -> [[UInt8]] in
             state.isClosed = true
-            defer { state.kept = [] }
-            return state.kept
+            return state.kept.removeAll()
         }
         _ = consume kept
     }
@@ -116,13 +105,7 @@ public final class BodyPieceRecycler: BodyPieceSupply {
     /// Frees the pieces unused for `idleInterval`; re-arms for the oldest one left.
     private func sweep() {
         let now = loop.now()
-        let (expired, next) = state.withLock { state -> ([Kept], Deadline?) in
-            let expired = state.kept.filter { $0.expiry <= now }
-            state.kept.removeAll { $0.expiry <= now }
-            let next = state.kept.map(\.expiry).min()
-            state.isSweepArmed = next != nil
-            return (expired, next)
-        }
+        let (expired, next) = state.withLock { $0.kept.sweep(now: now) }
         _ = consume expired // freed after the lock
         if let next { armSweep(at: next) }
     }

@@ -6,7 +6,8 @@
 // their clock are re-exported so that a session runs on the engine it is given (`SessionEngine`): its
 // deadlines are timers on one of those loops, its times read the loops' clock; a session that makes its own
 // delegate queue hosts its loop there (`EventLoopHost`), and its deliveries run at the end of that loop's iterations
-// (`EndOfIterationWork`).
+// (`EndOfIterationWork`). `IdleStock` keeps the session's large-body buffers as it keeps the transport's read
+// pieces (`BodyPieceRecycler`), each until it sat unused for a while.
 
 @_exported import struct FWWire.HTTPDeviations
 @_exported import struct FWWire.HTTPHeaders
@@ -26,6 +27,7 @@
 @_exported import protocol FWLoop.EndOfIterationWork
 @_exported import protocol FWLoop.EventLoopClock
 @_exported import class FWLoop.EventLoopGroup
+@_exported import struct FWLoop.IdleStock
 @_exported import protocol FWLoop.EventLoopHost
 @_exported import struct FWLoop.LockedBox
 @_exported import struct FWLoop.MonotonicClock

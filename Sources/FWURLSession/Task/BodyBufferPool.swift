@@ -24,7 +24,8 @@ import FWTransport
 // does not hold a large buffer that a large body could use). Kept buffers are bounded by `maximumKept` buffers and
 // `maximumKeptBytes`: a burst of large bodies leaves at most that much memory behind, and only for `idleInterval`.
 // The sweep is one timer on the session's loop, on its time line (`SessionClock`: a manual clock in tests), armed
-// while the pool keeps anything. The state is a value under one lock; memory is freed after the lock.
+// while the pool keeps anything (the kept buffers and the sweep's state are an `IdleStock`, as the transport's
+// `BodyPieceRecycler` keeps its read pieces). The state is a value under one lock; memory is freed after the lock.
 
 /// Buffers for large collected bodies, kept between responses for a while (one per session).
 final class BodyBufferPool: Sendable {
@@ -42,24 +43,23 @@ final class BodyBufferPool: Sendable {
     /// Capacities are multiples of this (bodies of nearly the same length share buffers).
     static let granule = 64 << 10
 
-    /// A kept buffer and when the sweep frees it (`idleInterval` after it came back).
+    /// A kept buffer.
     struct Kept {
         let base: UnsafeMutableRawPointer
         let capacity: Int
-        let expiry: Deadline
     }
 
     /// What the pool holds, behind `state`.
     struct State: @unchecked Sendable { // the pointers are owned by the pool and touched only under its lock
-        var kept: [Kept] = []
-        var isSweepArmed = false
+        /// The kept buffers, each until `idleInterval` after it came back, and the sweep's state.
+        var kept = IdleStock<Kept>()
         var isClosed = false
         /// Buffers taken from those kept rather than allocated (for tests and benchmarks).
         var reused = 0
 
         /// The bytes kept (at most `maximumKept` buffers to add up).
         var keptBytes: Int {
-            kept.reduce(0) { $0 + $1.capacity }
+            kept.items.reduce(0) { $0 + $1.capacity }
         }
     }
 
@@ -75,7 +75,7 @@ final class BodyBufferPool: Sendable {
     }
 
     deinit {
-        state.withLock { $0.kept }.forEach { $0.base.deallocate() }
+        state.withLock { $0.kept.items }.forEach { $0.base.deallocate() }
     }
 
     // MARK: Inputs (any thread)
@@ -85,10 +85,13 @@ final class BodyBufferPool: Sendable {
         guard (Self.minimumLength...Self.maximumLength).contains(length) else { return nil }
         let capacity = (length + Self.granule - 1) / Self.granule * Self.granule
         let reused = state.withLock { state -> Kept? in
-            let fitting = state.kept.indices.filter { (length...2 * length).contains(state.kept[$0].capacity) }
-            guard let index = fitting.min(by: { state.kept[$0].capacity < state.kept[$1].capacity }) else { return nil }
+            let fitting = state.kept.items.indices.filter {
+                (length...2 * length).contains(state.kept.items[$0].capacity)
+            }
+            guard let index = fitting.min(by: { state.kept.items[$0].capacity < state.kept.items[$1].capacity })
+            else { return nil }
             state.reused += 1
-            return state.kept.remove(at: index)
+            return state.kept.take(at: index)
         }
         if let reused { return PooledBody(base: reused.base, capacity: reused.capacity, pool: self) }
         let base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
@@ -101,9 +104,7 @@ final class BodyBufferPool: Sendable {
         let (keptIt, sweepAt) = state.withLock { state -> (Bool, Deadline?) in
             guard loop != nil, !state.isClosed, state.kept.count < Self.maximumKept,
                   state.keptBytes + capacity <= Self.maximumKeptBytes else { return (false, nil) }
-            state.kept.append(Kept(base: base, capacity: capacity, expiry: expiry))
-            defer { state.isSweepArmed = true }
-            return (true, state.isSweepArmed ? nil : expiry)
+            return (true, state.kept.keep(Kept(base: base, capacity: capacity), until: expiry))
         }
         if !keptIt { base.deallocate() }
         if let sweepAt { armSweepTimer(at: sweepAt) }
@@ -113,8 +114,7 @@ final class BodyBufferPool: Sendable {
     func close() {
         let freed = state.withLock { state -> [Kept] in
             state.isClosed = true
-            defer { state.kept = [] }
-            return state.kept
+            return state.kept.removeAll()
         }
         freed.forEach { $0.base.deallocate() }
     }
@@ -138,13 +138,7 @@ final class BodyBufferPool: Sendable {
     /// Frees the buffers unused for `idleInterval`; re-arms for the oldest one left.
     private func sweep() {
         let now = clock.now()
-        let (freed, next) = state.withLock { state -> ([Kept], Deadline?) in
-            let due = state.kept.filter { $0.expiry <= now }
-            state.kept.removeAll { $0.expiry <= now }
-            let next = state.kept.map(\.expiry).min()
-            state.isSweepArmed = next != nil
-            return (due, next)
-        }
+        let (freed, next) = state.withLock { $0.kept.sweep(now: now) }
         freed.forEach { $0.base.deallocate() }
         if let next { armSweepTimer(at: next) }
     }
