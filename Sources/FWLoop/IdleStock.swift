@@ -2,8 +2,8 @@
 // for them. The state behind FWTransport's `BodyPieceRecycler` (read pieces) and the session's `BodyBufferPool`
 // (large bodies' buffers): each keeps one under its lock and owns the timer.
 //
-//   kept ──`keep(_:until:)`──▶ in stock, the oldest first;  the first one kept arms the sweep (its deadline is
-//                              returned: arm a timer for it)
+//   kept ──`keep(_:until:)`──▶ in stock, the oldest first; the first one kept arms the sweep (its deadline
+//                              is returned: arm a timer for it)
 //   in stock ──`take(at:)` / `takeLast()`──▶ reused (a later `keep` stamps it again)
 //   in stock ──`sweep(now:)` at or after its expiry──▶ expired (returned: free it after the lock); the sweep
 //                              re-arms for the earliest expiry left, or is disarmed when nothing is left

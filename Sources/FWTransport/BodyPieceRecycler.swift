@@ -16,9 +16,10 @@
 //
 // Bounds: `maximumKept` pieces with room for one or two reads each (one to two megabytes at most per session),
 // and only while large bodies keep arriving: the sweep is one timer on the transport's sweep loop, armed while
-// anything is kept (FWLoop's `IdleStock` holds the pieces and the sweep's state, as it does the session's buffers). Sixteen, not four: four connections reading 1 MiB bodies (the benchmark's c=4 row) have more
-// than four pieces on their way at once, and each refused piece went back to malloc, whose trimming made a later
-// read fault its pages in again. Any thread: a piece comes back wherever its consumer let it go.
+// anything is kept (FWLoop's `IdleStock` holds the pieces and the sweep's state, as it does the session's
+// buffers). Sixteen, not four: four connections reading 1 MiB bodies (the benchmark's c=4 row) have more than four
+// pieces on their way at once, and each refused piece went back to malloc, whose trimming made a later read fault
+// its pages in again. Any thread: a piece comes back wherever its consumer let it go.
 
 import FWLoop
 import FWWire

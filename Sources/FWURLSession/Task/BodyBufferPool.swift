@@ -85,11 +85,8 @@ final class BodyBufferPool: Sendable {
         guard (Self.minimumLength...Self.maximumLength).contains(length) else { return nil }
         let capacity = (length + Self.granule - 1) / Self.granule * Self.granule
         let reused = state.withLock { state -> Kept? in
-            let fitting = state.kept.items.indices.filter {
-                (length...2 * length).contains(state.kept.items[$0].capacity)
-            }
-            guard let index = fitting.min(by: { state.kept.items[$0].capacity < state.kept.items[$1].capacity })
-            else { return nil }
+            let fitting = state.kept.items.enumerated().filter { (length...2 * length).contains($0.element.capacity) }
+            guard let index = fitting.min(by: { $0.element.capacity < $1.element.capacity })?.offset else { return nil }
             state.reused += 1
             return state.kept.take(at: index)
         }
