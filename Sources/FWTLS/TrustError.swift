@@ -12,7 +12,6 @@ public struct TrustError: Error, Sendable, Hashable, CustomStringConvertible {
         case hostnameMismatch
         case pinMismatch
         case revoked
-        case noEvaluator
         case invalidPin
     }
 
@@ -43,8 +42,6 @@ public struct TrustError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func pinMismatch(reason: String) -> TrustError { TrustError(.pinMismatch, reason) }
     /// The leaf is revoked (a stapled OCSP response said so).
     public static func revoked(reason: String) -> TrustError { TrustError(.revoked, reason) }
-    /// The trust manager requires an evaluator for every host and has none for this one.
-    public static func noEvaluator(reason: String) -> TrustError { TrustError(.noEvaluator, reason) }
     /// A pin string is malformed (not `sha256//` + base64 of 32 bytes).
     public static func invalidPin(reason: String) -> TrustError { TrustError(.invalidPin, reason) }
 
@@ -64,8 +61,6 @@ public struct TrustError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isPinMismatch: Bool { code == .pinMismatch }
     /// True when the leaf is revoked.
     public var isRevoked: Bool { code == .revoked }
-    /// True when the trust manager had no evaluator for a host that needed one.
-    public var isNoEvaluator: Bool { code == .noEvaluator }
     /// True when a pin string was malformed.
     public var isInvalidPin: Bool { code == .invalidPin }
 

@@ -2,9 +2,9 @@
 
 /// Decides whether to trust a server (the shape of Alamofire's `ServerTrustEvaluating`).
 ///
-/// Evaluators are values, composable with `CompositeTrustEvaluator`, and chosen per host by
-/// `ServerTrustManager`. They run after the handshake, on the connection's thread, before any request
-/// byte is sent.
+/// Evaluators are values, composable with `CompositeTrustEvaluator`. They run after the handshake, before
+/// any request byte is sent: FWHTTP's on the connection's thread, FWNetworking's `SecurityPolicy` in the
+/// session's server-trust challenge.
 public protocol TrustEvaluator: Sendable {
     /// Returns when `trust` is acceptable; throws the reason otherwise.
     func evaluate(_ trust: ServerTrust) throws(TrustError)

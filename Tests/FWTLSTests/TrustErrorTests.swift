@@ -11,7 +11,6 @@ import Testing
             (.hostnameMismatch(reason: "r"), \.isHostnameMismatch),
             (.pinMismatch(reason: "r"), \.isPinMismatch),
             (.revoked(reason: "r"), \.isRevoked),
-            (.noEvaluator(reason: "r"), \.isNoEvaluator),
             (.invalidPin(reason: "r"), \.isInvalidPin),
         ]
         let predicates = cases.map(\.1)

@@ -12,14 +12,13 @@ enum TrustOutcome: String, Sendable {
     case hostnameMismatch
     case pinMismatch
     case revoked
-    case noEvaluator
 
     /// The outcome `error` stands for.
     init(_ error: TrustError) {
         let predicates: [(Bool, TrustOutcome)] = [
             (error.isUntrusted, .untrusted), (error.isExpired, .expired), (error.isNotYetValid, .notYetValid),
             (error.isUnknownRoot, .unknownRoot), (error.isHostnameMismatch, .hostnameMismatch),
-            (error.isPinMismatch, .pinMismatch), (error.isRevoked, .revoked), (error.isNoEvaluator, .noEvaluator),
+            (error.isPinMismatch, .pinMismatch), (error.isRevoked, .revoked),
         ]
         self = predicates.first { $0.0 }?.1 ?? .untrusted
     }

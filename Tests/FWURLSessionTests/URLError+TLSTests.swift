@@ -31,7 +31,6 @@ import TestSupport
         (.hostnameMismatch(reason: "r"), .serverCertificateUntrusted, -1202),
         (.pinMismatch(reason: "r"), .serverCertificateUntrusted, -1202),
         (.revoked(reason: "r"), .serverCertificateUntrusted, -1202),
-        (.noEvaluator(reason: "r"), .serverCertificateUntrusted, -1202),
         (.invalidPin(reason: "r"), .serverCertificateUntrusted, -1202),
     ]
 
