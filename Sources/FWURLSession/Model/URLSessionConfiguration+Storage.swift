@@ -2,7 +2,8 @@
 //
 // Every property of a `URLSessionConfiguration` in one value, with FoundationNetworking's defaults: the
 // configuration keeps it behind one lock (URLSessionConfiguration.swift), and `ephemeral` and
-// `background(withIdentifier:)` change a few fields of it.
+// `background(withIdentifier:)` change a few fields of it. A session's own copy keeps it in a `Frozen` box,
+// read without the lock.
 
 import Foundation
 import FWTLS
@@ -50,5 +51,14 @@ extension URLSessionConfiguration {
         var urlCache: URLCache? = URLCache.shared
         // URL protocols (their MARK block in URLSessionConfiguration.swift).
         var protocolClasses: [AnyClass]? = []
+    }
+
+    /// A frozen configuration's properties: a box, so that a read does not copy the whole value.
+    final class Frozen: @unchecked Sendable { // storage is a constant
+        let storage: Storage
+
+        init(_ storage: Storage) {
+            self.storage = storage
+        }
     }
 }

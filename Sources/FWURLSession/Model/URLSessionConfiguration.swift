@@ -19,22 +19,13 @@ import FWTransport
 /// affect the session. `@unchecked Sendable` (an open class cannot be checked): its stored properties are a
 /// `LockedBox` and, for a session's own copy, a constant.
 open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { // storage: LockedBox; frozen: let
-    // MARK: Storage (every property and its default: URLSessionConfiguration+Storage.swift)
+    // MARK: Storage (every property and its default, and its frozen form: URLSessionConfiguration+Storage.swift)
 
     /// The configuration's properties.
     private let storage: LockedBox<Storage>
     /// A session's own copy (`frozenCopy`): the same properties, which never change, read without the lock.
     /// A request reads about 14 of them; through the lock each read cost a lock and an unlock.
     private let frozen: Frozen?
-
-    /// A frozen configuration's properties.
-    private final class Frozen: @unchecked Sendable { // storage is a constant
-        let storage: Storage
-
-        init(_ storage: Storage) {
-            self.storage = storage
-        }
-    }
 
     // MARK: Creation
 
@@ -101,7 +92,7 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
 
     /// A new configuration with the same value for every property.
     open func copy(with zone: NSZone? = nil) -> Any {
-        URLSessionConfiguration(storage: withStorage { $0 })
+        URLSessionConfiguration(storage: storage.withLock { $0 })
     }
 
     /// A new configuration with the same value for every property.
@@ -379,11 +370,6 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
 
     // MARK: Locking
 
-    /// Runs `body` on `storage` while holding its lock.
-    private func withStorage<Result>(_ body: (inout Storage) -> Result) -> Result {
-        storage.withLock(body)
-    }
-
     /// Reads a property: in place when frozen, else under the lock.
     private func read<Result>(_ body: (Storage) -> Result) -> Result {
         if let frozen { return body(frozen.storage) }
@@ -401,6 +387,6 @@ open class URLSessionConfiguration: NSObject, NSCopying, @unchecked Sendable { /
     func sessionCopy() -> URLSessionConfiguration {
         let copy = copy() as? URLSessionConfiguration ?? self
         guard type(of: copy) == URLSessionConfiguration.self else { return copy }
-        return URLSessionConfiguration(storage: copy.withStorage { $0 }, frozen: true)
+        return URLSessionConfiguration(storage: copy.storage.withLock { $0 }, frozen: true)
     }
 }
