@@ -76,6 +76,27 @@ public final class ScriptedConnection: @unchecked Sendable { // `input`: script 
         closeDescriptor(abortive: true)
     }
 
+    /// Closes the connection with FIN and returns once the peer's kernel has acknowledged the FIN (the
+    /// socket left FIN_WAIT1): the peer's end of stream is then in its socket, whether or not the peer's
+    /// process has looked. False when that took longer than `timeout`; the descriptor is closed either way.
+    @discardableResult
+    public func closeOnceAcknowledged(timeout: Double = 5) -> Bool {
+        guard let socket = descriptor else { return false }
+        shutdown(socket, Int32(SHUT_WR))
+        let acknowledged = waitUntil(timeout: timeout) { !Self.awaitsAcknowledgementOfItsFIN(socket) }
+        close()
+        return acknowledged
+    }
+
+    /// Whether `socket` has sent a FIN that the peer has not acknowledged yet (FIN_WAIT1, or CLOSING when
+    /// both sides closed at once).
+    private static func awaitsAcknowledgementOfItsFIN(_ socket: Int32) -> Bool {
+        var info = tcp_info()
+        var size = socklen_t(MemoryLayout<tcp_info>.size)
+        guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &size) == 0 else { return false }
+        return Int(info.tcpi_state) == TCP_FIN_WAIT1 || Int(info.tcpi_state) == TCP_CLOSING
+    }
+
     // MARK: Waiting for the peer
 
     /// Waits until the peer closes (read returns 0) or the timeout; true if it closed.

@@ -1,3 +1,4 @@
+import Dispatch
 import FWLoop
 import FWTransport
 import FWWire
@@ -317,14 +318,18 @@ import TestSupport
 
     // The server closes the kept-alive connection while the loop is busy, so the close is pending (in the
     // kernel, not yet seen by the loop) when the POST leases the connection: the connection must notice
-    // it before writing, and the POST goes out once, on a new connection.
+    // it before writing, and the POST goes out once, on a new connection. The order is held by semaphores:
+    // the loop is blocked first, then the server closes (and the client's kernel has the FIN), then the POST
+    // is handed over, then the loop runs.
     @Test func aPostNeverGoesOutOnAConnectionTheServerClosedWhileIdle() throws {
+        let mayClose = DispatchSemaphore(value: 0), closed = DispatchSemaphore(value: 0)
         let server = try ScriptedServer { connection in
             guard let request = try connection.readRequest() else { return }
             try connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n\(request.method == "GET" ? "ok" : "up")")
             if connection.connectionIndex == 0 {
-                connection.pause(0.2)
-                connection.close()
+                _ = mayClose.wait(timeout: .now() + 5)
+                connection.closeOnceAcknowledged()
+                closed.signal()
             } else {
                 _ = connection.waitForClose(timeout: 2)
             }
@@ -333,10 +338,19 @@ import TestSupport
         let fixture = try TransportFixture()
         defer { fixture.close() }
         #expect(fixture.run(getRequest(port: server.port)).bodyText == "ok")
-        let loop = fixture.group.next()
-        loop.execute { usleep(600_000) }
-        usleep(400_000)
-        let post = fixture.run(getRequest(port: server.port, method: "POST", body: Array("data".utf8)))
+        let loopBlocked = DispatchSemaphore(value: 0), loopReleased = DispatchSemaphore(value: 0)
+        fixture.group.next().execute {
+            loopBlocked.signal()
+            _ = loopReleased.wait(timeout: .now() + 5)
+        }
+        #expect(loopBlocked.wait(timeout: .now() + 5) == .success)
+        mayClose.signal()
+        #expect(closed.wait(timeout: .now() + 5) == .success)
+        let delegate = RecordingDelegate()
+        fixture.transport.execute(getRequest(port: server.port, method: "POST", body: Array("data".utf8)),
+                                  delegate: delegate)
+        loopReleased.signal()
+        let post = delegate.outcome(timeout: 5)
         #expect(post.error == nil)
         #expect(post.bodyText == "up")
         #expect(server.requests.filter { $0.method == "POST" }.count == 1)
