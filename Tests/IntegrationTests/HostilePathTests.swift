@@ -81,6 +81,8 @@ import TestSupport
 /// One run of PathProbe (next to the test binary): the fields of its `result` line.
 struct PathProbeRun {
     let fields: [String: String]
+    /// How the probe ended: its exit status, or the signal that ended it.
+    let termination: (reason: Process.TerminationReason, status: Int32)
 
     /// Runs the probe with `arguments` and `environment` added to this process's, and waits for it (killed
     /// after `timeout` seconds).
@@ -96,6 +98,7 @@ struct PathProbeRun {
         if !waitUntil(timeout: timeout, { !process.isRunning }) { process.terminate() }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        termination = (process.terminationReason, process.terminationStatus)
         let line = text.split(separator: "\n").last { $0.hasPrefix("result ") } ?? ""
         fields = Dictionary(line.split(separator: " ").dropFirst().compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1)

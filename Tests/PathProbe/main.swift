@@ -14,6 +14,9 @@
 //   PathProbe lagging URL PAUSE_MS
 //       Reads URL through `bytes(from:)`, pausing PAUSE_MS after every MiB, and prints
 //       `result error=CODE|success bytes=N peak=BYTES`.
+//   PathProbe exit-race CERTIFICATE_PEM
+//       Exits while two threads decode and free that certificate in a loop (`ExitRace`); prints
+//       `result underway=BOOL` first. A crash at exit is the failure.
 //   PathProbe durable ID DIRECTORY URL OUTPUT
 //       Downloads URL in a background session of that identifier journaling under DIRECTORY, or continues
 //       what the journal holds (`DurableDownload`); prints progress lines and
@@ -36,7 +39,7 @@ func describe(_ error: URLError?) -> String {
 
 func usage() -> Never {
     let text = "usage: PathProbe path PATH URL SECONDS | held URL COUNT CONFIG [CAFILE] | lagging URL MS\n"
-        + "       | durable ID DIR URL OUTPUT\n"
+        + "       | exit-race PEM | durable ID DIR URL OUTPUT\n"
     FileHandle.standardError.write(Data(text.utf8))
     exit(2)
 }
@@ -65,6 +68,8 @@ DispatchQueue.global().async {
         let outcome = LaggingReader.run(url, pauseMilliseconds: pause)
         report([("error", describe(outcome.error)), ("bytes", "\(outcome.bytes)"),
                 ("peak", "\(measurement.growth())")])
+    case ("exit-race", 2):
+        ExitRace.run(certificatePEM: arguments[1])
     case ("durable", 5):
         guard let url = URL(string: arguments[3]) else { usage() }
         DurableDownload.run(identifier: arguments[1], directory: arguments[2], url: url, output: arguments[4])

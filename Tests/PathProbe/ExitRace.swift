@@ -1,0 +1,36 @@
+// ExitRace: the process exits while other threads are still inside OpenSSL, as a program ends while a
+// connection's last certificates are released on a delegate queue or a loop. Two threads decode a certificate
+// and free it, over and over; once both are under way the probe reports and exits. Had OpenSSL's exit-time
+// cleanup been registered, it would free the locks those threads take (CFWOpenSSL's openssl_shims.c): a crash
+// in most runs.
+
+import FWNetworking
+import Foundation
+import TestSupport
+
+enum ExitRace {
+    /// Exits (through `report`) while two threads decode and free the certificate of the PEM file at `path`.
+    static func run(certificatePEM path: String) -> Never {
+        guard let der = derBytes(ofPEMFile: path) else { usage() }
+        let rounds = LockedBox([0, 0])
+        for worker in 0..<2 {
+            Thread.detachNewThread {
+                while true {
+                    guard SecCertificateCreateWithData(nil, der as CFData) != nil else { continue }
+                    rounds.withLock { $0[worker] += 1 }
+                }
+            }
+        }
+        let underWay = waitUntil(timeout: 10) { rounds.withLock { $0.allSatisfy { $0 > 0 } } }
+        report([("underway", "\(underWay)")])
+    }
+
+    /// The DER bytes of the first certificate of a PEM file.
+    private static func derBytes(ofPEMFile path: String) -> Data? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n")
+        guard let begin = lines.firstIndex(of: "-----BEGIN CERTIFICATE-----"),
+              let end = lines[begin...].firstIndex(of: "-----END CERTIFICATE-----") else { return nil }
+        return Data(base64Encoded: lines[(begin + 1)..<end].joined())
+    }
+}
