@@ -2,7 +2,7 @@
 // connection's last certificates are released on a delegate queue or a loop. Two threads decode a certificate
 // and free it, over and over; once both are under way the probe reports and exits. Had OpenSSL's exit-time
 // cleanup been registered, it would free the locks those threads take (CFWOpenSSL's openssl_shims.c): a crash
-// in most runs.
+// in about one run in four here.
 
 import FWNetworking
 import Foundation
