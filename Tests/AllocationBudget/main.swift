@@ -49,17 +49,13 @@ print("Heap allocations per keep-alive GET (\(configuration) build, \(requestsPe
 var failed = false
 var suggestions: [String] = []
 for scenario in scenarios {
-    for _ in 0..<warmUpRequests {
-        if let failure = scenario.send() { exitFailing("\(scenario.name): warm-up request failed: \(failure)") }
+    if let failure = scenario.send(warmUpRequests) {
+        exitFailing("\(scenario.name): warm-up request failed: \(failure)")
     }
     var fewest = UInt64.max
     for _ in 0..<rounds {
-        var failure: String?
         ac_start()
-        for _ in 0..<requestsPerRound {
-            failure = scenario.send()
-            if failure != nil { break }
-        }
+        let failure = scenario.send(requestsPerRound)
         let count = ac_stop()
         if let failure { exitFailing("\(scenario.name): request failed: \(failure)") }
         fewest = min(fewest, count)
