@@ -92,7 +92,7 @@ let package = Package(
         // Run by IntegrationTests in a process of its own: one request through one public path (or one memory
         // scenario), reporting its outcome and peak memory (Tests/PathProbe/main.swift).
         .executableTarget(
-            name: "PathProbe", dependencies: ["FWNetworking", "TestSupport"], path: "Tests/PathProbe"
+            name: "PathProbe", dependencies: ["FWNetworking", "FWTLS", "TestSupport"], path: "Tests/PathProbe"
         ),
         // The workload Scripts/profile.sh profiles: sequential GETs through URLSession with completion handlers.
         .executableTarget(name: "ProfileClient", dependencies: ["FWNetworking"], path: "Tests/ProfileClient"),

@@ -4,33 +4,24 @@
 // cleanup been registered, it would free the locks those threads take (CFWOpenSSL's openssl_shims.c): a crash
 // in about one run in four here.
 
-import FWNetworking
 import Foundation
+import FWTLS
 import TestSupport
 
 enum ExitRace {
-    /// Exits (through `report`) while two threads decode and free the certificate of the PEM file at `path`.
+    /// Exits (through `report`) while two threads decode and free the first certificate of the PEM file at `path`.
     static func run(certificatePEM path: String) -> Never {
-        guard let der = derBytes(ofPEMFile: path) else { usage() }
+        guard let der = (try? Certificate.certificates(pemFile: path))?.first?.derBytes else { usage() }
         let rounds = LockedBox([0, 0])
         for worker in 0..<2 {
             Thread.detachNewThread {
                 while true {
-                    guard SecCertificateCreateWithData(nil, der as CFData) != nil else { continue }
+                    guard (try? Certificate(derBytes: der)) != nil else { continue }
                     rounds.withLock { $0[worker] += 1 }
                 }
             }
         }
         let underWay = waitUntil(timeout: 10) { rounds.withLock { $0.allSatisfy { $0 > 0 } } }
         report([("underway", "\(underWay)")])
-    }
-
-    /// The DER bytes of the first certificate of a PEM file.
-    private static func derBytes(ofPEMFile path: String) -> Data? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        let lines = text.split(separator: "\n")
-        guard let begin = lines.firstIndex(of: "-----BEGIN CERTIFICATE-----"),
-              let end = lines[begin...].firstIndex(of: "-----END CERTIFICATE-----") else { return nil }
-        return Data(base64Encoded: lines[(begin + 1)..<end].joined())
     }
 }

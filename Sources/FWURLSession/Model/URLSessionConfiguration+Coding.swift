@@ -11,9 +11,9 @@
 // other FWNetworking additions are archived as their values — `httpResponseLimits` whole (so
 // `httpRefusesDeviations` too), the TLS versions, session resumption and the OCSP and SCT requests,
 // `httpPipeliningDepth`, `hostsConnectionsOnDelegateQueue`, `busyPollInterval` — except
-// `tlsRevocationListFetching` and `tlsCertificateTransparencyPolicy` (their documentation says so). The stores (`httpCookieStorage`,
-// `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of this process, not settings: they
-// are not archived, and a decoded configuration has the defaults of `.default`.
+// `tlsRevocationListFetching` and `tlsCertificateTransparencyPolicy` (their documentation says so). The stores
+// (`httpCookieStorage`, `urlCredentialStorage`, `urlCache`) and `protocolClasses` are objects of this process,
+// not settings: they are not archived, and a decoded configuration has the defaults of `.default`.
 
 import Foundation
 import FWTLS
